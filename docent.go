@@ -1,0 +1,206 @@
+// Package docent holds the domain types every docent package shares:
+// documents from sources, the chunks they are split into, search hits,
+// questions, answers with citations, and the turns that record them.
+//
+// The packages beneath it (config, connectors, search, answer, store, eval)
+// define their own small contracts next to the code that consumes them.
+package docent
+
+import (
+	"errors"
+	"time"
+)
+
+// Document is one page from a source, normalized to markdown.
+type Document struct {
+	// ID is stable across syncs: "<source>:<path>" for git, the page id for wikis.
+	ID string `json:"id"`
+	// Source is the configured name of the source the document came from.
+	Source string `json:"source"`
+	// Path is the document's path (git) or page id (wikis) inside its source.
+	Path string `json:"path"`
+	// URL is where a person reads the document; citations link to it.
+	URL string `json:"url"`
+	// Title is the document title (front matter, first H1, or file name).
+	Title string `json:"title"`
+	// Space is the wiki space, repository or product the document belongs to.
+	Space string `json:"space,omitempty"`
+	// Labels are free-form tags (front matter labels, wiki labels).
+	Labels []string `json:"labels,omitempty"`
+	// Owner is the person or team responsible for the document, if known.
+	Owner string `json:"owner,omitempty"`
+	// Author is the last person to change the document, if known.
+	Author string `json:"author,omitempty"`
+	// UpdatedAt is when the content last changed at the source.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Body is the document content as markdown, without front matter.
+	Body string `json:"-"`
+}
+
+// Chunk is a retrievable piece of a document: a section or part of one.
+// Document metadata is copied onto every chunk so that filters apply inside
+// the index.
+type Chunk struct {
+	// ID is a content hash: it stays the same across syncs while the
+	// document, section and text are unchanged.
+	ID string `json:"id"`
+	// DocID is the Document.ID the chunk belongs to.
+	DocID string `json:"doc_id"`
+	// Ord is the chunk's position within its document, from 0.
+	Ord int `json:"ord"`
+	// Source, Space, Labels and UpdatedAt are copied from the document.
+	Source    string    `json:"source"`
+	Space     string    `json:"space,omitempty"`
+	Labels    []string  `json:"labels,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Title is the document title.
+	Title string `json:"title"`
+	// Section is the heading path inside the document, outermost first.
+	Section []string `json:"section,omitempty"`
+	// URL links to the document, with an anchor for the section when known.
+	URL string `json:"url"`
+	// Text is the chunk body with "Title > Section > Subsection" prepended.
+	Text string `json:"text"`
+	// Vector is the chunk embedding; empty until the embedder has run.
+	Vector []float32 `json:"-"`
+}
+
+// Filter restricts retrieval by metadata. Zero fields do not restrict.
+// Filters apply inside every retriever, before ranking is truncated.
+type Filter struct {
+	// Sources keeps chunks whose Source is one of these.
+	Sources []string `json:"sources,omitempty"`
+	// Spaces keeps chunks whose Space is one of these.
+	Spaces []string `json:"spaces,omitempty"`
+	// Labels keeps chunks that carry at least one of these labels.
+	Labels []string `json:"labels,omitempty"`
+	// UpdatedAfter keeps chunks updated at or after this time.
+	UpdatedAfter time.Time `json:"updated_after,omitempty"`
+	// UpdatedBefore keeps chunks updated before this time.
+	UpdatedBefore time.Time `json:"updated_before,omitempty"`
+}
+
+// IsZero reports whether the filter restricts nothing.
+func (f Filter) IsZero() bool {
+	return len(f.Sources) == 0 && len(f.Spaces) == 0 && len(f.Labels) == 0 &&
+		f.UpdatedAfter.IsZero() && f.UpdatedBefore.IsZero()
+}
+
+// Hit is one retrieved chunk with the evidence of how it ranked.
+type Hit struct {
+	// Chunk is the retrieved chunk (Vector may be empty).
+	Chunk Chunk `json:"chunk"`
+	// Score is the fused score that orders hits; higher is better.
+	Score float64 `json:"score"`
+	// KeywordRank is the 1-based BM25 rank, 0 when BM25 did not return it.
+	KeywordRank int `json:"keyword_rank"`
+	// KeywordScore is the raw BM25 score (higher is better), 0 when absent.
+	KeywordScore float64 `json:"keyword_score"`
+	// VectorRank is the 1-based vector rank, 0 when vector search did not return it.
+	VectorRank int `json:"vector_rank"`
+	// VectorScore is the cosine similarity, 0 when absent.
+	VectorScore float64 `json:"vector_score"`
+	// RerankScore is set when a reranker reordered the hits.
+	RerankScore float64 `json:"rerank_score,omitempty"`
+}
+
+// Question is what a person asked, with where they asked it.
+type Question struct {
+	// Text is the question as asked.
+	Text string `json:"text"`
+	// Platform is where it was asked: "api", "cli", "slack", "discord", "console".
+	Platform string `json:"platform,omitempty"`
+	// Channel and Thread identify the conversation on the platform.
+	Channel string `json:"channel,omitempty"`
+	Thread  string `json:"thread,omitempty"`
+	// User identifies the asker on the platform.
+	User string `json:"user,omitempty"`
+	// Filter scopes retrieval (for example a channel's sources).
+	Filter Filter `json:"filter,omitempty"`
+}
+
+// ErrEmptyQuestion is returned when a question has no text.
+var ErrEmptyQuestion = errors.New("question is empty")
+
+// Status says how a question was handled.
+type Status string
+
+// Statuses of an answer.
+const (
+	// StatusAnswered means the answer is grounded in cited sources.
+	StatusAnswered Status = "answered"
+	// StatusNotFound means the docs do not cover the question.
+	StatusNotFound Status = "not_found"
+	// StatusError means the pipeline failed.
+	StatusError Status = "error"
+)
+
+// Citation is a numbered source that an answer cites as [N].
+type Citation struct {
+	// N is the number used in the answer text, from 1.
+	N int `json:"n"`
+	// DocID and ChunkID identify the cited chunk.
+	DocID   string `json:"doc_id"`
+	ChunkID string `json:"chunk_id"`
+	// Title is the document title; Section is the heading path joined by " › ".
+	Title   string `json:"title"`
+	Section string `json:"section,omitempty"`
+	// URL links to the source.
+	URL string `json:"url"`
+	// UpdatedAt is when the source last changed.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Answer is the reply to a question.
+type Answer struct {
+	// Text is the answer with [N] citation markers, followed by nothing else;
+	// renderers add the source list from Citations.
+	Text string `json:"text"`
+	// Citations are the sources the text cites, numbered from 1.
+	Citations []Citation `json:"citations"`
+	// Status says whether the docs answered the question.
+	Status Status `json:"status"`
+	// Trace records how the answer was made.
+	Trace Trace `json:"trace"`
+}
+
+// Trace is the retrieval log of one answer: everything needed to see why
+// it came out as it did.
+type Trace struct {
+	// Query is the query sent to retrieval (after any rewriting).
+	Query string `json:"query"`
+	// Candidates are the retrieved hits, in fused order, each with its
+	// keyword rank, vector rank and fused score.
+	Candidates []Hit `json:"candidates"`
+	// Used lists the chunk IDs the answer drew on.
+	Used []string `json:"used"`
+	// Threshold is the relevance threshold applied, and TopScore the best
+	// candidate's score measured against it.
+	Threshold float64 `json:"threshold"`
+	TopScore  float64 `json:"top_score"`
+	// Conflict is set when the sources used disagree; it names the older
+	// and newer documents.
+	Conflict string `json:"conflict,omitempty"`
+	// Stages are per-stage latencies, in order.
+	Stages []Stage `json:"stages"`
+}
+
+// Stage is the latency of one pipeline stage.
+type Stage struct {
+	// Name is the stage, for example "retrieve", "threshold", "generate".
+	Name string `json:"name"`
+	// Duration is how long it took.
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Turn is one question and its answer, as stored.
+type Turn struct {
+	// ID is assigned by the store.
+	ID int64 `json:"id"`
+	// Question is what was asked.
+	Question Question `json:"question"`
+	// Answer is what docent replied, with its trace.
+	Answer Answer `json:"answer"`
+	// CreatedAt is when the question arrived.
+	CreatedAt time.Time `json:"created_at"`
+}
