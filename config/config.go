@@ -1,0 +1,274 @@
+// Package config loads docent's configuration: one typed Config filled in
+// order from the built-in defaults (the embedded demo: the bundled handbook,
+// the local index, offline embedder and answerer), then a YAML file, then
+// environment overrides, and finally checked by Validate.
+//
+// The YAML file may reference environment variables as ${VAR}; they are
+// expanded on the raw text before parsing, so error line numbers refer to
+// the file as written. An unset variable is an error; $$ is a literal dollar.
+// Full-line and trailing comments are not expanded, so a commented-out
+// "# token: ${GITHUB_TOKEN}" needs no variable. Inside a quoted scalar the
+// value is escaped for that quote style; in a plain scalar it is inserted
+// as-is, so quote the placeholder ("${VAR}") when a value may contain YAML
+// syntax such as ": " or " #".
+//
+// Secrets (fields tagged secret:"true": API keys, tokens) never appear when
+// a Config is printed: Redacted, String and LogValue replace them with
+// "REDACTED", and passwords inside URLs are masked too.
+package config
+
+import "time"
+
+// Config is the whole docent configuration. Each package receives only its
+// own section.
+type Config struct {
+	// DataDir holds the SQLite store, the local index and model files.
+	// DOCENT_DATA overrides it.
+	DataDir string `yaml:"data_dir"`
+	// Server is the HTTP listener and public address of the console.
+	Server ServerConfig `yaml:"server"`
+	// Sources are the documentation sources to sync. A file that lists
+	// sources replaces the default (the bundled handbook).
+	Sources []SourceConfig `yaml:"sources"`
+	// Index selects and tunes the search backend and fusion.
+	Index IndexConfig `yaml:"index"`
+	// Embedder selects the embedding provider.
+	Embedder EmbedderConfig `yaml:"embedder"`
+	// Answerer selects the answer generator and its thresholds.
+	Answerer AnswererConfig `yaml:"answerer"`
+	// Chunker sizes the chunks documents are split into.
+	Chunker ChunkerConfig `yaml:"chunker"`
+	// Sync schedules and bounds source synchronisation.
+	Sync SyncConfig `yaml:"sync"`
+	// Log sets the log level and format.
+	Log LogConfig `yaml:"log"`
+}
+
+// ServerConfig is the HTTP server section.
+type ServerConfig struct {
+	// Addr is the listen address, for example ":8080".
+	Addr string `yaml:"addr"`
+	// PublicURL is the absolute URL people reach the console at; links in
+	// chat replies point to it.
+	PublicURL string `yaml:"public_url"`
+	// ShutdownTimeout bounds graceful shutdown, written as a duration ("10s").
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+}
+
+// Source types.
+const (
+	// SourceBundled is the example handbook embedded in the binary.
+	SourceBundled = "bundled"
+	// SourceDir is a local folder of documents.
+	SourceDir = "dir"
+	// SourceGit is a git repository, remote (cloned) or local.
+	SourceGit = "git"
+)
+
+// SourceConfig is one documentation source.
+type SourceConfig struct {
+	// Name identifies the source: unique, [a-z0-9_-]. It prefixes document IDs.
+	Name string `yaml:"name"`
+	// Type is SourceBundled, SourceDir or SourceGit.
+	Type string `yaml:"type"`
+	// Schedule optionally overrides sync.schedule for this source (a cron
+	// spec; "off" disables scheduled syncs of this source).
+	Schedule string `yaml:"schedule,omitempty"`
+	// Dir configures a "dir" source.
+	Dir *DirConfig `yaml:"dir,omitempty"`
+	// Git configures a "git" source.
+	Git *GitConfig `yaml:"git,omitempty"`
+}
+
+// DefaultInclude are the include globs a dir or git source gets when it
+// lists none.
+var DefaultInclude = []string{"**/*.md", "**/*.mdx", "**/*.rst", "**/*.txt"}
+
+// DirConfig is a local folder source.
+type DirConfig struct {
+	// Path is the folder to read.
+	Path string `yaml:"path"`
+	// Include and Exclude are doublestar globs relative to Path. Include
+	// defaults to DefaultInclude.
+	Include []string `yaml:"include,omitempty"`
+	Exclude []string `yaml:"exclude,omitempty"`
+	// WebURL is where people read the files, prefixed to their paths in
+	// citations; empty means file paths are shown without links.
+	WebURL string `yaml:"web_url,omitempty"`
+}
+
+// GitConfig is a git repository source: exactly one of URL and Path.
+type GitConfig struct {
+	// URL is a remote to clone and fetch.
+	URL string `yaml:"url,omitempty"`
+	// Path is an existing local repository.
+	Path string `yaml:"path,omitempty"`
+	// Branch to read; empty means the remote HEAD (or the checked-out branch).
+	Branch string `yaml:"branch,omitempty"`
+	// Subdir limits the source to one folder of the repository.
+	Subdir string `yaml:"subdir,omitempty"`
+	// Include and Exclude are doublestar globs relative to Subdir. Include
+	// defaults to DefaultInclude.
+	Include []string `yaml:"include,omitempty"`
+	Exclude []string `yaml:"exclude,omitempty"`
+	// WebURL is a template for citation links with {repo}, {branch} and
+	// {path} placeholders.
+	WebURL string `yaml:"web_url,omitempty"`
+	// Token authenticates https fetches (secret).
+	Token string `yaml:"token,omitempty" secret:"true"`
+	// Username goes with Token for https auth; providers that ignore it
+	// accept any non-empty value.
+	Username string `yaml:"username,omitempty"`
+}
+
+// Index backends.
+const (
+	BackendLocal     = "local"
+	BackendTypesense = "typesense"
+)
+
+// Fusion methods.
+const (
+	// FusionScore is weighted score fusion of normalized scores.
+	FusionScore = "score"
+	// FusionRRF is reciprocal rank fusion.
+	FusionRRF = "rrf"
+)
+
+// IndexConfig is the search backend section.
+type IndexConfig struct {
+	// Backend is BackendLocal or BackendTypesense.
+	Backend string `yaml:"backend"`
+	// Fusion is FusionScore or FusionRRF.
+	Fusion string `yaml:"fusion"`
+	// RRFK is the k constant of reciprocal rank fusion.
+	RRFK int `yaml:"rrf_k"`
+	// KeywordWeight and VectorWeight weight the retrievers in fusion.
+	KeywordWeight float64 `yaml:"keyword_weight"`
+	VectorWeight  float64 `yaml:"vector_weight"`
+	// Candidates is the per-retriever depth before fusion.
+	Candidates int `yaml:"candidates"`
+	// Typesense configures the typesense backend.
+	Typesense TypesenseConfig `yaml:"typesense"`
+}
+
+// TypesenseConfig is the Typesense cluster connection.
+type TypesenseConfig struct {
+	// URL is the cluster (or load balancer) base URL.
+	URL string `yaml:"url"`
+	// APIKey is the admin API key (secret).
+	APIKey string `yaml:"api_key" secret:"true"`
+	// Collection is the collection name.
+	Collection string `yaml:"collection"`
+}
+
+// Model providers.
+const (
+	ProviderOffline = "offline"
+	ProviderGemini  = "gemini"
+	ProviderOpenAI  = "openai"
+)
+
+// EmbedderConfig is the embedding provider section.
+type EmbedderConfig struct {
+	// Provider is ProviderOffline, ProviderGemini or ProviderOpenAI.
+	Provider string `yaml:"provider"`
+	// Model is the provider's model name; empty means its default.
+	Model string `yaml:"model,omitempty"`
+	// BaseURL overrides the provider endpoint (an OpenAI-compatible server).
+	BaseURL string `yaml:"base_url,omitempty"`
+	// APIKey authenticates with the provider (secret).
+	APIKey string `yaml:"api_key,omitempty" secret:"true"`
+	// Dim is the vector length; 0 means the model's default.
+	Dim int `yaml:"dim,omitempty"`
+}
+
+// AnswererConfig is the answer generator section.
+type AnswererConfig struct {
+	// Provider is ProviderOffline, ProviderGemini or ProviderOpenAI.
+	Provider string `yaml:"provider"`
+	// Model is the provider's model name; empty means its default.
+	Model string `yaml:"model,omitempty"`
+	// BaseURL overrides the provider endpoint (an OpenAI-compatible server).
+	BaseURL string `yaml:"base_url,omitempty"`
+	// APIKey authenticates with the provider (secret).
+	APIKey string `yaml:"api_key,omitempty" secret:"true"`
+	// MinScore is the relevance threshold below which docent answers "not
+	// found"; 0 means the pipeline's built-in default.
+	MinScore float64 `yaml:"min_score"`
+	// MaxSources is how many sources an answer may draw on.
+	MaxSources int `yaml:"max_sources"`
+}
+
+// ChunkerConfig sizes chunks, in estimated tokens.
+type ChunkerConfig struct {
+	// TargetTokens is the chunk size aimed for.
+	TargetTokens int `yaml:"target_tokens"`
+	// OverlapTokens is how much of a chunk the next one in the same
+	// section repeats.
+	OverlapTokens int `yaml:"overlap_tokens"`
+}
+
+// SyncConfig is the sync section.
+type SyncConfig struct {
+	// Schedule is a cron spec ("@every 1h", "0 * * * *"); "" or "off"
+	// disables scheduled syncs.
+	Schedule string `yaml:"schedule"`
+	// MaxDocBytes skips documents larger than this.
+	MaxDocBytes int64 `yaml:"max_doc_bytes"`
+	// Workers is how many sources sync at once.
+	Workers int `yaml:"workers"`
+}
+
+// ScheduleOff reports whether a schedule spec disables scheduled syncs.
+func ScheduleOff(spec string) bool { return spec == "" || spec == "off" }
+
+// LogConfig is the logging section.
+type LogConfig struct {
+	// Level is debug, info, warn or error.
+	Level string `yaml:"level"`
+	// Format is text or json.
+	Format string `yaml:"format"`
+}
+
+// Default returns the built-in configuration: the embedded demo that runs
+// on a fresh clone with no account, key or server.
+func Default() Config {
+	return Config{
+		DataDir: "./data",
+		Server: ServerConfig{
+			Addr:            ":8080",
+			PublicURL:       "http://localhost:8080",
+			ShutdownTimeout: 10 * time.Second,
+		},
+		Sources: []SourceConfig{{Name: "handbook", Type: SourceBundled}},
+		Index: IndexConfig{
+			Backend:       BackendLocal,
+			Fusion:        FusionScore,
+			RRFK:          60,
+			KeywordWeight: 1.0,
+			VectorWeight:  0.3,
+			Candidates:    100,
+			Typesense:     TypesenseConfig{Collection: "docent"},
+		},
+		Embedder: EmbedderConfig{Provider: ProviderOffline},
+		Answerer: AnswererConfig{Provider: ProviderOffline, MaxSources: 4},
+		Chunker:  ChunkerConfig{TargetTokens: 300, OverlapTokens: 40},
+		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, Workers: 2},
+		Log:      LogConfig{Level: "info", Format: "text"},
+	}
+}
+
+// normalize fills defaults that depend on what the file set: include globs
+// of dir and git sources.
+func (c *Config) normalize() {
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		if s.Dir != nil && len(s.Dir.Include) == 0 {
+			s.Dir.Include = append([]string(nil), DefaultInclude...)
+		}
+		if s.Git != nil && len(s.Git.Include) == 0 {
+			s.Git.Include = append([]string(nil), DefaultInclude...)
+		}
+	}
+}

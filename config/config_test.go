@@ -1,0 +1,535 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// env returns a getenv over a fixed map.
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+// mustWrite writes content to name in a temp dir and returns the path.
+func mustWrite(tb testing.TB, name, content string) string {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func TestDefault(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"data_dir", c.DataDir, "./data"},
+		{"server.addr", c.Server.Addr, ":8080"},
+		{"server.public_url", c.Server.PublicURL, "http://localhost:8080"},
+		{"server.shutdown_timeout", c.Server.ShutdownTimeout, 10 * time.Second},
+		{"sources", c.Sources, []SourceConfig{{Name: "handbook", Type: SourceBundled}}},
+		{"index.backend", c.Index.Backend, "local"},
+		{"index.fusion", c.Index.Fusion, "score"},
+		{"index.rrf_k", c.Index.RRFK, 60},
+		{"index.keyword_weight", c.Index.KeywordWeight, 1.0},
+		{"index.vector_weight", c.Index.VectorWeight, 0.3},
+		{"index.candidates", c.Index.Candidates, 100},
+		{"index.typesense.collection", c.Index.Typesense.Collection, "docent"},
+		{"embedder.provider", c.Embedder.Provider, "offline"},
+		{"answerer.provider", c.Answerer.Provider, "offline"},
+		{"answerer.min_score", c.Answerer.MinScore, 0.0},
+		{"answerer.max_sources", c.Answerer.MaxSources, 4},
+		{"chunker.target_tokens", c.Chunker.TargetTokens, 300},
+		{"chunker.overlap_tokens", c.Chunker.OverlapTokens, 40},
+		{"sync.schedule", c.Sync.Schedule, "@every 1h"},
+		{"sync.max_doc_bytes", c.Sync.MaxDocBytes, int64(1 << 20)},
+		{"sync.workers", c.Sync.Workers, 2},
+		{"log.level", c.Log.Level, "info"},
+		{"log.format", c.Log.Format, "text"},
+	}
+	for _, tc := range checks {
+		t.Run(tc.name, func(t *testing.T) {
+			if !reflect.DeepEqual(tc.got, tc.want) {
+				t.Errorf("got %#v, want %#v", tc.got, tc.want)
+			}
+		})
+	}
+
+	t.Run("Load with no path is the defaults", func(t *testing.T) {
+		got, err := Load("", env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, Default()) {
+			t.Errorf("Load(\"\") = %+v, want Default()", got)
+		}
+	})
+	t.Run("DOCENT_DATA overrides data_dir", func(t *testing.T) {
+		got, err := Load("", env(map[string]string{"DOCENT_DATA": "/srv/docent"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.DataDir != "/srv/docent" {
+			t.Errorf("DataDir = %q", got.DataDir)
+		}
+	})
+	t.Run("empty file is the defaults", func(t *testing.T) {
+		got, err := Load(mustWrite(t, "docent.yaml", "# nothing here\n"), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, Default()) {
+			t.Errorf("got %+v, want Default()", got)
+		}
+	})
+}
+
+func TestLoadFullFile(t *testing.T) {
+	c, err := Load("testdata/full.yaml", env(map[string]string{
+		"GIT_TOKEN":      "ghp_secret1",
+		"TYPESENSE_KEY":  "ts'key",
+		"GEMINI_API_KEY": `gem"ini\key`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DataDir: "/var/lib/docent",
+		Server:  ServerConfig{Addr: ":9090", PublicURL: "https://docent.example.com", ShutdownTimeout: 30 * time.Second},
+		Sources: []SourceConfig{
+			{Name: "handbook", Type: "bundled"},
+			{Name: "eng-docs", Type: "git", Schedule: "*/15 * * * *", Git: &GitConfig{
+				URL: "https://github.com/example/docs.git", Branch: "main", Subdir: "docs",
+				Include: DefaultInclude, Exclude: []string{"drafts/**"},
+				WebURL: "https://github.com/example/docs/blob/{branch}/{path}",
+				Token:  "ghp_secret1", Username: "x-access-token",
+			}},
+			{Name: "local_notes", Type: "dir", Dir: &DirConfig{
+				Path: "./notes", Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/",
+			}},
+		},
+		Index: IndexConfig{
+			Backend: "typesense", Fusion: "rrf", RRFK: 30, KeywordWeight: 0.7, VectorWeight: 0.5, Candidates: 50,
+			Typesense: TypesenseConfig{URL: "http://typesense:8108", APIKey: "ts'key", Collection: "docent"},
+		},
+		Embedder: EmbedderConfig{Provider: "openai", Model: "nomic-embed-text", BaseURL: "http://ollama:11434/v1", Dim: 768},
+		Answerer: AnswererConfig{Provider: "gemini", Model: "gemini-2.5-flash", APIKey: `gem"ini\key`, MinScore: 0.25, MaxSources: 5},
+		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
+		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
+		Log:      LogConfig{Level: "debug", Format: "json"},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got\n%#v\nwant\n%#v", c, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want []string // substrings of the error
+	}{
+		{
+			name: "malformed YAML reports its line",
+			yaml: "data_dir: ./d\nserver:\n  addr: \":1\"\n  public_url: [http://x\nlog:\n  level: info\n",
+			want: []string{"config: docent.yaml:"},
+		},
+		{
+			name: "tab indentation reports its line",
+			yaml: "data_dir: ./d\nserver:\n\taddr: x\n",
+			want: []string{"config: docent.yaml:3: "},
+		},
+		{
+			name: "unknown top-level key",
+			yaml: "data_dir: ./d\n\nfusion: rrf\n",
+			want: []string{"config: docent.yaml:3: ", `unknown field "fusion"`},
+		},
+		{
+			name: "unknown key nested in a source",
+			yaml: "sources:\n  - name: docs\n    type: dir\n    dir:\n      path: ./docs\n      exlude: [x]\n",
+			want: []string{"config: docent.yaml:6: ", `unknown field "exlude"`},
+		},
+		{
+			name: "wrong type names the key",
+			yaml: "sync:\n  workers: many\n",
+			want: []string{`config: docent.yaml:2: sync.workers: cannot use "many" here: want an integer`},
+		},
+		{
+			name: "bad duration names the key",
+			yaml: "server:\n  shutdown_timeout: soon\n",
+			want: []string{"config: docent.yaml:2: ", "server.shutdown_timeout"},
+		},
+		{
+			name: "unset variable names it and its line",
+			yaml: "data_dir: ./d\nanswerer:\n  provider: gemini\n  api_key: ${GEMINI_API_KEY}\n",
+			want: []string{"config: docent.yaml:4: ", "GEMINI_API_KEY is not set"},
+		},
+		{
+			name: "unterminated placeholder",
+			yaml: "data_dir: ${DATA\n",
+			want: []string{"config: docent.yaml:1: ", "unterminated ${"},
+		},
+		{
+			name: "newline in an unquoted value",
+			yaml: "data_dir: ${MULTI}\n",
+			env:  map[string]string{"MULTI": "a\nb: c"},
+			want: []string{"config: docent.yaml:1: ", "MULTI contains a newline"},
+		},
+		{
+			name: "validation error points at the key's line",
+			yaml: "data_dir: ./d\nsources:\n  - name: a\n    type: bundled\n  - name: a\n    type: bundled\n",
+			want: []string{"config: docent.yaml:5: sources[1].name: ", `"a" is already used by sources[0]`},
+		},
+		{
+			name: "validation error on a missing key points at its parent",
+			yaml: "sources:\n  - name: repo\n    type: git\n    git:\n      branch: main\n",
+			want: []string{"config: docent.yaml:4: sources[0].git: set exactly one of url"},
+		},
+		{
+			name: "sources: [] is no sources",
+			yaml: "sources: []\n",
+			want: []string{"sources: no sources configured"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "docent.yaml")
+			if err := os.WriteFile(p, []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(dir)
+			_, err := Load("docent.yaml", env(tc.env))
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Errorf("error %T is not a *config.Error", err)
+			}
+		})
+	}
+
+	t.Run("malformed YAML line is exact", func(t *testing.T) {
+		p := mustWrite(t, "docent.yaml", "log:\n  level: info\n  format: [text\n")
+		_, err := Load(p, env(nil))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line != 3 {
+			t.Fatalf("err = %v, want a *Error on line 3", err)
+		}
+	})
+}
+
+func TestExpand(t *testing.T) {
+	vars := map[string]string{"A": "alpha", "Q": `it's "q"`, "EMPTY": ""}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "k: ${A}\n", "k: alpha\n"},
+		{"inside a plain scalar", "k: x-${A}-y\n", "k: x-alpha-y\n"},
+		{"double quoted escapes", `k: "${Q}"`, `k: "it's \"q\""`},
+		{"single quoted escapes", `k: '${Q}'`, `k: 'it''s "q"'`},
+		{"apostrophe inside a plain scalar is not a quote", "k: don't ${A} # ${UNSET}\n", "k: don't alpha # ${UNSET}\n"},
+		{"empty value is allowed", "k: ${EMPTY}\n", "k: \n"},
+		{"$$ escapes a dollar", "k: $${A} and $$5\n", "k: ${A} and $5\n"},
+		{"bare $ is literal", "k: $A costs $5\n", "k: $A costs $5\n"},
+		{"full-line comment is not expanded", "# token: ${UNSET}\nk: ${A}\n", "# token: ${UNSET}\nk: alpha\n"},
+		{"trailing comment is not expanded", "k: ${A} # see ${UNSET}\n", "k: alpha # see ${UNSET}\n"},
+		{"hash without a space is not a comment", "k: http://x/#${A}\n", "k: http://x/#alpha\n"},
+		{"hash in quotes is not a comment", `k: "a # ${A}"`, `k: "a # alpha"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := expand([]byte(tc.in), env(vars))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("expand(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+
+	errTests := []struct {
+		name, in, want string
+		line           int
+	}{
+		{"unset", "a: 1\nb: 2\nc: ${NOPE}\n", "environment variable NOPE is not set", 3},
+		{"bad name", "a: ${1X}\n", `invalid variable name "1X"`, 1},
+	}
+	for _, tc := range errTests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := expand([]byte(tc.in), env(vars))
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if ce.Line != tc.line || !strings.Contains(ce.Msg, tc.want) {
+				t.Errorf("got line %d msg %q, want line %d containing %q", ce.Line, ce.Msg, tc.line, tc.want)
+			}
+		})
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	secrets := []string{"ghp_secret1", "ts-admin-key", "gemini-key-123", "openai-key-456", "hunter2"}
+	c := Default()
+	c.Sources = append(c.Sources, SourceConfig{Name: "repo", Type: "git", Git: &GitConfig{
+		URL: "https://bot:hunter2@git.example.com/docs.git", Token: "ghp_secret1",
+	}})
+	c.Index.Backend = BackendTypesense
+	c.Index.Typesense.URL = "http://ts:8108"
+	c.Index.Typesense.APIKey = "ts-admin-key"
+	c.Embedder = EmbedderConfig{Provider: "gemini", APIKey: "gemini-key-123"}
+	c.Answerer.Provider = "openai"
+	c.Answerer.APIKey = "openai-key-456"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+
+	var textLog, jsonLog bytes.Buffer
+	slog.New(slog.NewTextHandler(&textLog, nil)).Info("loaded", "config", c)
+	slog.New(slog.NewJSONHandler(&jsonLog, nil)).Info("loaded", slog.Any("config", c))
+
+	outputs := map[string]string{
+		"Redacted":         c.Redacted(),
+		"String":           c.String(),
+		"fmt %v":           fmt.Sprintf("%v", c),
+		"fmt %+v":          fmt.Sprintf("%+v", c),
+		"fmt %s pointer":   fmt.Sprintf("%s", &c),
+		"slog text":        textLog.String(),
+		"slog json":        jsonLog.String(),
+		"error formatting": fmt.Errorf("bad: %v", c).Error(),
+	}
+	for name, out := range outputs {
+		t.Run(name, func(t *testing.T) {
+			for _, s := range secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("output contains secret %q:\n%s", s, out)
+				}
+			}
+			if !strings.Contains(out, "REDACTED") {
+				t.Errorf("output has no REDACTED marker:\n%s", out)
+			}
+		})
+	}
+
+	t.Run("original is untouched", func(t *testing.T) {
+		if c.Sources[1].Git.Token != "ghp_secret1" || c.Index.Typesense.APIKey != "ts-admin-key" ||
+			c.Sources[1].Git.URL != "https://bot:hunter2@git.example.com/docs.git" {
+			t.Errorf("redaction modified the config: %#v", c.Sources[1].Git)
+		}
+	})
+	t.Run("empty secrets stay empty", func(t *testing.T) {
+		out := Default().Redacted()
+		if strings.Contains(out, "REDACTED") {
+			t.Errorf("defaults have no secrets, got:\n%s", out)
+		}
+		if !strings.Contains(out, "data_dir: ./data") {
+			t.Errorf("Redacted is not the YAML config:\n%s", out)
+		}
+	})
+	t.Run("redacted YAML loads back", func(t *testing.T) {
+		p := mustWrite(t, "docent.yaml", c.Redacted())
+		got, err := Load(p, env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Index.Typesense.APIKey != "REDACTED" || got.Index.Typesense.URL != "http://ts:8108" {
+			t.Errorf("round trip = %+v", got.Index)
+		}
+	})
+}
+
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, dataDir string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("data_dir: "+dataDir+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	flagFile := write("flag.yaml", "from-flag")
+	envFile := write("env.yaml", "from-env")
+	t.Chdir(dir)
+
+	tests := []struct {
+		name     string
+		flag     string
+		env      map[string]string
+		cwdFile  bool
+		wantPath string
+		wantData string
+		wantErr  string
+	}{
+		{name: "flag beats everything", flag: flagFile, env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: flagFile, wantData: "from-flag"},
+		{name: "DOCENT_CONFIG beats ./docent.yaml", env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: envFile, wantData: "from-env"},
+		{name: "./docent.yaml when present", cwdFile: true, wantPath: "docent.yaml", wantData: "from-cwd"},
+		{name: "defaults when nothing", wantPath: "", wantData: "./data"},
+		{name: "DOCENT_DATA beats the file", flag: flagFile, env: map[string]string{"DOCENT_DATA": "/d"}, wantPath: flagFile, wantData: "/d"},
+		{name: "missing flag file is an error", flag: filepath.Join(dir, "nope.yaml"), cwdFile: true, wantErr: "nope.yaml"},
+		{name: "missing DOCENT_CONFIG file is an error", env: map[string]string{"DOCENT_CONFIG": "gone.yaml"}, cwdFile: true, wantErr: "gone.yaml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "docent.yaml"))
+			if tc.cwdFile {
+				write("docent.yaml", "from-cwd")
+			}
+			cfg, path, err := Resolve(tc.flag, env(tc.env))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if path != tc.wantPath || cfg.DataDir != tc.wantData {
+				t.Errorf("got path %q data_dir %q, want %q %q", path, cfg.DataDir, tc.wantPath, tc.wantData)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	git := func(g GitConfig) []SourceConfig { return []SourceConfig{{Name: "repo", Type: "git", Git: &g}} }
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantKey string // "" means valid
+		wantMsg string
+	}{
+		{"defaults are valid", func(*Config) {}, "", ""},
+		{"empty source name", func(c *Config) { c.Sources[0].Name = "" }, "sources[0].name", "must not be empty"},
+		{"bad source name", func(c *Config) { c.Sources[0].Name = "Eng Docs" }, "sources[0].name", "a-z, 0-9"},
+		{"duplicate source name", func(c *Config) { c.Sources = append(c.Sources, c.Sources[0]) }, "sources[1].name", "already used"},
+		{"unknown source type", func(c *Config) { c.Sources[0].Type = "svn" }, "sources[0].type", `unknown source type "svn"`},
+		{"missing source type", func(c *Config) { c.Sources[0].Type = "" }, "sources[0].type", "must be one of"},
+		{"git without section", func(c *Config) { c.Sources = []SourceConfig{{Name: "r", Type: "git"}} }, "sources[0].git", "needs a git section"},
+		{"git with neither url nor path", func(c *Config) { c.Sources = git(GitConfig{Branch: "main"}) }, "sources[0].git", "exactly one of url"},
+		{"git with both url and path", func(c *Config) { c.Sources = git(GitConfig{URL: "https://x/y.git", Path: "/y"}) }, "sources[0].git", "exactly one of url"},
+		{"git with url", func(c *Config) { c.Sources = git(GitConfig{URL: "https://x/y.git"}) }, "", ""},
+		{"git with path", func(c *Config) { c.Sources = git(GitConfig{Path: "/srv/repo"}) }, "", ""},
+		{"dir without path", func(c *Config) { c.Sources = []SourceConfig{{Name: "d", Type: "dir", Dir: &DirConfig{}}} }, "sources[0].dir.path", "must not be empty"},
+		{"dir without section", func(c *Config) { c.Sources = []SourceConfig{{Name: "d", Type: "dir"}} }, "sources[0].dir", "needs a dir section"},
+		{"bad source schedule", func(c *Config) { c.Sources[0].Schedule = "every hour" }, "sources[0].schedule", "invalid cron spec"},
+		{"source schedule off", func(c *Config) { c.Sources[0].Schedule = "off" }, "", ""},
+		{"no sources", func(c *Config) { c.Sources = nil }, "sources", "no sources"},
+		{"typesense needs url", func(c *Config) { c.Index.Backend = "typesense"; c.Index.Typesense.APIKey = "k" }, "index.typesense.url", "required"},
+		{"typesense needs api_key", func(c *Config) { c.Index.Backend = "typesense"; c.Index.Typesense.URL = "http://ts" }, "index.typesense.api_key", "required"},
+		{"typesense complete", func(c *Config) {
+			c.Index.Backend = "typesense"
+			c.Index.Typesense.URL = "http://ts"
+			c.Index.Typesense.APIKey = "k"
+		}, "", ""},
+		{"unknown backend", func(c *Config) { c.Index.Backend = "elastic" }, "index.backend", `unknown backend "elastic"`},
+		{"unknown fusion", func(c *Config) { c.Index.Fusion = "max" }, "index.fusion", `unknown fusion "max"`},
+		{"rrf fusion", func(c *Config) { c.Index.Fusion = "rrf" }, "", ""},
+		{"negative keyword weight", func(c *Config) { c.Index.KeywordWeight = -1 }, "index.keyword_weight", ">= 0"},
+		{"negative vector weight", func(c *Config) { c.Index.VectorWeight = -0.1 }, "index.vector_weight", ">= 0"},
+		{"zero vector weight is allowed", func(c *Config) { c.Index.VectorWeight = 0 }, "", ""},
+		{"both weights zero", func(c *Config) { c.Index.VectorWeight, c.Index.KeywordWeight = 0, 0 }, "index", "both be 0"},
+		{"zero candidates", func(c *Config) { c.Index.Candidates = 0 }, "index.candidates", "positive"},
+		{"zero rrf_k", func(c *Config) { c.Index.RRFK = 0 }, "index.rrf_k", "positive"},
+		{"gemini embedder needs key", func(c *Config) { c.Embedder.Provider = "gemini" }, "embedder.api_key", "required for provider gemini"},
+		{"gemini answerer needs key", func(c *Config) { c.Answerer.Provider = "gemini" }, "answerer.api_key", "required for provider gemini"},
+		{"openai needs key", func(c *Config) { c.Answerer.Provider = "openai" }, "answerer.api_key", "required for provider openai"},
+		{"openai with base_url needs no key", func(c *Config) {
+			c.Embedder.Provider = "openai"
+			c.Embedder.BaseURL = "http://localhost:11434/v1"
+		}, "", ""},
+		{"relative base_url", func(c *Config) { c.Embedder.Provider = "openai"; c.Embedder.BaseURL = "localhost:11434" }, "embedder.base_url", "absolute URL"},
+		{"unknown provider", func(c *Config) { c.Embedder.Provider = "cohere" }, "embedder.provider", `unknown provider "cohere"`},
+		{"negative min_score", func(c *Config) { c.Answerer.MinScore = -0.5 }, "answerer.min_score", ">= 0"},
+		{"zero max_sources", func(c *Config) { c.Answerer.MaxSources = 0 }, "answerer.max_sources", "at least 1"},
+		{"overlap not below target", func(c *Config) { c.Chunker.OverlapTokens = 300 }, "chunker.overlap_tokens", "smaller than chunker.target_tokens"},
+		{"zero target", func(c *Config) { c.Chunker.TargetTokens = 0; c.Chunker.OverlapTokens = 0 }, "chunker.target_tokens", "positive"},
+		{"bad sync schedule", func(c *Config) { c.Sync.Schedule = "hourly-ish" }, "sync.schedule", "invalid cron spec"},
+		{"standard cron spec", func(c *Config) { c.Sync.Schedule = "0 */2 * * *" }, "", ""},
+		{"sync off", func(c *Config) { c.Sync.Schedule = "off" }, "", ""},
+		{"sync empty", func(c *Config) { c.Sync.Schedule = "" }, "", ""},
+		{"zero workers", func(c *Config) { c.Sync.Workers = 0 }, "sync.workers", "at least 1"},
+		{"zero max_doc_bytes", func(c *Config) { c.Sync.MaxDocBytes = 0 }, "sync.max_doc_bytes", "positive"},
+		{"bad log level", func(c *Config) { c.Log.Level = "loud" }, "log.level", "unknown level"},
+		{"bad log format", func(c *Config) { c.Log.Format = "xml" }, "log.format", "unknown format"},
+		{"relative public_url", func(c *Config) { c.Server.PublicURL = "docent.local" }, "server.public_url", "absolute URL"},
+		{"empty addr", func(c *Config) { c.Server.Addr = "" }, "server.addr", "must not be empty"},
+		{"zero shutdown timeout", func(c *Config) { c.Server.ShutdownTimeout = 0 }, "server.shutdown_timeout", "positive duration"},
+		{"empty data_dir", func(c *Config) { c.DataDir = "" }, "data_dir", "must not be empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Default()
+			tc.mutate(&c)
+			err := c.Validate()
+			if tc.wantKey == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate() = nil, want an error on %s", tc.wantKey)
+			}
+			want := "config: " + tc.wantKey + ": "
+			if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("Validate() = %q, want %q ... %q", err, want, tc.wantMsg)
+			}
+		})
+	}
+
+	t.Run("reports every problem", func(t *testing.T) {
+		c := Default()
+		c.Sync.Workers = 0
+		c.Log.Format = "xml"
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "sync.workers") || !strings.Contains(err.Error(), "log.format") {
+			t.Errorf("Validate() = %v, want both problems", err)
+		}
+	})
+}
+
+func TestNormalizeIncludes(t *testing.T) {
+	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n")
+	c, err := Load(p, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Sources[0].Dir.Include, DefaultInclude) {
+		t.Errorf("dir include = %v, want defaults", c.Sources[0].Dir.Include)
+	}
+	if !reflect.DeepEqual(c.Sources[1].Git.Include, []string{"*.md"}) {
+		t.Errorf("git include = %v, want as written", c.Sources[1].Git.Include)
+	}
+	// The defaults slice must not be shared: editing one config leaves DefaultInclude alone.
+	c.Sources[0].Dir.Include[0] = "changed"
+	if DefaultInclude[0] != "**/*.md" {
+		t.Errorf("DefaultInclude was aliased")
+	}
+}
