@@ -1,0 +1,250 @@
+package offline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/docent-hq/docent/search"
+)
+
+// modelMagic and modelVersion head every persisted model; a version bump
+// (a change in training or embedding) makes old files load as absent.
+const (
+	modelMagic   = "DOCENTOE"
+	modelVersion = 1
+)
+
+// stats is an analyzed corpus.
+type stats struct {
+	docs   int
+	tokens int64
+	terms  [][]string
+	counts map[string]int64
+}
+
+// collect analyzes every text of corpus.
+func collect(corpus []string) stats {
+	st := stats{docs: len(corpus), terms: make([][]string, len(corpus)), counts: map[string]int64{}}
+	for i, t := range corpus {
+		ts := search.Analyze(t)
+		st.terms[i] = ts
+		for _, w := range ts {
+			st.counts[w]++
+		}
+		st.tokens += int64(len(ts))
+	}
+	return st
+}
+
+// model is a trained embedding model.
+type model struct {
+	dim    int
+	docs   int
+	tokens int64
+	terms  []string // most frequent first, ties by term
+	counts []int64
+	vecs   []float32 // len(terms)*dim, word vectors
+	pc     []float32 // first principal component of the SIF doc vectors (unit or zero)
+
+	index   map[string]int32
+	weights []float32 // SIF weight per term
+	raw     []byte    // encoded form
+	name    string
+}
+
+// sifA is the SIF smoothing constant a in a/(a+p(w)).
+const sifA = 1e-3
+
+// finish derives the lookup index, SIF weights, encoding and name.
+func (m *model) finish() {
+	m.index = make(map[string]int32, len(m.terms))
+	m.weights = make([]float32, len(m.terms))
+	for i, t := range m.terms {
+		m.index[t] = int32(i)
+		p := float64(m.counts[i]) / math.Max(1, float64(m.tokens))
+		m.weights[i] = float32(sifA / (sifA + p))
+	}
+	if m.raw == nil {
+		m.raw = m.encode()
+	}
+	sum := sha256.Sum256(m.raw)
+	m.name = fmt.Sprintf("offline-ppmi-svd-%d@%s", m.dim, hex.EncodeToString(sum[:4]))
+}
+
+// embed pools the word vectors of terms (SIF), removes the principal
+// component and normalizes. Unknown terms are skipped.
+func (m *model) embed(terms []string) []float32 {
+	v := make([]float32, m.dim)
+	n := 0
+	for _, t := range terms {
+		i, ok := m.index[t]
+		if !ok {
+			continue
+		}
+		n++
+		w := m.weights[i]
+		row := m.vecs[int(i)*m.dim : int(i+1)*m.dim]
+		for k, x := range row {
+			v[k] += w * x
+		}
+	}
+	if n == 0 {
+		return v
+	}
+	removePC(v, m.pc)
+	normalize(v)
+	return v
+}
+
+// removePC subtracts v's projection on the unit vector pc.
+func removePC(v, pc []float32) {
+	var d float32
+	for k := range v {
+		d += v[k] * pc[k]
+	}
+	for k := range v {
+		v[k] -= d * pc[k]
+	}
+}
+
+// drift measures how far st is from the corpus m was trained on: the
+// relative change in document count, and the total variation distance
+// between the unigram distributions over m's vocabulary (other terms pooled
+// into one bucket).
+func (m *model) drift(st stats) (docDrift, massDrift float64) {
+	docDrift = math.Abs(float64(st.docs-m.docs)) / math.Max(1, float64(m.docs))
+	if st.tokens == 0 || m.tokens == 0 {
+		return docDrift, 1
+	}
+	var oldIn, newIn, diff float64
+	for i, t := range m.terms {
+		po := float64(m.counts[i]) / float64(m.tokens)
+		pn := float64(st.counts[t]) / float64(st.tokens)
+		oldIn += po
+		newIn += pn
+		diff += math.Abs(po - pn)
+	}
+	diff += math.Abs((1 - oldIn) - (1 - newIn))
+	return docDrift, diff / 2
+}
+
+// encode serializes the model: magic, version, dim, docs, tokens, vocabulary
+// size, then each term (uint16 length, bytes, int64 count), the word
+// vectors and the principal component, all little-endian.
+func (m *model) encode() []byte {
+	var b bytes.Buffer
+	b.WriteString(modelMagic)
+	le := binary.LittleEndian
+	var tmp [8]byte
+	put32 := func(x uint32) { le.PutUint32(tmp[:4], x); b.Write(tmp[:4]) }
+	put64 := func(x uint64) { le.PutUint64(tmp[:], x); b.Write(tmp[:]) }
+	put32(modelVersion)
+	put32(uint32(m.dim))
+	put64(uint64(m.docs))
+	put64(uint64(m.tokens))
+	put32(uint32(len(m.terms)))
+	for i, t := range m.terms {
+		le.PutUint16(tmp[:2], uint16(len(t)))
+		b.Write(tmp[:2])
+		b.WriteString(t)
+		put64(uint64(m.counts[i]))
+	}
+	for _, x := range m.vecs {
+		put32(math.Float32bits(x))
+	}
+	for _, x := range m.pc {
+		put32(math.Float32bits(x))
+	}
+	return b.Bytes()
+}
+
+// errCorrupt reports a model file that does not decode.
+var errCorrupt = errors.New("offline: corrupt model")
+
+// decodeModel parses what encode wrote.
+func decodeModel(raw []byte) (*model, error) {
+	le := binary.LittleEndian
+	p := raw
+	need := func(n int) bool { return len(p) >= n }
+	if !need(len(modelMagic)) || string(p[:len(modelMagic)]) != modelMagic {
+		return nil, errCorrupt
+	}
+	p = p[len(modelMagic):]
+	if !need(4 + 4 + 8 + 8 + 4) {
+		return nil, errCorrupt
+	}
+	if v := le.Uint32(p); v != modelVersion {
+		return nil, fmt.Errorf("offline: model version %d, want %d", v, modelVersion)
+	}
+	m := &model{raw: raw}
+	m.dim = int(le.Uint32(p[4:]))
+	m.docs = int(le.Uint64(p[8:]))
+	m.tokens = int64(le.Uint64(p[16:]))
+	n := int(le.Uint32(p[24:]))
+	p = p[28:]
+	if m.dim <= 0 || m.dim > 1<<16 || n < 0 || n > len(p) {
+		return nil, errCorrupt
+	}
+	m.terms = make([]string, n)
+	m.counts = make([]int64, n)
+	for i := range n {
+		if !need(2) {
+			return nil, errCorrupt
+		}
+		l := int(le.Uint16(p))
+		p = p[2:]
+		if !need(l + 8) {
+			return nil, errCorrupt
+		}
+		m.terms[i] = string(p[:l])
+		m.counts[i] = int64(le.Uint64(p[l:]))
+		p = p[l+8:]
+	}
+	floats := n*m.dim + m.dim
+	if len(p) != 4*floats {
+		return nil, errCorrupt
+	}
+	f := make([]float32, floats)
+	for i := range f {
+		f[i] = math.Float32frombits(le.Uint32(p[4*i:]))
+	}
+	m.vecs, m.pc = f[:n*m.dim], f[n*m.dim:]
+	m.finish()
+	return m, nil
+}
+
+// writeAtomic writes b to path through a temporary file in the same
+// directory and a rename, so readers see the old file or the new one.
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("offline: save model: %w", err)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("offline: save model: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("offline: save model: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+// Package offline is an embedder that needs no network and no downloaded
+// weights. It learns word vectors from the indexed corpus itself: a PPMI
+// word-context matrix (window 5, context distribution smoothing 0.75) over
+// the corpus vocabulary, reduced by a randomized truncated SVD, with texts
+// embedded by SIF pooling (smooth inverse frequency weights, first
+// principal component removed). Before any Fit it embeds hashed words and
+// character n-grams, a lexical fallback under a different Name.
+//
+// Training is deterministic: the same corpus gives the same model bytes
+// and so the same Name. The model persists to Options.ModelPath, so a
+// restart loads it and re-embeds nothing.
+package offline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"sync"
+
+	"github.com/docent-hq/docent/search"
+)
+
+var _ search.Trainable = (*Embedder)(nil)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultDim      = 256
+	DefaultWindow   = 5
+	DefaultMinCount = 2
+	DefaultMaxVocab = 50000
+)
+
+// Drift thresholds of the Fit change rule: Fit retrains when the document
+// count moved by more than MaxDocDrift (relative to the trained corpus) or
+// the unigram distribution moved by more than MaxMassDrift (total
+// variation distance over the model's vocabulary, the rest pooled).
+const (
+	MaxDocDrift  = 0.25
+	MaxMassDrift = 0.20
+)
+
+// minVocab is the smallest vocabulary worth a model; below it Fit keeps
+// the hashed fallback.
+const minVocab = 16
+
+// Options configures an Embedder. Zero fields take the defaults.
+type Options struct {
+	// Dim is the vector length (default 256).
+	Dim int
+	// ModelPath is where Fit persists the trained model and where
+	// NewEmbedder loads it from; "" keeps the model in memory only.
+	ModelPath string
+	// Window is the co-occurrence window in terms on each side (default 5).
+	Window int
+	// MinCount is how often a term must occur to get a vector (default 2).
+	MinCount int
+	// MaxVocab caps the vocabulary, most frequent terms first (default 50000).
+	MaxVocab int
+	// Logger receives load and training events; nil discards them.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Dim <= 0 {
+		o.Dim = DefaultDim
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	if o.MinCount <= 0 {
+		o.MinCount = DefaultMinCount
+	}
+	if o.MaxVocab <= 0 {
+		o.MaxVocab = DefaultMaxVocab
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Embedder is the offline, corpus-trained embedder. It is safe for
+// concurrent use; Embed runs against whichever model is current.
+type Embedder struct {
+	opts Options
+	log  *slog.Logger
+
+	fitMu sync.Mutex // serializes Fit
+	mu    sync.RWMutex
+	m     *model // nil until trained or loaded
+}
+
+// NewEmbedder returns an embedder with the model stored at
+// opts.ModelPath, if there is a readable one of the right dimension, and
+// the untrained hashed fallback otherwise (an unreadable model is logged
+// and replaced on the next Fit).
+func NewEmbedder(opts Options) *Embedder {
+	opts = opts.withDefaults()
+	e := &Embedder{opts: opts, log: opts.Logger}
+	if opts.ModelPath == "" {
+		return e
+	}
+	b, err := os.ReadFile(opts.ModelPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return e
+	case err != nil:
+		e.log.Warn("offline: read model", slog.String("path", opts.ModelPath), slog.Any("error", err))
+		return e
+	}
+	m, err := decodeModel(b)
+	if err != nil {
+		e.log.Warn("offline: decode model", slog.String("path", opts.ModelPath), slog.Any("error", err))
+		return e
+	}
+	if m.dim != opts.Dim {
+		e.log.Warn("offline: model has another dimension", slog.Int("model", m.dim), slog.Int("want", opts.Dim))
+		return e
+	}
+	e.m = m
+	e.log.Info("offline: loaded model", slog.String("name", m.name), slog.Int("vocab", len(m.terms)))
+	return e
+}
+
+// Name identifies the current model: "offline-ppmi-svd-<dim>@<hash>"
+// once trained, with a short hash of the model bytes, and
+// "offline-hash-<dim>-v1" for the untrained fallback.
+func (e *Embedder) Name() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.m == nil {
+		return fmt.Sprintf("offline-hash-%d-v1", e.opts.Dim)
+	}
+	return e.m.name
+}
+
+// Dim is the vector length.
+func (e *Embedder) Dim() int { return e.opts.Dim }
+
+// Trained reports whether a corpus-trained model is in use.
+func (e *Embedder) Trained() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.m != nil
+}
+
+// Embed returns one L2-normalized vector per text, in order. A text with
+// no term the model knows (for example an empty one) gets the zero
+// vector, which is similar to nothing.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.RLock()
+	m := e.m
+	e.mu.RUnlock()
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("offline: embed: %w", err)
+			}
+		}
+		var v []float32
+		if m == nil {
+			v = hashEmbed(t, e.opts.Dim)
+		} else {
+			v = m.embed(search.Analyze(t))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// Fit trains a model on corpus when there is none yet or the corpus has
+// drifted past MaxDocDrift or MaxMassDrift from the one the model learned,
+// persists it to ModelPath (atomically: temporary file, then rename), and
+// reports whether the model, and so Name, changed. A corpus too small to
+// train on (fewer than 16 terms occurring MinCount times) keeps the
+// current model.
+func (e *Embedder) Fit(ctx context.Context, corpus []string) (bool, error) {
+	e.fitMu.Lock()
+	defer e.fitMu.Unlock()
+	st := collect(corpus)
+	e.mu.RLock()
+	cur := e.m
+	e.mu.RUnlock()
+	if cur != nil {
+		docDrift, massDrift := cur.drift(st)
+		if docDrift <= MaxDocDrift && massDrift <= MaxMassDrift {
+			return false, nil
+		}
+		e.log.Info("offline: corpus drifted, retraining",
+			slog.Float64("doc_drift", docDrift), slog.Float64("mass_drift", massDrift))
+	}
+	m, err := train(ctx, st, e.opts)
+	if err != nil {
+		return false, err
+	}
+	if m == nil {
+		return false, nil
+	}
+	if cur != nil && cur.name == m.name {
+		return false, nil
+	}
+	if e.opts.ModelPath != "" {
+		if err := writeAtomic(e.opts.ModelPath, m.raw); err != nil {
+			return false, err
+		}
+	}
+	e.mu.Lock()
+	e.m = m
+	e.mu.Unlock()
+	e.log.Info("offline: trained model", slog.String("name", m.name), slog.Int("vocab", len(m.terms)), slog.Int("docs", st.docs))
+	return true, nil
+}
+
+// normalize scales v to unit length in place; a zero vector stays zero.
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}

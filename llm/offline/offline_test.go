@@ -1,0 +1,235 @@
+package offline
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var topics = [][]string{
+	{"cat", "kitten", "dog", "puppy", "pet", "fur", "veterinarian", "leash", "collar", "paw"},
+	{"bank", "loan", "money", "interest", "credit", "mortgage", "deposit", "savings", "account", "payment"},
+	{"rocket", "orbit", "launch", "satellite", "astronaut", "spacecraft", "gravity", "moon", "thrust", "planet"},
+	{"database", "query", "index", "table", "schema", "transaction", "replica", "backup", "column", "row"},
+}
+
+// corpus makes n deterministic documents, each about one topic (cycling
+// through the topics), plus a few shared filler words.
+func corpus(n int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	filler := []string{"report", "team", "update", "note", "weekly"}
+	docs := make([]string, n)
+	for i := range docs {
+		topic := topics[i%len(topics)]
+		var words []string
+		for range 30 {
+			if rng.IntN(5) == 0 {
+				words = append(words, filler[rng.IntN(len(filler))])
+			} else {
+				words = append(words, topic[rng.IntN(len(topic))])
+			}
+		}
+		docs[i] = strings.Join(words, " ")
+	}
+	return docs
+}
+
+func mustFit(tb testing.TB, e *Embedder, docs []string) bool {
+	tb.Helper()
+	changed, err := e.Fit(context.Background(), docs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return changed
+}
+
+func mustEmbed(tb testing.TB, e *Embedder, texts ...string) [][]float32 {
+	tb.Helper()
+	v, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+func TestFitDeterministic(t *testing.T) {
+	docs := corpus(80, 1)
+	a, b := NewEmbedder(Options{Dim: 32}), NewEmbedder(Options{Dim: 32})
+	if !mustFit(t, a, docs) || !mustFit(t, b, docs) {
+		t.Fatal("first Fit reported no change")
+	}
+	if a.Name() != b.Name() {
+		t.Fatalf("names differ: %s vs %s", a.Name(), b.Name())
+	}
+	if !strings.HasPrefix(a.Name(), "offline-ppmi-svd-32@") {
+		t.Fatalf("name %q", a.Name())
+	}
+	texts := []string{"the kitten and the puppy", "mortgage interest rates", docs[3]}
+	va, vb := mustEmbed(t, a, texts...), mustEmbed(t, b, texts...)
+	for i := range va {
+		if !slices.Equal(va[i], vb[i]) {
+			t.Errorf("text %d: vectors differ", i)
+		}
+	}
+}
+
+func TestNormalizedAndEmpty(t *testing.T) {
+	trained := NewEmbedder(Options{Dim: 32})
+	mustFit(t, trained, corpus(80, 1))
+	for _, tc := range []struct {
+		name string
+		e    *Embedder
+	}{
+		{"fallback", NewEmbedder(Options{Dim: 32})},
+		{"trained", trained},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := mustEmbed(t, tc.e, "a rocket launch into orbit", "", "the and of", "loan")
+			for i, v := range vs {
+				if len(v) != 32 {
+					t.Fatalf("text %d: dim %d", i, len(v))
+				}
+			}
+			for _, i := range []int{0, 3} {
+				if n := norm(vs[i]); math.Abs(n-1) > 1e-5 {
+					t.Errorf("text %d: norm %v, want 1", i, n)
+				}
+			}
+			for _, i := range []int{1, 2} { // empty, stopwords only
+				if n := norm(vs[i]); n != 0 {
+					t.Errorf("text %d: norm %v, want 0", i, n)
+				}
+			}
+		})
+	}
+}
+
+func TestTrainedModelGroupsTopics(t *testing.T) {
+	e := NewEmbedder(Options{Dim: 32})
+	mustFit(t, e, corpus(200, 3))
+	// Queries share no term with the documents they should match best.
+	vs := mustEmbed(t, e, "kitten leash", "dog collar paw", "credit deposit", "bank savings account")
+	pets1, pets2, money1, money2 := vs[0], vs[1], vs[2], vs[3]
+	if same, cross := dot(pets1, pets2), dot(pets1, money2); same <= cross {
+		t.Errorf("pets·pets %.3f <= pets·money %.3f", same, cross)
+	}
+	if same, cross := dot(money1, money2), dot(money1, pets2); same <= cross {
+		t.Errorf("money·money %.3f <= money·pets %.3f", same, cross)
+	}
+}
+
+func TestPersistenceRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "model.bin")
+	docs := corpus(80, 1)
+	a := NewEmbedder(Options{Dim: 32, ModelPath: path})
+	fallback := a.Name()
+	mustFit(t, a, docs)
+	if a.Name() == fallback || !a.Trained() {
+		t.Fatalf("name after Fit %q (fallback %q)", a.Name(), fallback)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "model.bin" {
+		t.Fatalf("model dir holds %v, want only model.bin", entries)
+	}
+	b := NewEmbedder(Options{Dim: 32, ModelPath: path})
+	if b.Name() != a.Name() {
+		t.Fatalf("reloaded name %q, want %q", b.Name(), a.Name())
+	}
+	va, vb := mustEmbed(t, a, "satellite orbit"), mustEmbed(t, b, "satellite orbit")
+	if !slices.Equal(va[0], vb[0]) {
+		t.Fatal("reloaded model embeds differently")
+	}
+	if mustFit(t, b, docs) {
+		t.Fatal("Fit on the trained corpus after reload reported a change")
+	}
+
+	t.Run("other dimension ignored", func(t *testing.T) {
+		c := NewEmbedder(Options{Dim: 64, ModelPath: path})
+		if c.Trained() {
+			t.Fatal("loaded a 32-d model as 64-d")
+		}
+	})
+	t.Run("corrupt file ignored", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad.bin")
+		raw, _ := os.ReadFile(path)
+		if err := os.WriteFile(bad, raw[:len(raw)/2], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := NewEmbedder(Options{Dim: 32, ModelPath: bad})
+		if c.Trained() || c.Name() != fallback {
+			t.Fatalf("corrupt model loaded as %q", c.Name())
+		}
+	})
+}
+
+func TestFitChangeRule(t *testing.T) {
+	base := corpus(100, 1)
+	for _, tc := range []struct {
+		name    string
+		next    []string
+		changed bool
+	}{
+		{"same corpus", base, false},
+		{"a few documents added", append(slices.Clone(base), corpus(8, 2)...), false},
+		{"a few documents removed", base[:90], false},
+		{"doc count grew by half", append(slices.Clone(base), corpus(50, 2)...), true},
+		{"half the documents replaced by a new topic", append(slices.Clone(base[:50]), repeat(strings.Repeat("glacier fjord tundra permafrost iceberg ", 6), 50)...), true},
+		{"empty corpus", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEmbedder(Options{Dim: 32})
+			mustFit(t, e, base)
+			before := e.Name()
+			changed := mustFit(t, e, tc.next)
+			if changed != tc.changed {
+				t.Fatalf("changed = %v, want %v", changed, tc.changed)
+			}
+			if (e.Name() != before) != tc.changed {
+				t.Fatalf("name %q -> %q with changed = %v", before, e.Name(), changed)
+			}
+		})
+	}
+}
+
+func TestFitTinyCorpusKeepsFallback(t *testing.T) {
+	e := NewEmbedder(Options{Dim: 32})
+	if mustFit(t, e, []string{"one two three", "one two"}) {
+		t.Fatal("Fit on a two-term vocabulary reported a change")
+	}
+	if e.Trained() {
+		t.Fatal("trained on a two-term vocabulary")
+	}
+}
+
+func TestEmbedCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewEmbedder(Options{}).Embed(ctx, []string{"x"}); err == nil {
+		t.Fatal("Embed with a cancelled context succeeded")
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,371 @@
+package offline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Training constants (part of the model version: change modelVersion when
+// changing them).
+const (
+	cdsAlpha   = 0.75           // context distribution smoothing exponent
+	eigPower   = 0.5            // word vectors are U·Σ^eigPower
+	oversample = 10             // extra random directions in the range finder
+	powerIters = 2              // subspace iterations of the range finder
+	pcIters    = 50             // power iterations for the principal component
+	svdSeed1   = 0x646f63656e74 // "docent"
+	svdSeed2   = 0x6f66666c696e65
+	maxPCDocs  = 20000
+)
+
+// train builds a model from st, or returns nil when the vocabulary is too
+// small to be worth one.
+func train(ctx context.Context, st stats, o Options) (*model, error) {
+	terms := make([]string, 0, len(st.counts))
+	for t, c := range st.counts {
+		if c >= int64(o.MinCount) {
+			terms = append(terms, t)
+		}
+	}
+	slices.SortFunc(terms, func(a, b string) int {
+		if c := cmp.Compare(st.counts[b], st.counts[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	if len(terms) > o.MaxVocab {
+		terms = terms[:o.MaxVocab]
+	}
+	if len(terms) < minVocab {
+		return nil, nil
+	}
+	V := len(terms)
+	index := make(map[string]int32, V)
+	counts := make([]int64, V)
+	for i, t := range terms {
+		index[t] = int32(i)
+		counts[i] = st.counts[t]
+	}
+	docs := make([][]int32, len(st.terms))
+	for d, ts := range st.terms {
+		ids := make([]int32, 0, len(ts))
+		for _, t := range ts {
+			if i, ok := index[t]; ok {
+				ids = append(ids, i)
+			}
+		}
+		docs[d] = ids
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("offline: train: %w", err)
+	}
+	a := ppmi(docs, V, o.Window)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("offline: train: %w", err)
+	}
+	vecs, err := truncatedSVD(ctx, a, o.Dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{dim: o.Dim, docs: st.docs, tokens: st.tokens, terms: terms, counts: counts, vecs: vecs, pc: make([]float32, o.Dim)}
+	// SIF weights are needed for the principal component; finish again
+	// after it is set to encode and name the model.
+	m.index = index
+	m.weights = make([]float32, V)
+	for i := range terms {
+		p := float64(counts[i]) / math.Max(1, float64(st.tokens))
+		m.weights[i] = float32(sifA / (sifA + p))
+	}
+	m.pc = principalComponent(m, docs)
+	m.finish()
+	return m, nil
+}
+
+// csr is a sparse matrix in compressed sparse row form.
+type csr struct {
+	n      int // rows (and columns: the matrix is square)
+	rowPtr []int
+	col    []int32
+	val    []float64
+}
+
+// ppmi counts co-occurrences within window (weighted window-d+1 for
+// distance d, so counts stay integers and sums exact) and returns the
+// positive PMI matrix with context distribution smoothing.
+func ppmi(docs [][]int32, V, window int) *csr {
+	pairs := map[uint64]uint32{}
+	for _, ids := range docs {
+		for i, w := range ids {
+			for d := 1; d <= window && i+d < len(ids); d++ {
+				c := ids[i+d]
+				wt := uint32(window - d + 1)
+				pairs[uint64(w)<<32|uint64(c)] += wt
+				pairs[uint64(c)<<32|uint64(w)] += wt
+			}
+		}
+	}
+	keys := make([]uint64, 0, len(pairs))
+	for k := range pairs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	rowSum := make([]float64, V)
+	var total float64
+	for _, k := range keys {
+		c := float64(pairs[k])
+		rowSum[k>>32] += c
+		total += c
+	}
+	ctxPow := make([]float64, V)
+	var z float64
+	for j, s := range rowSum {
+		ctxPow[j] = math.Pow(s, cdsAlpha)
+		z += ctxPow[j]
+	}
+	m := &csr{n: V, rowPtr: make([]int, V+1)}
+	m.col = make([]int32, 0, len(keys))
+	m.val = make([]float64, 0, len(keys))
+	row := 0
+	for _, k := range keys {
+		i, j := int(k>>32), int32(k&0xffffffff)
+		pmi := math.Log(float64(pairs[k]) * z / (rowSum[i] * ctxPow[j]))
+		if pmi <= 0 {
+			continue
+		}
+		for row < i {
+			row++
+			m.rowPtr[row] = len(m.col)
+		}
+		m.col = append(m.col, j)
+		m.val = append(m.val, pmi)
+	}
+	for row < V {
+		row++
+		m.rowPtr[row] = len(m.col)
+	}
+	return m
+}
+
+// transpose returns mᵀ.
+func (m *csr) transpose() *csr {
+	t := &csr{n: m.n, rowPtr: make([]int, m.n+1), col: make([]int32, len(m.col)), val: make([]float64, len(m.val))}
+	for _, j := range m.col {
+		t.rowPtr[j+1]++
+	}
+	for i := range m.n {
+		t.rowPtr[i+1] += t.rowPtr[i]
+	}
+	next := slices.Clone(t.rowPtr[:m.n])
+	for i := range m.n {
+		for p := m.rowPtr[i]; p < m.rowPtr[i+1]; p++ {
+			j := m.col[p]
+			t.col[next[j]] = int32(i)
+			t.val[next[j]] = m.val[p]
+			next[j]++
+		}
+	}
+	return t
+}
+
+// mul returns m·x for a dense x with m.n rows. Rows are split across
+// goroutines; each output row is summed in a fixed order, so the result
+// does not depend on scheduling.
+func (m *csr) mul(x blas64.General) blas64.General {
+	out := blas64.General{Rows: m.n, Cols: x.Cols, Stride: x.Cols, Data: make([]float64, m.n*x.Cols)}
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	chunk := (m.n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, m.n)
+		if lo >= hi {
+			break
+		}
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				dst := out.Data[i*out.Stride : i*out.Stride+out.Cols]
+				for p := m.rowPtr[i]; p < m.rowPtr[i+1]; p++ {
+					v := m.val[p]
+					src := x.Data[int(m.col[p])*x.Stride : int(m.col[p])*x.Stride+x.Cols]
+					for k, s := range src {
+						dst[k] += v * s
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// orth returns an orthonormal basis of y's columns (thin QR).
+func orth(y blas64.General) blas64.General {
+	k := min(y.Rows, y.Cols)
+	tau := make([]float64, k)
+	work := []float64{0}
+	lapack64.Geqrf(y, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Geqrf(y, tau, work, len(work))
+	q := blas64.General{Rows: y.Rows, Cols: k, Stride: y.Stride, Data: y.Data}
+	work = []float64{0}
+	lapack64.Orgqr(q, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Orgqr(q, tau, work, len(work))
+	if k == y.Cols {
+		return q
+	}
+	out := blas64.General{Rows: y.Rows, Cols: k, Stride: k, Data: make([]float64, y.Rows*k)}
+	for i := range y.Rows {
+		copy(out.Data[i*k:(i+1)*k], y.Data[i*y.Stride:i*y.Stride+k])
+	}
+	return out
+}
+
+// truncatedSVD returns the word vectors U_k·Σ_k^eigPower of a (row-major,
+// a.n×dim, columns beyond the rank left zero), found by a randomized range
+// finder with a fixed seed and subspace iterations.
+func truncatedSVD(ctx context.Context, a *csr, dim int) ([]float32, error) {
+	V := a.n
+	k := min(dim, V)
+	l := min(k+oversample, V)
+	rng := rand.New(rand.NewPCG(svdSeed1, svdSeed2))
+	omega := blas64.General{Rows: V, Cols: l, Stride: l, Data: make([]float64, V*l)}
+	for i := range omega.Data {
+		omega.Data[i] = rng.NormFloat64()
+	}
+	at := a.transpose()
+	q := orth(a.mul(omega))
+	for range powerIters {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("offline: train: %w", err)
+		}
+		z := orth(at.mul(q))
+		q = orth(a.mul(z))
+	}
+	// Bᵀ = Aᵀ·Q; the eigenvectors of B·Bᵀ = (Bᵀ)ᵀ·Bᵀ are B's left singular vectors.
+	bt := at.mul(q)
+	c := blas64.General{Rows: q.Cols, Cols: q.Cols, Stride: q.Cols, Data: make([]float64, q.Cols*q.Cols)}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, bt, bt, 0, c)
+	for i := range c.Rows { // symmetrize exactly
+		for j := i + 1; j < c.Cols; j++ {
+			s := (c.Data[i*c.Stride+j] + c.Data[j*c.Stride+i]) / 2
+			c.Data[i*c.Stride+j], c.Data[j*c.Stride+i] = s, s
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(c.Rows, c.Data), true) {
+		return nil, fmt.Errorf("offline: train: eigendecomposition failed")
+	}
+	vals := eig.Values(nil) // ascending
+	var ev mat.Dense
+	eig.VectorsTo(&ev)
+	r := min(k, len(vals))
+	// Top r eigenvectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower.
+	e := blas64.General{Rows: q.Cols, Cols: r, Stride: r, Data: make([]float64, q.Cols*r)}
+	for j := range r {
+		src := len(vals) - 1 - j
+		scale := math.Pow(math.Max(vals[src], 0), eigPower/2)
+		for i := range q.Cols {
+			e.Data[i*r+j] = ev.At(i, src) * scale
+		}
+	}
+	u := blas64.General{Rows: V, Cols: r, Stride: r, Data: make([]float64, V*r)}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, e, 0, u)
+	// Fix each column's sign: its largest-magnitude entry is positive.
+	for j := range r {
+		best, bi := 0.0, 0
+		for i := range V {
+			if x := math.Abs(u.Data[i*r+j]); x > best {
+				best, bi = x, i
+			}
+		}
+		if u.Data[bi*r+j] < 0 {
+			for i := range V {
+				u.Data[i*r+j] = -u.Data[i*r+j]
+			}
+		}
+	}
+	vecs := make([]float32, V*dim)
+	for i := range V {
+		row := vecs[i*dim : (i+1)*dim]
+		for j := range r {
+			row[j] = float32(u.Data[i*r+j])
+		}
+		normalize(row)
+	}
+	return vecs, nil
+}
+
+// principalComponent returns the first principal component (uncentred,
+// as in SIF) of the pooled vectors of up to maxPCDocs documents, found by
+// power iteration from a fixed start.
+func principalComponent(m *model, docs [][]int32) []float32 {
+	dim := m.dim
+	var rows [][]float64
+	for d, ids := range docs {
+		if d >= maxPCDocs {
+			break
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		v := make([]float64, dim)
+		for _, i := range ids {
+			w := float64(m.weights[i])
+			for k, x := range m.vecs[int(i)*dim : int(i+1)*dim] {
+				v[k] += w * float64(x)
+			}
+		}
+		inv := 1 / float64(len(ids))
+		for k := range v {
+			v[k] *= inv
+		}
+		rows = append(rows, v)
+	}
+	pc := make([]float32, dim)
+	if len(rows) < 2 {
+		return pc
+	}
+	u := make([]float64, dim)
+	for k := range u {
+		u[k] = 1 / math.Sqrt(float64(dim))
+	}
+	next := make([]float64, dim)
+	for range pcIters {
+		clear(next)
+		for _, r := range rows {
+			var d float64
+			for k := range r {
+				d += r[k] * u[k]
+			}
+			for k := range r {
+				next[k] += d * r[k]
+			}
+		}
+		var s float64
+		for _, x := range next {
+			s += x * x
+		}
+		if s == 0 {
+			return pc
+		}
+		s = 1 / math.Sqrt(s)
+		for k := range next {
+			u[k] = next[k] * s
+		}
+	}
+	for k := range u {
+		pc[k] = float32(u[k])
+	}
+	return pc
+}
