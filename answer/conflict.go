@@ -1,0 +1,192 @@
+package answer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docent-hq/docent"
+)
+
+// minHeadingJaccard is how alike two chunks' headings must be (Jaccard
+// similarity of their title and section words) to be versions of the same
+// content.
+const minHeadingJaccard = 0.5
+
+// headingTerms are the analyzed words of a chunk's title and section path,
+// numbers left out (so "Expense policy (2021)" matches "Expense policy").
+func headingTerms(c docent.Chunk) map[string]bool {
+	set := termSet(c.Title + " " + strings.Join(c.Section, " "))
+	for t := range set {
+		if isNumber(t) {
+			delete(set, t)
+		}
+	}
+	return set
+}
+
+// similarHeadings reports whether two chunks from different documents have
+// headings alike enough to be versions of the same content.
+func similarHeadings(a, b docent.Chunk) bool {
+	if docKey(a) == docKey(b) {
+		return false
+	}
+	ha, hb := headingTerms(a), headingTerms(b)
+	if len(ha) == 0 || len(hb) == 0 {
+		return false
+	}
+	inter := 0
+	for t := range ha {
+		if hb[t] {
+			inter++
+		}
+	}
+	return float64(inter)/float64(len(ha)+len(hb)-inter) >= minHeadingJaccard
+}
+
+var amountRE = regexp.MustCompile(`(?i)([$€£])?\s?(\d[\d,]*(?:\.\d+)?)\s?(%|percent\b|k\b|(?:business |working |calendar )?days?\b|weeks?\b|months?\b|years?\b|hours?\b|nights?\b|minutes?\b|per [a-z]+\b)?`)
+
+// amounts returns the normalized amounts in text: numbers with their
+// currency and unit ("$250", "30 day", "15%"). Numbers glued to letters or
+// hyphens (error codes like VPN-E12, dates like 2026-01-05) and bare years
+// (1900-2099 without a currency or unit) are left out.
+func amounts(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, m := range amountRE.FindAllStringSubmatchIndex(text, -1) {
+		numStart := m[4]
+		if m[2] >= 0 {
+			numStart = m[2]
+		}
+		if numStart > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(text[:numStart])
+			if unicode.IsLetter(prev) || unicode.IsDigit(prev) || strings.ContainsRune("-_./:#", prev) {
+				continue
+			}
+		}
+		num := strings.ReplaceAll(text[m[4]:m[5]], ",", "")
+		if next := m[5]; m[6] < 0 && next < len(text) {
+			r, _ := utf8.DecodeRuneInString(text[next:])
+			if unicode.IsLetter(r) || r == '-' {
+				continue
+			}
+		}
+		cur, unit := "", ""
+		if m[2] >= 0 {
+			cur = text[m[2]:m[3]]
+		}
+		if m[6] >= 0 {
+			unit = strings.ToLower(text[m[6]:m[7]])
+			unit = strings.TrimSuffix(unit, "s")
+			if unit == "percent" {
+				unit = "%"
+			}
+		}
+		if cur == "" && unit == "" && len(num) == 4 && (strings.HasPrefix(num, "19") || strings.HasPrefix(num, "20")) {
+			continue
+		}
+		a := cur + num
+		if unit == "%" {
+			a += "%"
+		} else if unit != "" {
+			a += " " + unit
+		}
+		set[a] = true
+	}
+	return set
+}
+
+func isNumber(t string) bool {
+	for _, r := range t {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// relevantAmounts are the amounts in the units of c that match the
+// question (by term or heading); all of c's amounts when none match.
+func relevantAmounts(c docent.Chunk, sc *scorer) map[string]bool {
+	set := map[string]bool{}
+	units := splitUnits(c)
+	for _, u := range units {
+		if sc.coverage(u.Terms, u.Context, contextWeight) > 0 {
+			for a := range amounts(u.Text) {
+				set[a] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		for _, u := range units {
+			for a := range amounts(u.Text) {
+				set[a] = true
+			}
+		}
+	}
+	return set
+}
+
+// conflicts reports whether a and b are versions of the same content that
+// disagree: similar headings, and each mentions an amount the other does
+// not. It returns the amounts only a has and only b has.
+func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
+	if !similarHeadings(a, b) {
+		return false, nil, nil
+	}
+	aa, ab := relevantAmounts(a, sc), relevantAmounts(b, sc)
+	onlyA, onlyB := minus(aa, ab), minus(ab, aa)
+	return len(onlyA) > 0 && len(onlyB) > 0, onlyA, onlyB
+}
+
+func minus(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// detectConflict finds the first pair of sources (in rank order) that
+// conflict and returns it with a description for Trace.Conflict. The
+// newer document is the one updated later; on a tie, the better ranked.
+func detectConflict(srcs []Source, sc *scorer) (*Conflict, string) {
+	for i := range srcs {
+		for j := i + 1; j < len(srcs); j++ {
+			a, b := srcs[i], srcs[j]
+			ok, onlyA, onlyB := conflicts(a.Hit.Chunk, b.Hit.Chunk, sc)
+			if !ok {
+				continue
+			}
+			if b.Hit.Chunk.UpdatedAt.After(a.Hit.Chunk.UpdatedAt) {
+				a, b = b, a
+				onlyA, onlyB = onlyB, onlyA
+			}
+			var shared []string
+			hb := headingTerms(b.Hit.Chunk)
+			for t := range headingTerms(a.Hit.Chunk) {
+				if hb[t] {
+					shared = append(shared, t)
+				}
+			}
+			sort.Strings(shared)
+			desc := fmt.Sprintf("newer %s (%s) says %s; older %s (%s) says %s",
+				a.Hit.Chunk.DocID, dateOf(a.Hit.Chunk), strings.Join(onlyA, ", "),
+				b.Hit.Chunk.DocID, dateOf(b.Hit.Chunk), strings.Join(onlyB, ", "))
+			return &Conflict{Newer: a.N, Older: b.N, Terms: shared}, desc
+		}
+	}
+	return nil, ""
+}
+
+func dateOf(c docent.Chunk) string {
+	if c.UpdatedAt.IsZero() {
+		return "date unknown"
+	}
+	return "updated " + c.UpdatedAt.Format("2006-01-02")
+}

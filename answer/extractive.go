@@ -1,0 +1,196 @@
+package answer
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Extractive is the offline Generator: it quotes the sentences of the
+// sources that best match the question and cites each one. It needs no
+// network and no model, and it never writes a word that is not in a source.
+type Extractive struct {
+	// MaxUnits is the most sentences (list items, table rows) quoted; default 4.
+	MaxUnits int
+	// MaxSources is the most sources quoted from; default 3.
+	MaxSources int
+}
+
+var _ Generator = (*Extractive)(nil)
+
+// NewExtractive returns an Extractive generator with the defaults.
+func NewExtractive() *Extractive { return &Extractive{MaxUnits: 4, MaxSources: 3} }
+
+// Extractive scoring: a unit scores its IDF-weighted coverage of the
+// question terms (terms found only in the headings above it count
+// contextWeight) plus rankBonus/(1+source index). Units scoring below
+// keepRatio of the best unit are not quoted.
+const (
+	contextWeight = 0.5
+	rankBonus     = 0.1
+	keepRatio     = 0.6
+)
+
+// scoredUnit is a unit of one source with its score.
+type scoredUnit struct {
+	unit
+	src   int // index into the request's sources
+	score float64
+	cov   float64
+}
+
+// Generate quotes 1 to MaxUnits units from at most MaxSources sources, in
+// source order and, within a source, document order; each unit is followed
+// by its source's [n]. With a conflict it quotes the newer source first
+// and the older second and says that they differ. It returns empty text
+// when no unit shares a term with the question.
+func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateResult, error) {
+	maxUnits, maxSources := e.MaxUnits, e.MaxSources
+	if maxUnits <= 0 {
+		maxUnits = 4
+	}
+	if maxSources <= 0 {
+		maxSources = 3
+	}
+	sc := requestScorer(req)
+	perSource := make([][]scoredUnit, len(req.Sources))
+	var all []scoredUnit
+	for i, s := range req.Sources {
+		for _, u := range splitUnits(s.Hit.Chunk) {
+			cov := sc.coverage(u.Terms, u.Context, contextWeight)
+			if cov == 0 {
+				continue
+			}
+			su := scoredUnit{unit: u, src: i, cov: cov, score: cov + rankBonus/float64(1+i)}
+			perSource[i] = append(perSource[i], su)
+			all = append(all, su)
+		}
+	}
+	byScore := func(us []scoredUnit) {
+		sort.SliceStable(us, func(a, b int) bool {
+			if us[a].score != us[b].score {
+				return us[a].score > us[b].score
+			}
+			if us[a].src != us[b].src {
+				return us[a].src < us[b].src
+			}
+			return us[a].Ord < us[b].Ord
+		})
+	}
+	if c := req.Conflict; c != nil {
+		newer, older := indexOfSource(req.Sources, c.Newer), indexOfSource(req.Sources, c.Older)
+		if newer >= 0 && older >= 0 && len(perSource[newer]) > 0 && len(perSource[older]) > 0 {
+			byScore(perSource[newer])
+			byScore(perSource[older])
+			return GenerateResult{Text: conflictText(req, perSource[newer][0], perSource[older][0])}, nil
+		}
+	}
+	if len(all) == 0 {
+		return GenerateResult{}, nil
+	}
+	byScore(all)
+	cut := all[0].score * keepRatio
+	var picked []scoredUnit
+	srcOrder := []int{}
+	seenText := map[string]bool{}
+	for _, u := range all {
+		if len(picked) == maxUnits || u.score < cut {
+			break
+		}
+		if seenText[u.Text] {
+			continue
+		}
+		if !containsInt(srcOrder, u.src) {
+			if len(srcOrder) == maxSources {
+				continue
+			}
+			srcOrder = append(srcOrder, u.src)
+		}
+		seenText[u.Text] = true
+		picked = append(picked, u)
+	}
+	// Readable order: sources in order of their best unit, units in
+	// document order within a source.
+	rank := map[int]int{}
+	for i, s := range srcOrder {
+		rank[s] = i
+	}
+	sort.SliceStable(picked, func(a, b int) bool {
+		if picked[a].src != picked[b].src {
+			return rank[picked[a].src] < rank[picked[b].src]
+		}
+		return picked[a].Ord < picked[b].Ord
+	})
+	parts := make([]string, len(picked))
+	for i, u := range picked {
+		parts[i] = cite(u.Text, req.Sources[u.src].N)
+	}
+	return GenerateResult{Text: strings.Join(parts, " ")}, nil
+}
+
+// requestScorer builds a scorer from the request's terms, or from the
+// question with equal weights when the request carries none.
+func requestScorer(req GenerateRequest) *scorer {
+	sc := &scorer{idf: map[string]float64{}}
+	if len(req.Terms) > 0 {
+		for t, w := range req.Terms {
+			sc.terms = append(sc.terms, t)
+			sc.idf[t] = w
+			sc.total += w
+		}
+		sort.Strings(sc.terms)
+		return sc
+	}
+	for _, t := range queryTerms(req.Question) {
+		sc.terms = append(sc.terms, t)
+		sc.idf[t] = 1
+		sc.total++
+	}
+	return sc
+}
+
+// conflictText says that two sources differ, quoting the newer first.
+func conflictText(req GenerateRequest, newer, older scoredUnit) string {
+	n, o := req.Sources[newer.src], req.Sources[older.src]
+	return fmt.Sprintf("Note: these sources differ; the most recent (%s) says \"%s\" [%d]; an older version (%s) says \"%s\" [%d].",
+		describe(n), trimEnd(newer.Text), n.N, describe(o), trimEnd(older.Text), o.N)
+}
+
+// describe names a source as "Title, updated 2006-01-02".
+func describe(s Source) string {
+	c := s.Hit.Chunk
+	if c.UpdatedAt.IsZero() {
+		return c.Title
+	}
+	return c.Title + ", updated " + c.UpdatedAt.Format("2006-01-02")
+}
+
+// cite puts the marker before the unit's final punctuation: "text [n]."
+func cite(text string, n int) string {
+	return trimEnd(text) + " [" + strconv.Itoa(n) + "]."
+}
+
+// trimEnd removes final sentence punctuation.
+func trimEnd(s string) string {
+	return strings.TrimRight(strings.TrimSpace(s), ".!?:;,")
+}
+
+func indexOfSource(srcs []Source, n int) int {
+	for i, s := range srcs {
+		if s.N == n {
+			return i
+		}
+	}
+	return -1
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

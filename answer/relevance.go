@@ -1,0 +1,137 @@
+package answer
+
+import (
+	"math"
+
+	"github.com/kljensen/snowball/english"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
+)
+
+// DefaultMinScore is the relevance threshold used when Options.MinScore is
+// 0. With DefaultWeights a chunk reaches it by containing every question
+// term, or most of them with a fair cosine; see the package documentation.
+const DefaultMinScore = 0.5
+
+// Weights combine the components of the relevance signal. Each component
+// lies in [0, 1]; weights that sum to 1 keep relevance in [0, 1] as well.
+type Weights struct {
+	// Coverage weighs the IDF-weighted share of question terms in the chunk.
+	Coverage float64
+	// Vector weighs the chunk's cosine similarity to the question.
+	Vector float64
+	// Keyword weighs whether BM25 returned the chunk at all.
+	Keyword float64
+}
+
+// DefaultWeights are the weights used when Options.Weights is zero.
+var DefaultWeights = Weights{Coverage: 0.6, Vector: 0.3, Keyword: 0.1}
+
+// fillers are question words that carry no topic; they are removed from
+// the question's terms (after stemming) on top of the English stopwords.
+var fillers = stemSet("much", "many", "can", "could", "would", "get", "got",
+	"need", "want", "like", "know", "tell", "please", "also", "anyone",
+	"someone", "somebody", "thing", "things", "way", "okay", "ok", "hi",
+	"hello", "hey", "thanks", "thank", "possible", "actually", "really",
+	"exactly", "supposed", "question", "wondering")
+
+func stemSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[english.Stem(w, true)] = true
+	}
+	return m
+}
+
+// queryTerms returns the distinct content terms of a question, in order.
+func queryTerms(text string) []string {
+	seen := map[string]bool{}
+	var terms []string
+	search.AnalyzeFunc(text, func(t string) {
+		if fillers[t] || seen[t] {
+			return
+		}
+		seen[t] = true
+		terms = append(terms, t)
+	})
+	return terms
+}
+
+// termSet returns the set of analyzed terms in text.
+func termSet(text string) map[string]bool {
+	set := map[string]bool{}
+	search.AnalyzeFunc(text, func(t string) { set[t] = true })
+	return set
+}
+
+// relevance is the absolute relevance of one candidate, with its parts.
+type relevance struct {
+	Coverage float64
+	Vector   float64
+	Keyword  float64
+	Score    float64
+}
+
+// scorer measures relevance of candidates to one question.
+type scorer struct {
+	terms   []string
+	idf     map[string]float64
+	total   float64 // Σ idf over terms
+	weights Weights
+}
+
+// newScorer estimates IDF for the question terms over the candidate term
+// sets, preferring known values from idf when it is not nil.
+func newScorer(terms []string, sets []map[string]bool, known func(string) (float64, bool), w Weights) *scorer {
+	s := &scorer{terms: terms, idf: make(map[string]float64, len(terms)), weights: w}
+	n := float64(len(sets))
+	for _, t := range terms {
+		if known != nil {
+			if v, ok := known(t); ok && v > 0 {
+				s.idf[t] = v
+				s.total += v
+				continue
+			}
+		}
+		df := 0.0
+		for _, set := range sets {
+			if set[t] {
+				df++
+			}
+		}
+		v := math.Log(1 + (n-df+0.5)/(df+0.5))
+		s.idf[t] = v
+		s.total += v
+	}
+	return s
+}
+
+// coverage is the IDF-weighted share of question terms found in set, with
+// terms found only in extra (heading context) counting extraWeight.
+func (s *scorer) coverage(set, extra map[string]bool, extraWeight float64) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	got := 0.0
+	for _, t := range s.terms {
+		switch {
+		case set[t]:
+			got += s.idf[t]
+		case extra[t]:
+			got += extraWeight * s.idf[t]
+		}
+	}
+	return got / s.total
+}
+
+// score combines the components for one hit whose text has term set set.
+func (s *scorer) score(h docent.Hit, set map[string]bool) relevance {
+	r := relevance{Coverage: s.coverage(set, nil, 0)}
+	r.Vector = math.Max(0, math.Min(1, h.VectorScore))
+	if h.KeywordRank > 0 {
+		r.Keyword = 1
+	}
+	r.Score = s.weights.Coverage*r.Coverage + s.weights.Vector*r.Vector + s.weights.Keyword*r.Keyword
+	return r
+}
