@@ -1,0 +1,555 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/docent-hq/docent"
+)
+
+// Kind classifies a golden question by what it tests.
+type Kind string
+
+// Kinds of golden questions.
+const (
+	// KindParaphrase asks in other words than the document uses.
+	KindParaphrase Kind = "paraphrase"
+	// KindExact uses the document's own terms (names, codes, error messages).
+	KindExact Kind = "exact"
+	// KindMulti needs more than one document to answer.
+	KindMulti Kind = "multi"
+	// KindUnanswerable is not covered by the documents: docent should say
+	// it does not know.
+	KindUnanswerable Kind = "unanswerable"
+)
+
+// Kinds lists every known kind, in report order.
+var Kinds = []Kind{KindParaphrase, KindExact, KindMulti, KindUnanswerable}
+
+func (k Kind) known() bool {
+	for _, known := range Kinds {
+		if k == known {
+			return true
+		}
+	}
+	return false
+}
+
+// Golden is a golden set: questions with the documents that answer them.
+type Golden struct {
+	// Questions are the golden questions, in file order.
+	Questions []GoldenQuestion `yaml:"questions" json:"questions"`
+}
+
+// GoldenQuestion is one question of a golden set.
+type GoldenQuestion struct {
+	// ID names the question; unique within the set.
+	ID string `yaml:"id" json:"id"`
+	// Question is the question text as a person would ask it.
+	Question string `yaml:"question" json:"question"`
+	// Kind is what the question tests.
+	Kind Kind `yaml:"kind" json:"kind"`
+	// Expect lists the documents (and optionally sections) that answer
+	// it; empty exactly when Kind is unanswerable.
+	Expect []Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
+	// Line is the question's line in the file it was loaded from, 0 when
+	// it was not loaded from a file.
+	Line int `yaml:"-" json:"line,omitempty"`
+}
+
+// Expect is a document, and optionally a section of it, that answers a
+// golden question.
+type Expect struct {
+	// Doc is the document's path inside its source (Document.Path); it
+	// matches a chunk whose DocID is "<source>:<Doc>" (or exactly Doc).
+	Doc string `yaml:"doc" json:"doc"`
+	// Section is a heading of the answering section; it matches a chunk
+	// whose Section path contains it (case-insensitive). Optional.
+	Section string `yaml:"section,omitempty" json:"section,omitempty"`
+}
+
+// LoadGolden reads and validates the golden set YAML file at path.
+// Unknown keys, syntax errors and invalid questions are errors that name
+// the file and line.
+func LoadGolden(path string) (*Golden, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: golden: %w", err)
+	}
+	return ParseGolden(path, data)
+}
+
+// ParseGolden parses and validates a golden set; name is used in errors.
+func ParseGolden(name string, data []byte) (*Golden, error) {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, yamlError(name, err)
+	}
+	var body ast.Node
+	for _, doc := range file.Docs {
+		if doc.Body == nil {
+			continue
+		}
+		if body != nil {
+			return nil, fmt.Errorf("eval: golden: %s: more than one YAML document", name)
+		}
+		body = doc.Body
+	}
+	if body == nil {
+		return nil, fmt.Errorf("eval: golden: %s: empty file", name)
+	}
+	var g Golden
+	if err := yaml.NodeToValue(body, &g, yaml.DisallowUnknownField()); err != nil {
+		return nil, yamlError(name, err)
+	}
+	// Record each question's line from the AST.
+	if m, ok := body.(*ast.MappingNode); ok {
+		for _, kv := range m.Values {
+			if kv.Key.String() != "questions" {
+				continue
+			}
+			if seq, ok := kv.Value.(*ast.SequenceNode); ok {
+				for i, item := range seq.Values {
+					if i < len(g.Questions) && item.GetToken() != nil {
+						g.Questions[i].Line = item.GetToken().Position.Line
+					}
+				}
+			}
+		}
+	}
+	if err := g.validate(name); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// yamlError formats a go-yaml error as "eval: golden: name:line:col: msg".
+func yamlError(name string, err error) error {
+	var yerr yaml.Error
+	if errors.As(err, &yerr) && yerr.GetToken() != nil {
+		pos := yerr.GetToken().Position
+		return fmt.Errorf("eval: golden: %s:%d:%d: %s", name, pos.Line, pos.Column, yerr.GetMessage())
+	}
+	return fmt.Errorf("eval: golden: %s: %w", name, err)
+}
+
+// Validate checks the set: at least one question; every question has a
+// unique id, text and a known kind; expect is empty exactly for
+// unanswerable questions; every expected doc is named. All problems are
+// reported, joined.
+func (g *Golden) Validate() error {
+	return g.validate("golden set")
+}
+
+func (g *Golden) validate(name string) error {
+	if len(g.Questions) == 0 {
+		return fmt.Errorf("eval: golden: %s: no questions", name)
+	}
+	var errs []error
+	seen := make(map[string]int)
+	for i, q := range g.Questions {
+		where := name
+		if q.Line > 0 {
+			where = fmt.Sprintf("%s:%d", name, q.Line)
+		}
+		bad := func(format string, args ...any) {
+			label := fmt.Sprintf("question %d", i+1)
+			if q.ID != "" {
+				label = fmt.Sprintf("question %q", q.ID)
+			}
+			errs = append(errs, fmt.Errorf("eval: golden: %s: %s: %s", where, label, fmt.Sprintf(format, args...)))
+		}
+		if strings.TrimSpace(q.ID) == "" {
+			bad("missing id")
+		} else if prev, dup := seen[q.ID]; dup {
+			bad("duplicate id (first at question %d)", prev)
+		} else {
+			seen[q.ID] = i + 1
+		}
+		if strings.TrimSpace(q.Question) == "" {
+			bad("missing question text")
+		}
+		switch {
+		case q.Kind == "":
+			bad("missing kind (want %s)", kindList())
+		case !q.Kind.known():
+			bad("unknown kind %q (want %s)", q.Kind, kindList())
+		case q.Kind == KindUnanswerable && len(q.Expect) > 0:
+			bad("unanswerable question must not list expected documents")
+		case q.Kind != KindUnanswerable && len(q.Expect) == 0:
+			bad("%s question must list at least one expected document", q.Kind)
+		}
+		for j, e := range q.Expect {
+			if strings.TrimSpace(e.Doc) == "" {
+				bad("expect %d: missing doc", j+1)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func kindList() string {
+	s := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Answerer answers a question through the full pipeline (retrieval,
+// threshold, generation, citation checks).
+type Answerer interface {
+	// Answer answers q. An error is recorded against the question and
+	// the run goes on; a cancelled context ends the run.
+	Answer(ctx context.Context, q docent.Question) (docent.Answer, error)
+}
+
+// AnswererFunc adapts a function to an Answerer.
+type AnswererFunc func(ctx context.Context, q docent.Question) (docent.Answer, error)
+
+// Answer calls f.
+func (f AnswererFunc) Answer(ctx context.Context, q docent.Question) (docent.Answer, error) {
+	return f(ctx, q)
+}
+
+// GoldenPlatform is the Question.Platform of golden-set questions, so
+// that their turns can be told apart from real ones.
+const GoldenPlatform = "eval"
+
+// GoldenReport is the outcome of a golden-set run.
+//
+// Retrieval metrics come from Answer.Trace.Candidates ranked by document
+// (a document ranks where its best chunk does) and are averaged over
+// answerable questions; a rate with an empty denominator is 0.
+type GoldenReport struct {
+	// Questions, Answerable and Unanswerable count the questions run.
+	Questions    int `json:"questions"`
+	Answerable   int `json:"answerable"`
+	Unanswerable int `json:"unanswerable"`
+	// Passed counts questions that passed (see GoldenRow.Pass), and
+	// PassRate is Passed / Questions.
+	Passed   int     `json:"passed"`
+	PassRate float64 `json:"pass_rate"`
+	// Errors counts questions whose Answerer call failed.
+	Errors int `json:"errors"`
+	// HitAt1, HitAt3 and HitAt5 are the shares of answerable questions
+	// with an expected document within the top 1, 3 and 5 documents.
+	HitAt1 float64 `json:"hit_at_1"`
+	HitAt3 float64 `json:"hit_at_3"`
+	HitAt5 float64 `json:"hit_at_5"`
+	// MRR10 is the mean reciprocal rank of the first expected document
+	// within the top 10 documents.
+	MRR10 float64 `json:"mrr_at_10"`
+	// DocRecall5 is the mean share of a question's expected documents
+	// found within the top 5 (it matters for multi questions).
+	DocRecall5 float64 `json:"doc_recall_at_5"`
+	// SectionHitAt5 is the share of SectionQuestions (answerable questions
+	// that name at least one section) with a candidate chunk among the
+	// first 5 candidates whose document and section match an expectation.
+	SectionHitAt5    float64 `json:"section_hit_at_5"`
+	SectionQuestions int     `json:"section_questions"`
+	// AnsweredRate is the share of answerable questions answered, and
+	// FalseNotFoundRate the share of them that came back not_found.
+	AnsweredRate      float64 `json:"answered_rate"`
+	FalseNotFoundRate float64 `json:"false_not_found_rate"`
+	// CitationPrecision is CitationsCorrect / Citations over answerable
+	// questions: the share of citations that point at an expected
+	// document (micro-averaged, so each citation counts once).
+	CitationPrecision float64 `json:"citation_precision"`
+	Citations         int     `json:"citations"`
+	CitationsCorrect  int     `json:"citations_correct"`
+	// NotFoundAccuracy is the share of unanswerable questions that came
+	// back not_found.
+	NotFoundAccuracy float64 `json:"not_found_accuracy"`
+	// LatencyP50 and LatencyP95 are Answerer latency percentiles.
+	LatencyP50 time.Duration `json:"latency_p50_ns"`
+	LatencyP95 time.Duration `json:"latency_p95_ns"`
+	// ByKind breaks the results down by kind, in Kinds order, for kinds
+	// present in the set.
+	ByKind []KindStats `json:"by_kind"`
+	// Rows holds one row per question, in golden-set order.
+	Rows []GoldenRow `json:"rows"`
+}
+
+// KindStats summarizes the questions of one kind.
+type KindStats struct {
+	// Kind is the kind summarized.
+	Kind Kind `json:"kind"`
+	// Questions and Passed count its questions and those that passed.
+	Questions int     `json:"questions"`
+	Passed    int     `json:"passed"`
+	PassRate  float64 `json:"pass_rate"`
+	// HitAt5 and MRR10 are the retrieval metrics (0 for unanswerable).
+	HitAt5 float64 `json:"hit_at_5"`
+	MRR10  float64 `json:"mrr_at_10"`
+	// AnsweredRate and NotFoundRate are the shares answered and not_found:
+	// for unanswerable questions NotFoundRate is the not-found accuracy,
+	// for the others it is the false not-found rate.
+	AnsweredRate float64 `json:"answered_rate"`
+	NotFoundRate float64 `json:"not_found_rate"`
+}
+
+// GoldenRow is one question's outcome, meant to be diffed between runs.
+type GoldenRow struct {
+	// ID and Kind identify the question.
+	ID   string `json:"id"`
+	Kind Kind   `json:"kind"`
+	// Status is the answer status (error when the Answerer failed).
+	Status docent.Status `json:"status"`
+	// FirstRank is the document rank of the first expected document among
+	// all candidates, 0 when none was retrieved (or unanswerable).
+	FirstRank int `json:"first_rank"`
+	// Expected and Found5 count the expected documents and those within
+	// the top 5.
+	Expected int `json:"expected"`
+	Found5   int `json:"found_at_5"`
+	// SectionHit reports a section match within the first 5 candidates.
+	SectionHit bool `json:"section_hit"`
+	// Citations and CitationsCorrect count the answer's citations and
+	// those pointing at an expected document.
+	Citations        int `json:"citations"`
+	CitationsCorrect int `json:"citations_correct"`
+	// Pass is true for an unanswerable question that came back not_found,
+	// and for an answerable one that was answered, has an expected
+	// document within the top 5, and cites at least one expected document.
+	Pass bool `json:"pass"`
+	// Error is the Answerer's error, if any.
+	Error string `json:"error,omitempty"`
+	// Latency is how long the Answerer took.
+	Latency time.Duration `json:"latency_ns"`
+}
+
+// docKey returns the Document.Path part of a DocID ("<source>:<path>").
+func docKey(docID string) string {
+	if _, path, ok := strings.Cut(docID, ":"); ok {
+		return path
+	}
+	return docID
+}
+
+// expectedDoc returns the expected doc path that docID matches: the
+// whole DocID or its part after the first ':'.
+func expectedDoc(docID string, expected map[string]bool) (string, bool) {
+	if expected[docID] {
+		return docID, true
+	}
+	if k := docKey(docID); expected[k] {
+		return k, true
+	}
+	return "", false
+}
+
+// RunGolden asks every question of g through a and scores the answers.
+// It stops early only when ctx is done.
+func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error) {
+	rep := GoldenReport{Questions: len(g.Questions), Rows: make([]GoldenRow, 0, len(g.Questions))}
+	type kindAcc struct {
+		n, passed, answered, notFound int
+		hit5, mrr                     float64
+	}
+	kinds := make(map[Kind]*kindAcc)
+	var (
+		latencies                   []time.Duration
+		answered, falseNotFound     int
+		notFound, sectionHits       int
+		hit1, hit3, hit5, mrr, rec5 float64
+	)
+	for _, q := range g.Questions {
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("eval: golden: %w", err)
+		}
+		start := time.Now()
+		ans, err := a.Answer(ctx, docent.Question{Text: q.Question, Platform: GoldenPlatform})
+		lat := time.Since(start)
+		if err != nil && ctx.Err() != nil {
+			return rep, fmt.Errorf("eval: golden: question %s: %w", q.ID, err)
+		}
+		latencies = append(latencies, lat)
+		row := GoldenRow{ID: q.ID, Kind: q.Kind, Status: ans.Status, Latency: lat}
+		if err != nil {
+			row.Status = docent.StatusError
+			row.Error = err.Error()
+			rep.Errors++
+		}
+		ka := kinds[q.Kind]
+		if ka == nil {
+			ka = &kindAcc{}
+			kinds[q.Kind] = ka
+		}
+		ka.n++
+		switch row.Status {
+		case docent.StatusAnswered:
+			ka.answered++
+		case docent.StatusNotFound:
+			ka.notFound++
+		}
+
+		if q.Kind == KindUnanswerable {
+			rep.Unanswerable++
+			row.Pass = row.Status == docent.StatusNotFound
+			if row.Pass {
+				notFound++
+			}
+		} else {
+			rep.Answerable++
+			ranked, rel := scoreAnswerable(q, ans, &row)
+			hit1 += HitAt(ranked, rel, 1)
+			hit3 += HitAt(ranked, rel, 3)
+			h5 := HitAt(ranked, rel, 5)
+			m := MRR(ranked, rel, 10)
+			hit5 += h5
+			mrr += m
+			rec5 += Recall(ranked, rel, 5)
+			ka.hit5 += h5
+			ka.mrr += m
+			if hasSection(q) {
+				rep.SectionQuestions++
+				if row.SectionHit {
+					sectionHits++
+				}
+			}
+			rep.Citations += row.Citations
+			rep.CitationsCorrect += row.CitationsCorrect
+			switch row.Status {
+			case docent.StatusAnswered:
+				answered++
+			case docent.StatusNotFound:
+				falseNotFound++
+			}
+		}
+		if row.Pass {
+			rep.Passed++
+			ka.passed++
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+
+	rep.PassRate = ratio(rep.Passed, rep.Questions)
+	if n := float64(rep.Answerable); n > 0 {
+		rep.HitAt1, rep.HitAt3, rep.HitAt5 = hit1/n, hit3/n, hit5/n
+		rep.MRR10 = mrr / n
+		rep.DocRecall5 = rec5 / n
+	}
+	rep.SectionHitAt5 = ratio(sectionHits, rep.SectionQuestions)
+	rep.AnsweredRate = ratio(answered, rep.Answerable)
+	rep.FalseNotFoundRate = ratio(falseNotFound, rep.Answerable)
+	rep.CitationPrecision = ratio(rep.CitationsCorrect, rep.Citations)
+	rep.NotFoundAccuracy = ratio(notFound, rep.Unanswerable)
+	rep.LatencyP50 = Percentile(latencies, 50)
+	rep.LatencyP95 = Percentile(latencies, 95)
+	for _, k := range Kinds {
+		ka := kinds[k]
+		if ka == nil {
+			continue
+		}
+		ks := KindStats{
+			Kind:         k,
+			Questions:    ka.n,
+			Passed:       ka.passed,
+			PassRate:     ratio(ka.passed, ka.n),
+			AnsweredRate: ratio(ka.answered, ka.n),
+			NotFoundRate: ratio(ka.notFound, ka.n),
+		}
+		if k != KindUnanswerable {
+			ks.HitAt5 = ka.hit5 / float64(ka.n)
+			ks.MRR10 = ka.mrr / float64(ka.n)
+		}
+		rep.ByKind = append(rep.ByKind, ks)
+	}
+	return rep, nil
+}
+
+// scoreAnswerable fills the retrieval, section, citation and pass fields
+// of row for an answerable question, and returns the document ranking
+// and the relevance judgments it was scored with.
+func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranked []string, rel map[string]int) {
+	expected := make(map[string]bool, len(q.Expect))
+	rel = make(map[string]int, len(q.Expect))
+	for _, e := range q.Expect {
+		expected[e.Doc] = true
+		rel[e.Doc] = 1
+	}
+	ranked = rankCandidateDocs(ans.Trace.Candidates, expected)
+	row.Expected = len(expected)
+	row.FirstRank = FirstRelevantRank(ranked, rel, 0)
+	forEachUnique(ranked, 5, func(_ int, id string) {
+		if rel[id] > 0 {
+			row.Found5++
+		}
+	})
+	row.SectionHit = sectionHit(q.Expect, ans.Trace.Candidates, 5)
+	row.Citations = len(ans.Citations)
+	for _, c := range ans.Citations {
+		if _, ok := expectedDoc(c.DocID, expected); ok {
+			row.CitationsCorrect++
+		}
+	}
+	row.Pass = row.Status == docent.StatusAnswered &&
+		row.FirstRank >= 1 && row.FirstRank <= 5 &&
+		row.CitationsCorrect > 0
+	return ranked, rel
+}
+
+// rankCandidateDocs ranks documents by their best chunk among the
+// candidates; documents matching an expected doc are named by its path.
+func rankCandidateDocs(cands []docent.Hit, expected map[string]bool) []string {
+	seen := make(map[string]bool, len(cands))
+	var ranked []string
+	for _, h := range cands {
+		id := h.Chunk.DocID
+		if e, ok := expectedDoc(id, expected); ok {
+			id = e
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		ranked = append(ranked, id)
+	}
+	return ranked
+}
+
+// sectionHit reports whether one of the first k candidates is a chunk of
+// an expected document whose section path contains the expected heading.
+func sectionHit(expect []Expect, cands []docent.Hit, k int) bool {
+	for _, h := range cands[:min(k, len(cands))] {
+		for _, e := range expect {
+			if e.Section == "" {
+				continue
+			}
+			if _, ok := expectedDoc(h.Chunk.DocID, map[string]bool{e.Doc: true}); !ok {
+				continue
+			}
+			for _, s := range h.Chunk.Section {
+				if strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(e.Section)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func hasSection(q GoldenQuestion) bool {
+	for _, e := range q.Expect {
+		if e.Section != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func ratio(n, d int) float64 {
+	if d == 0 {
+		return 0
+	}
+	return float64(n) / float64(d)
+}
