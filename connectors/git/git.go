@@ -1,0 +1,641 @@
+// Package git is a documentation source over a Git repository, read with
+// go-git (no git binary needed for local and HTTP(S) repositories).
+//
+// A remote repository is cloned (bare) into the data directory on the first
+// sync and fetched on every later one; a local repository is opened in
+// place. Documents are always read from the branch's commit tree, never from
+// a worktree, so uncommitted edits are not indexed.
+//
+// Syncs are incremental: the cursor records the commit last synced, and the
+// next sync diffs that commit's tree against the branch head (with rename
+// detection), re-reading only the files that changed.
+package git
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
+)
+
+// Auth is HTTP(S) basic authentication for a remote repository. With a
+// personal access token, Token is the token and Username may stay empty.
+type Auth struct {
+	// Username is the basic-auth user name; "x-access-token" when empty
+	// (GitHub's convention; GitLab and Bitbucket accept any name with a
+	// token).
+	Username string
+	// Token is the password or access token. It never appears in errors
+	// or logs.
+	Token string
+}
+
+// Options configure a git source. Exactly one of URL and Path is set.
+type Options struct {
+	// URL is a remote repository to clone and fetch: https://, http://,
+	// ssh://, file:// or a local path to another repository.
+	URL string
+	// Path is a local repository read in place; a folder inside one finds
+	// the enclosing repository (paths stay relative to its root: use
+	// Subdir to restrict the source to a folder).
+	Path string
+	// Branch is the branch to index: by default the remote's HEAD branch
+	// (URL) or the current HEAD (Path).
+	Branch string
+	// Subdir restricts the source to one folder; document paths are
+	// relative to it.
+	Subdir string
+	// Include are doublestar globs of the paths (relative to Subdir) to
+	// index; connectors.DefaultInclude when empty.
+	Include []string
+	// Exclude are doublestar globs of paths to skip even if included.
+	Exclude []string
+	// WebURL is a template for document URLs with {repo} (the repository
+	// name, without .git), {branch} and {path} (the path in the
+	// repository, including Subdir), for example
+	// "https://github.com/acme/{repo}/blob/{branch}/{path}".
+	WebURL string
+	// Space is the Document.Space of documents whose front matter names
+	// none; the repository name when empty.
+	Space string
+	// Auth authenticates HTTP(S) remotes.
+	Auth Auth
+	// DataDir holds clones of remote repositories, in DataDir/git/<name>.
+	// Required with URL.
+	DataDir string
+	// MaxBytes is the largest file read; connectors.DefaultMaxBytes when
+	// 0, no limit when negative. Larger files go to Changes.Failed.
+	MaxBytes int
+	// Logger receives sync progress; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Source reads documents from one branch of a Git repository.
+type Source struct {
+	name     string
+	opts     Options
+	repoName string
+	subdir   string
+	fp       string // fingerprint of the options that shape documents
+	log      *slog.Logger
+
+	mu sync.Mutex // serializes syncs: one clone directory per source
+}
+
+var _ connectors.Source = (*Source)(nil)
+
+// New returns a git source named name. It checks the options without
+// touching the repository: the first Changes call clones or opens it.
+func New(name string, opts Options) (*Source, error) {
+	if name == "" {
+		return nil, errors.New("git: source name is empty")
+	}
+	switch {
+	case opts.URL == "" && opts.Path == "":
+		return nil, fmt.Errorf("git: source %q: set url or path", name)
+	case opts.URL != "" && opts.Path != "":
+		return nil, fmt.Errorf("git: source %q: set url or path, not both", name)
+	case opts.URL != "" && opts.DataDir == "":
+		return nil, fmt.Errorf("git: source %q: a remote url needs a data directory to clone into", name)
+	}
+	if err := connectors.ValidatePatterns(opts.Include); err != nil {
+		return nil, fmt.Errorf("git: source %q: include: %w", name, err)
+	}
+	if err := connectors.ValidatePatterns(opts.Exclude); err != nil {
+		return nil, fmt.Errorf("git: source %q: exclude: %w", name, err)
+	}
+	subdir := strings.Trim(path.Clean("/"+filepath.ToSlash(opts.Subdir)), "/")
+	var err error
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = connectors.DefaultMaxBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	where := opts.URL
+	if opts.Path != "" {
+		if where, err = filepath.Abs(opts.Path); err != nil {
+			return nil, fmt.Errorf("git: source %q: path: %w", name, err)
+		}
+	}
+	s := &Source{
+		name:     name,
+		opts:     opts,
+		repoName: RepoName(where),
+		subdir:   subdir,
+		log:      opts.Logger.With(slog.String("source", name)),
+	}
+	if s.opts.Space == "" {
+		s.opts.Space = s.repoName
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q %q %q %q %q %d", subdir, opts.Include, opts.Exclude, opts.WebURL, s.opts.Space, opts.Branch, opts.MaxBytes)
+	s.fp = hex.EncodeToString(h.Sum(nil))[:8]
+	return s, nil
+}
+
+// Name returns the configured source name.
+func (s *Source) Name() string { return s.name }
+
+// RepoName is the repository name in a URL or path: its last element
+// without ".git" ("https://github.com/acme/handbook.git" gives "handbook",
+// "git@github.com:acme/docs" gives "docs").
+func RepoName(u string) string {
+	u = strings.TrimRight(filepath.ToSlash(u), "/")
+	u = strings.TrimSuffix(u, "/.git")
+	if i := strings.LastIndexAny(u, "/:"); i >= 0 {
+		u = u[i+1:]
+	}
+	return strings.TrimSuffix(u, ".git")
+}
+
+// Changes lists what changed on the branch since cursor.
+//
+// The cursor is "<commit hash>:<options fingerprint>". When cursor is
+// empty, malformed, names a commit that is unknown or not an ancestor of
+// the branch head (a force-push), or was made with other options (include,
+// exclude, subdir, URL template, space), Changes returns a Full listing of
+// every matching file at the head. Otherwise it diffs the cursor's tree
+// against the head's: added and modified files come back in Docs, deleted
+// ones in Deleted, and a rename as both.
+//
+// Each document has ID "<name>:<path>" (path relative to Subdir), metadata
+// from its front matter (connectors.ParseMarkdown), and UpdatedAt and
+// Author from the last commit that touched the file (its committer time
+// and author name). A front matter "updated" date is deliberately ignored:
+// in a repository the history is the reliable record of change.
+//
+// Binary, oversized and malformed files go to Failed. A remote that cannot
+// be reached, or a branch that does not exist, is an error that names the
+// source and the URL (never the token).
+func (s *Source) Changes(ctx context.Context, cursor string) (connectors.Changes, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+
+	repo, head, branch, err := s.sync(ctx)
+	if err != nil {
+		return connectors.Changes{}, err
+	}
+	newCursor := head.Hash.String() + ":" + s.fp
+	if cursor == newCursor {
+		s.log.DebugContext(ctx, "git: up to date", slog.String("commit", head.Hash.String()))
+		return connectors.Changes{Cursor: newCursor}, nil
+	}
+	headTree, err := s.subtree(head)
+	if err != nil {
+		return connectors.Changes{}, fmt.Errorf("git: source %q: read commit %s: %w", s.name, head.Hash, err)
+	}
+	if headTree == nil {
+		return connectors.Changes{}, fmt.Errorf("git: source %q: folder %q not found on branch %s at %s",
+			s.name, s.subdir, branch, head.Hash.String()[:12])
+	}
+	r := &reader{s: s, repo: repo, head: head, branch: branch}
+
+	var ch connectors.Changes
+	base, why := s.baseCommit(repo, head, cursor)
+	if base == nil {
+		s.log.InfoContext(ctx, "git: full listing", slog.String("commit", head.Hash.String()), slog.String("reason", why))
+		ch, err = r.full(ctx, headTree)
+	} else {
+		ch, err = r.incremental(ctx, base, headTree)
+	}
+	if err != nil {
+		return connectors.Changes{}, fmt.Errorf("git: source %q: %w", s.name, err)
+	}
+	ch.Cursor = newCursor
+	s.log.InfoContext(ctx, "git: changes listed",
+		slog.String("commit", head.Hash.String()), slog.Bool("full", ch.Full),
+		slog.Int("docs", len(ch.Docs)), slog.Int("deleted", len(ch.Deleted)),
+		slog.Int("failed", len(ch.Failed)), slog.Duration("duration", time.Since(start)))
+	return ch, nil
+}
+
+// baseCommit returns the commit to diff from, or nil and the reason for a
+// full listing.
+func (s *Source) baseCommit(repo *gogit.Repository, head *object.Commit, cursor string) (*object.Commit, string) {
+	if cursor == "" {
+		return nil, "no cursor"
+	}
+	hash, fp, ok := strings.Cut(cursor, ":")
+	if !ok || len(hash) != 40 || !plumbing.IsHash(hash) {
+		return nil, "unrecognized cursor"
+	}
+	if fp != s.fp {
+		return nil, "source options changed"
+	}
+	base, err := repo.CommitObject(plumbing.NewHash(hash))
+	if err != nil {
+		return nil, "cursor commit not found"
+	}
+	if ok, err := base.IsAncestor(head); err != nil || !ok {
+		return nil, "cursor commit is not an ancestor of the branch head"
+	}
+	return base, ""
+}
+
+// subtree returns the tree of Subdir in c, or nil when c has no such folder.
+func (s *Source) subtree(c *object.Commit) (*object.Tree, error) {
+	t, err := c.Tree()
+	if err != nil || s.subdir == "" {
+		return t, err
+	}
+	sub, err := t.Tree(s.subdir)
+	if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+		return nil, nil
+	}
+	return sub, err
+}
+
+// fullPath is a Subdir-relative path as a path in the repository.
+func (s *Source) fullPath(rel string) string {
+	if s.subdir == "" {
+		return rel
+	}
+	return s.subdir + "/" + rel
+}
+
+// sync clones or fetches a remote, or opens a local repository, and
+// returns the branch head.
+func (s *Source) sync(ctx context.Context) (*gogit.Repository, *object.Commit, string, error) {
+	if s.opts.URL != "" {
+		return s.syncRemote(ctx)
+	}
+	repo, err := gogit.PlainOpenWithOptions(s.opts.Path, &gogit.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("git: source %q: open %s: %w", s.name, s.opts.Path, err)
+	}
+	var ref *plumbing.Reference
+	branch := s.opts.Branch
+	if branch == "" {
+		ref, err = repo.Head()
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("git: source %q: %s: resolve HEAD (no commits yet?): %w", s.name, s.opts.Path, err)
+		}
+		branch = ref.Name().Short()
+		if !ref.Name().IsBranch() {
+			branch = ref.Hash().String() // detached HEAD: URLs point at the commit
+		}
+		return s.headCommit(repo, ref.Hash(), branch, s.opts.Path)
+	}
+	if ref, err = repo.Reference(plumbing.NewBranchReferenceName(branch), true); err == nil {
+		return s.headCommit(repo, ref.Hash(), branch, s.opts.Path)
+	}
+	hash, err := repo.ResolveRevision(plumbing.Revision(branch))
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("git: source %q: %s: branch %q: %w", s.name, s.opts.Path, branch, err)
+	}
+	return s.headCommit(repo, *hash, branch, s.opts.Path)
+}
+
+func (s *Source) headCommit(repo *gogit.Repository, h plumbing.Hash, branch, where string) (*gogit.Repository, *object.Commit, string, error) {
+	c, err := repo.CommitObject(h)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("git: source %q: %s: branch %q: commit %s: %w", s.name, where, branch, h, err)
+	}
+	return repo, c, branch, nil
+}
+
+// cloneDir is where a remote repository is cloned.
+func (s *Source) cloneDir() string {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s.name)
+	return filepath.Join(s.opts.DataDir, "git", safe)
+}
+
+func (s *Source) auth() transport.AuthMethod {
+	if s.opts.Auth.Token == "" {
+		return nil
+	}
+	u := strings.ToLower(s.opts.URL)
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return nil
+	}
+	user := s.opts.Auth.Username
+	if user == "" {
+		user = "x-access-token"
+	}
+	return &githttp.BasicAuth{Username: user, Password: s.opts.Auth.Token}
+}
+
+func (s *Source) syncRemote(ctx context.Context) (*gogit.Repository, *object.Commit, string, error) {
+	dir := s.cloneDir()
+	repo, err := gogit.PlainOpen(dir)
+	switch {
+	case err == nil:
+		if err := s.ensureOrigin(repo); err != nil {
+			return nil, nil, "", s.remoteErr("configure remote", err)
+		}
+	case errors.Is(err, gogit.ErrRepositoryNotExists):
+		if repo, err = s.clone(ctx, dir); err != nil {
+			return nil, nil, "", err
+		}
+	default:
+		s.log.WarnContext(ctx, "git: clone is unreadable, cloning again", slog.String("dir", dir), slog.Any("error", err))
+		if repo, err = s.clone(ctx, dir); err != nil {
+			return nil, nil, "", err
+		}
+	}
+
+	branch := s.opts.Branch
+	if branch == "" {
+		ref, err := repo.Reference(plumbing.HEAD, false)
+		if err != nil || ref.Type() != plumbing.SymbolicReference {
+			return nil, nil, "", s.remoteErr("find default branch", fmt.Errorf("clone HEAD is not a branch: %v", err))
+		}
+		branch = ref.Target().Short()
+	}
+	remoteRef := plumbing.NewRemoteReferenceName("origin", branch)
+	err = repo.FetchContext(ctx, &gogit.FetchOptions{
+		RemoteName: "origin",
+		RefSpecs:   []config.RefSpec{config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, remoteRef))},
+		Auth:       s.auth(),
+		Tags:       gogit.NoTags,
+		Force:      true,
+	})
+	switch {
+	case errors.Is(err, gogit.NoErrAlreadyUpToDate):
+		s.log.DebugContext(ctx, "git: fetch: already up to date", slog.String("branch", branch))
+	case err != nil:
+		return nil, nil, "", s.remoteErr("fetch branch "+branch, err)
+	}
+	ref, err := repo.Reference(remoteRef, true)
+	if err != nil {
+		ref, err = repo.Reference(plumbing.NewBranchReferenceName(branch), true)
+	}
+	if err != nil {
+		return nil, nil, "", s.remoteErr("resolve branch "+branch, err)
+	}
+	return s.headCommit(repo, ref.Hash(), branch, redactURL(s.opts.URL))
+}
+
+func (s *Source) clone(ctx context.Context, dir string) (*gogit.Repository, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("git: source %q: clear clone directory: %w", s.name, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("git: source %q: create data directory: %w", s.name, err)
+	}
+	opts := &gogit.CloneOptions{
+		URL:          s.opts.URL,
+		Auth:         s.auth(),
+		SingleBranch: true,
+		Tags:         gogit.NoTags,
+	}
+	if s.opts.Branch != "" {
+		opts.ReferenceName = plumbing.NewBranchReferenceName(s.opts.Branch)
+	}
+	start := time.Now()
+	repo, err := gogit.PlainCloneContext(ctx, dir, true, opts)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, s.remoteErr("clone", err)
+	}
+	s.log.InfoContext(ctx, "git: cloned", slog.String("url", redactURL(s.opts.URL)),
+		slog.String("dir", dir), slog.Duration("duration", time.Since(start)))
+	return repo, nil
+}
+
+// ensureOrigin points the clone's origin at the configured URL, which may
+// have changed since the clone was made.
+func (s *Source) ensureOrigin(repo *gogit.Repository) error {
+	r, err := repo.Remote("origin")
+	if err == nil && len(r.Config().URLs) == 1 && r.Config().URLs[0] == s.opts.URL {
+		return nil
+	}
+	if err == nil {
+		if err := repo.DeleteRemote("origin"); err != nil {
+			return err
+		}
+	}
+	_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{s.opts.URL}})
+	return err
+}
+
+// remoteErr wraps a clone or fetch failure with the source name and the
+// URL, with any password or token removed from the message.
+func (s *Source) remoteErr(op string, err error) error {
+	msg := fmt.Sprintf("git: source %q: %s %s: %v", s.name, op, redactURL(s.opts.URL), err)
+	for _, secret := range s.secrets() {
+		msg = strings.ReplaceAll(msg, secret, "***")
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+func (s *Source) secrets() []string {
+	var out []string
+	if s.opts.Auth.Token != "" {
+		out = append(out, s.opts.Auth.Token)
+	}
+	if u, err := url.Parse(s.opts.URL); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// redactedError carries a message with secrets removed; the cause stays
+// available to errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactURL removes the password from a URL's user info.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// reader turns files of one commit into documents.
+type reader struct {
+	s      *Source
+	repo   *gogit.Repository
+	head   *object.Commit
+	branch string
+}
+
+// entry is a file to read: its Subdir-relative path and blob.
+type entry struct {
+	path string
+	hash plumbing.Hash
+}
+
+func isFile(m filemode.FileMode) bool {
+	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
+}
+
+func (r *reader) full(ctx context.Context, tree *object.Tree) (connectors.Changes, error) {
+	var entries []entry
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return connectors.Changes{}, fmt.Errorf("walk tree: %w", err)
+		}
+		if isFile(e.Mode) && connectors.MatchPath(name, r.s.opts.Include, r.s.opts.Exclude) {
+			entries = append(entries, entry{path: name, hash: e.Hash})
+		}
+	}
+	ch := connectors.Changes{Full: true}
+	if err := r.read(ctx, entries, &ch); err != nil {
+		return connectors.Changes{}, err
+	}
+	return ch, nil
+}
+
+func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree *object.Tree) (connectors.Changes, error) {
+	baseTree, err := r.s.subtree(base)
+	if err != nil {
+		return connectors.Changes{}, fmt.Errorf("read commit %s: %w", base.Hash, err)
+	}
+	changes, err := object.DiffTreeWithOptions(ctx, baseTree, headTree, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return connectors.Changes{}, fmt.Errorf("diff %s..%s: %w", base.Hash.String()[:12], r.head.Hash.String()[:12], err)
+	}
+	var ch connectors.Changes
+	var entries []entry
+	match := func(p string) bool { return connectors.MatchPath(p, r.s.opts.Include, r.s.opts.Exclude) }
+	for _, c := range changes {
+		from, to := c.From, c.To
+		// A path that is no longer a matching file at head is deleted;
+		// one that is a matching file at head is (re)read. Renames do both.
+		fromDoc := from.Name != "" && isFile(from.TreeEntry.Mode) && match(from.Name)
+		toDoc := to.Name != "" && isFile(to.TreeEntry.Mode) && match(to.Name)
+		if fromDoc && !(toDoc && to.Name == from.Name) {
+			ch.Deleted = append(ch.Deleted, r.s.name+":"+from.Name)
+		}
+		if toDoc {
+			entries = append(entries, entry{path: to.Name, hash: to.TreeEntry.Hash})
+		}
+	}
+	// A path both removed and written (a rename onto a replaced file) is
+	// not deleted: it is re-read, and if it fails the old version stays.
+	reread := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		reread[r.s.name+":"+e.path] = true
+	}
+	deleted := ch.Deleted[:0]
+	for _, id := range ch.Deleted {
+		if !reread[id] {
+			deleted = append(deleted, id)
+		}
+	}
+	ch.Deleted = deleted
+	if err := r.read(ctx, entries, &ch); err != nil {
+		return connectors.Changes{}, err
+	}
+	return ch, nil
+}
+
+// read loads entries into ch.Docs (or ch.Failed), with the last commit
+// that touched each.
+func (r *reader) read(ctx context.Context, entries []entry, ch *connectors.Changes) error {
+	want := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		want[e.path] = true
+	}
+	last, err := r.lastCommits(ctx, want)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		doc, err := r.doc(e, last[e.path])
+		if err != nil {
+			ch.Failed = append(ch.Failed, connectors.DocError{ID: r.s.name + ":" + e.path, Err: err.Error()})
+			continue
+		}
+		ch.Docs = append(ch.Docs, doc)
+	}
+	return nil
+}
+
+// doc reads one blob; its error message is shown to admins.
+func (r *reader) doc(e entry, c *object.Commit) (docent.Document, error) {
+	blob, err := r.repo.BlobObject(e.hash)
+	if err != nil {
+		return docent.Document{}, fmt.Errorf("read blob %s: %w", e.hash, err)
+	}
+	max := r.s.opts.MaxBytes
+	if max > 0 && blob.Size > int64(max) {
+		return docent.Document{}, fmt.Errorf("%w: %d bytes, over the limit of %d bytes", connectors.ErrTooLarge, blob.Size, max)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return docent.Document{}, fmt.Errorf("read blob %s: %w", e.hash, err)
+	}
+	content, err := io.ReadAll(rd)
+	rd.Close()
+	if err != nil {
+		return docent.Document{}, fmt.Errorf("read blob %s: %w", e.hash, err)
+	}
+	if err := connectors.CheckText(content, max); err != nil {
+		return docent.Document{}, err
+	}
+	md, err := connectors.ParseMarkdown(e.path, content)
+	if err != nil {
+		return docent.Document{}, err
+	}
+	if c == nil {
+		c = r.head
+	}
+	full := r.s.fullPath(e.path)
+	doc := docent.Document{
+		ID:     r.s.name + ":" + e.path,
+		Source: r.s.name,
+		Path:   e.path,
+		URL: connectors.ExpandURL(r.s.opts.WebURL, map[string]string{
+			"repo": r.s.repoName, "branch": r.branch, "path": full,
+		}),
+		Title:     md.Title,
+		Space:     md.Space,
+		Labels:    md.Labels,
+		Owner:     md.Owner,
+		Author:    c.Author.Name,
+		UpdatedAt: c.Committer.When.UTC(),
+		Body:      md.Body,
+	}
+	if doc.Space == "" {
+		doc.Space = r.s.opts.Space
+	}
+	return doc, nil
+}

@@ -1,0 +1,215 @@
+package connectors_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docent-hq/docent/connectors"
+)
+
+func TestParseMarkdown(t *testing.T) {
+	tests := []struct {
+		name    string
+		path    string
+		content string
+		want    connectors.MarkdownDoc
+	}{
+		{
+			name: "front matter with every key",
+			path: "it/vpn.md",
+			content: "---\ntitle: Corporate VPN\nowner: IT Operations\nupdated: 2026-01-20\n" +
+				"labels: [it, vpn]\nspace: IT\ndescription: How to connect\nreviewers: [ana]\n---\n\n# Ignored H1\n\nBody text.\n",
+			want: connectors.MarkdownDoc{
+				Title:       "Corporate VPN",
+				Body:        "# Ignored H1\n\nBody text.\n",
+				Labels:      []string{"it", "vpn"},
+				Owner:       "IT Operations",
+				Updated:     time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC),
+				Space:       "IT",
+				Description: "How to connect",
+				Extra:       map[string]any{"reviewers": []any{"ana"}},
+			},
+		},
+		{
+			name:    "tags as comma string, RFC3339 date, CRLF",
+			path:    "a.md",
+			content: "---\r\ntags: \"travel, expenses , ,travel\"\r\nupdated: 2025-03-04T10:30:00Z\r\n---\r\nText\r\n",
+			want: connectors.MarkdownDoc{
+				Title:   "A",
+				Body:    "Text\r\n",
+				Labels:  []string{"travel", "expenses"},
+				Updated: time.Date(2025, 3, 4, 10, 30, 0, 0, time.UTC),
+			},
+		},
+		{
+			name:    "labels and tags merged",
+			path:    "a.md",
+			content: "---\nlabels: [a, b]\ntags: b, c\n---\nx",
+			want:    connectors.MarkdownDoc{Title: "A", Body: "x", Labels: []string{"a", "b", "c"}},
+		},
+		{
+			name:    "title from ATX H1 with closing hashes",
+			path:    "guide.md",
+			content: "Intro line\n\n## Not this\n# The Guide ##\n",
+			want:    connectors.MarkdownDoc{Title: "The Guide", Body: "Intro line\n\n## Not this\n# The Guide ##\n"},
+		},
+		{
+			name:    "title from setext H1",
+			path:    "guide.rst",
+			content: "Expense Policy\n==============\n\nText.\n",
+			want:    connectors.MarkdownDoc{Title: "Expense Policy", Body: "Expense Policy\n==============\n\nText.\n"},
+		},
+		{
+			name:    "heading inside a code fence is not the title",
+			path:    "docs/on-call-guide.md",
+			content: "```sh\n# comment\n```\nNo heading here.\n",
+			want:    connectors.MarkdownDoc{Title: "On call guide", Body: "```sh\n# comment\n```\nNo heading here.\n"},
+		},
+		{
+			name:    "title from file name, underscores",
+			path:    "notes/release_process_v2.txt",
+			content: "plain text",
+			want:    connectors.MarkdownDoc{Title: "Release process v2", Body: "plain text"},
+		},
+		{
+			name:    "empty front matter",
+			path:    "x.md",
+			content: "---\n---\n# X\n",
+			want:    connectors.MarkdownDoc{Title: "X", Body: "# X\n"},
+		},
+		{
+			name:    "byte order mark before front matter",
+			path:    "x.md",
+			content: "\ufeff---\ntitle: BOM\n---\nbody",
+			want:    connectors.MarkdownDoc{Title: "BOM", Body: "body"},
+		},
+		{
+			name:    "a thematic break later is not front matter",
+			path:    "x.md",
+			content: "# T\n\n---\n\nmore",
+			want:    connectors.MarkdownDoc{Title: "T", Body: "# T\n\n---\n\nmore"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := connectors.ParseMarkdown(tt.path, []byte(tt.content))
+			if err != nil {
+				t.Fatalf("ParseMarkdown: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseMarkdown =\n%#v\nwant\n%#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseMarkdownMalformed(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		wantMsg string
+	}{
+		{"unterminated", "---\ntitle: x\n# body", "no closing"},
+		{"invalid yaml", "---\ntitle: [unclosed\n---\nbody", "malformed front matter"},
+		{"not a mapping", "---\n- a\n- b\n---\nbody", "expected a mapping"},
+		{"title is a list", "---\ntitle: [a, b]\n---\n", `"title" must be a single value`},
+		{"bad date", "---\nupdated: last tuesday\n---\n", `"updated" must be a date`},
+		{"labels is a mapping", "---\nlabels: {a: b}\n---\n", `"labels" must be a list`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := connectors.ParseMarkdown("x.md", []byte(tt.content))
+			if !errors.Is(err, connectors.ErrFrontMatter) {
+				t.Fatalf("err = %v, want ErrFrontMatter", err)
+			}
+			if !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("err = %q, want it to contain %q", err, tt.wantMsg)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %q spans several lines", err)
+			}
+		})
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	tests := []struct {
+		name    string
+		content []byte
+		max     int
+		wantErr error
+		wantMsg string
+	}{
+		{"utf-8 text", []byte("héllo wörld ✓"), 100, nil, ""},
+		{"no limit", []byte(strings.Repeat("a", 5000)), 0, nil, ""},
+		{"exactly at limit", []byte("abcd"), 4, nil, ""},
+		{"over limit", []byte("abcde"), 4, connectors.ErrTooLarge, "5 bytes, over the limit of 4 bytes"},
+		{"nul byte", []byte("PK\x03\x04\x00\x00"), 100, connectors.ErrBinary, "NUL byte at offset 4"},
+		{"invalid utf-8", []byte("ok \xff\xfe"), 100, connectors.ErrBinary, "invalid UTF-8 at offset 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := connectors.CheckText(tt.content, tt.max)
+			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
+				t.Fatalf("CheckText = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("CheckText = %q, want it to contain %q", err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestExpandURL(t *testing.T) {
+	vars := map[string]string{"repo": "handbook", "branch": "release/1.2", "path": "it/vpn guide.md"}
+	tests := []struct {
+		name string
+		tmpl string
+		want string
+	}{
+		{"github", "https://github.com/acme/{repo}/blob/{branch}/{path}", "https://github.com/acme/handbook/blob/release/1.2/it/vpn%20guide.md"},
+		{"empty template", "", ""},
+		{"unknown placeholder kept", "https://x/{space}/{path}", "https://x/{space}/it/vpn%20guide.md"},
+		{"unclosed brace", "https://x/{path", "https://x/{path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := connectors.ExpandURL(tt.tmpl, vars); got != tt.want {
+				t.Errorf("ExpandURL(%q) = %q, want %q", tt.tmpl, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMatchPath(t *testing.T) {
+	tests := []struct {
+		name             string
+		path             string
+		include, exclude []string
+		want             bool
+	}{
+		{"default markdown at root", "README.md", nil, nil, true},
+		{"default nested rst", "a/b/c.rst", nil, nil, true},
+		{"default skips go", "main.go", nil, nil, false},
+		{"default skips images", "img/logo.png", nil, nil, false},
+		{"include narrows", "blog/post.md", []string{"docs/**/*.md"}, nil, false},
+		{"include matches", "docs/x/post.md", []string{"docs/**/*.md"}, nil, true},
+		{"exclude wins", "drafts/wip.md", nil, []string{"drafts/**"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := connectors.MatchPath(tt.path, tt.include, tt.exclude); got != tt.want {
+				t.Errorf("MatchPath(%q) = %v, want %v", tt.path, got, tt.want)
+			}
+		})
+	}
+	if err := connectors.ValidatePatterns([]string{"docs/[a-"}); err == nil {
+		t.Error("ValidatePatterns accepted a broken pattern")
+	}
+	if err := connectors.ValidatePatterns([]string{"**/*.md", "{a,b}/*.txt"}); err != nil {
+		t.Errorf("ValidatePatterns: %v", err)
+	}
+}

@@ -1,0 +1,26 @@
+// Package handbook embeds the example Kestrel Robotics handbook: the demo
+// corpus a fresh docent install indexes, so that it can answer questions
+// with no account, key or server, and the golden questions that score
+// retrieval over it.
+package handbook
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// FS holds the handbook pages: index.md and the markdown files of each
+// section folder (it/, travel/, security/, ...), at their slash paths.
+//
+//go:embed *.md */*.md
+var FS embed.FS
+
+// Golden is golden.yaml: questions about the handbook with the document
+// and section expected to answer each.
+//
+//go:embed golden.yaml
+var Golden []byte
+
+// Source returns the handbook pages as a file system rooted at the
+// handbook folder, ready for connectors/files. It holds markdown only.
+func Source() fs.FS { return FS }
