@@ -88,6 +88,7 @@ func (o Options) withDefaults() Options {
 type Embedder struct {
 	opts Options
 	log  *slog.Logger
+	pr   params
 
 	fitMu sync.Mutex // serializes Fit
 	mu    sync.RWMutex
@@ -100,7 +101,7 @@ type Embedder struct {
 // and replaced on the next Fit).
 func NewEmbedder(opts Options) *Embedder {
 	opts = opts.withDefaults()
-	e := &Embedder{opts: opts, log: opts.Logger}
+	e := &Embedder{opts: opts, log: opts.Logger, pr: defaultParams}
 	if opts.ModelPath == "" {
 		return e
 	}
@@ -194,7 +195,7 @@ func (e *Embedder) Fit(ctx context.Context, corpus []string) (bool, error) {
 		e.log.Info("offline: corpus drifted, retraining",
 			slog.Float64("doc_drift", docDrift), slog.Float64("mass_drift", massDrift))
 	}
-	m, err := train(ctx, st, e.opts)
+	m, err := train(ctx, st, e.opts, e.pr)
 	if err != nil {
 		return false, err
 	}

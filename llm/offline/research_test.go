@@ -366,3 +366,75 @@ func TestSciFactResearch(t *testing.T) {
 		}), split.qrels))
 	}
 }
+
+// TestSciFactSweep compares training choices on the train split with the
+// in-memory BM25 (exploration only).
+func TestSciFactSweep(t *testing.T) {
+	if os.Getenv("DOCENT_RESEARCH") == "" {
+		t.Skip("set DOCENT_RESEARCH=1 to run the SciFact measurements")
+	}
+	set := loadBEIR(t, scifactDir())
+	ctx := context.Background()
+	texts := make([]string, len(set.docs))
+	analyzed := make([][]string, len(set.docs))
+	for i, d := range set.docs {
+		texts[i] = d.Title + "\n" + d.Text
+		analyzed[i] = search.Analyze(texts[i])
+	}
+	ix := newBM25(analyzed, 1.2, 0.75)
+	kwRuns := map[string][]scored{}
+	for q := range set.train {
+		kwRuns[q] = topK(ix.scores(search.Analyze(set.queries[q])), 100)
+	}
+	type cfg struct {
+		name string
+		o    Options
+		pr   params
+	}
+	cfgs := []cfg{
+		{"default", Options{}, defaultParams},
+		{"p=0", Options{}, params{cds: 0.75, eigPower: 0, rowNorm: true}},
+		{"p=1", Options{}, params{cds: 0.75, eigPower: 1, rowNorm: true}},
+		{"p=0.5 nonorm", Options{}, params{cds: 0.75, eigPower: 0.5, rowNorm: false}},
+		{"win10", Options{Window: 10}, defaultParams},
+		{"dim400", Options{Dim: 400}, defaultParams},
+		{"min1", Options{MinCount: 1}, defaultParams},
+	}
+	if s := os.Getenv("DOCENT_SWEEP"); s != "" {
+		cfgs = slices.DeleteFunc(cfgs, func(c cfg) bool { return !strings.Contains(","+s+",", ","+c.name+",") })
+	}
+	for _, c := range cfgs {
+		start := time.Now()
+		e := NewEmbedder(c.o)
+		e.pr = c.pr
+		if _, err := e.Fit(ctx, texts); err != nil {
+			t.Fatal(err)
+		}
+		fit := time.Since(start)
+		dvecs, _ := e.Embed(ctx, texts)
+		dnRuns := map[string][]scored{}
+		for q := range set.train {
+			qv, _ := e.Embed(ctx, []string{set.queries[q]})
+			s := make([]float64, len(dvecs))
+			for d, v := range dvecs {
+				s[d] = dot(qv[0], v)
+			}
+			dnRuns[q] = topK(s, 100)
+		}
+		toRun := func(f func(q string) []scored) map[string][]string {
+			run := map[string][]string{}
+			for q := range set.train {
+				for _, s := range f(q) {
+					run[q] = append(run[q], set.docs[s.doc].ID)
+				}
+			}
+			return run
+		}
+		t.Logf("%-14s fit %5.1fs vector %s", c.name, fit.Seconds(), evaluate(toRun(func(q string) []scored { return dnRuns[q] }), set.train))
+		for _, w := range []float64{0.2, 0.3} {
+			t.Logf("%-14s minmax w=%.1f %s", c.name, w, evaluate(toRun(func(q string) []scored {
+				return fuseMinMax(kwRuns[q], dnRuns[q], w)
+			}), set.train))
+		}
+	}
+}

@@ -16,11 +16,19 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// params are the training choices; defaultParams is what Fit uses. They
+// are part of the model version: change modelVersion when changing them.
+type params struct {
+	cds      float64 // context distribution smoothing exponent
+	eigPower float64 // word vectors are U·Σ^eigPower
+	rowNorm  bool    // normalize word vectors to unit length
+}
+
+var defaultParams = params{cds: 0.75, eigPower: 0, rowNorm: true}
+
 // Training constants (part of the model version: change modelVersion when
 // changing them).
 const (
-	cdsAlpha   = 0.75           // context distribution smoothing exponent
-	eigPower   = 0.5            // word vectors are U·Σ^eigPower
 	oversample = 10             // extra random directions in the range finder
 	powerIters = 2              // subspace iterations of the range finder
 	pcIters    = 50             // power iterations for the principal component
@@ -31,7 +39,7 @@ const (
 
 // train builds a model from st, or returns nil when the vocabulary is too
 // small to be worth one.
-func train(ctx context.Context, st stats, o Options) (*model, error) {
+func train(ctx context.Context, st stats, o Options, pr params) (*model, error) {
 	terms := make([]string, 0, len(st.counts))
 	for t, c := range st.counts {
 		if c >= int64(o.MinCount) {
@@ -70,11 +78,11 @@ func train(ctx context.Context, st stats, o Options) (*model, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: train: %w", err)
 	}
-	a := ppmi(docs, V, o.Window)
+	a := ppmi(docs, V, o.Window, pr.cds)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: train: %w", err)
 	}
-	vecs, err := truncatedSVD(ctx, a, o.Dim)
+	vecs, err := truncatedSVD(ctx, a, o.Dim, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +111,7 @@ type csr struct {
 // ppmi counts co-occurrences within window (weighted window-d+1 for
 // distance d, so counts stay integers and sums exact) and returns the
 // positive PMI matrix with context distribution smoothing.
-func ppmi(docs [][]int32, V, window int) *csr {
+func ppmi(docs [][]int32, V, window int, cdsAlpha float64) *csr {
 	pairs := map[uint64]uint32{}
 	for _, ids := range docs {
 		for i, w := range ids {
@@ -234,7 +242,7 @@ func orth(y blas64.General) blas64.General {
 // truncatedSVD returns the word vectors U_k·Σ_k^eigPower of a (row-major,
 // a.n×dim, columns beyond the rank left zero), found by a randomized range
 // finder with a fixed seed and subspace iterations.
-func truncatedSVD(ctx context.Context, a *csr, dim int) ([]float32, error) {
+func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, error) {
 	V := a.n
 	k := min(dim, V)
 	l := min(k+oversample, V)
@@ -274,7 +282,7 @@ func truncatedSVD(ctx context.Context, a *csr, dim int) ([]float32, error) {
 	e := blas64.General{Rows: q.Cols, Cols: r, Stride: r, Data: make([]float64, q.Cols*r)}
 	for j := range r {
 		src := len(vals) - 1 - j
-		scale := math.Pow(math.Max(vals[src], 0), eigPower/2)
+		scale := math.Pow(math.Max(vals[src], 0), pr.eigPower/2)
 		for i := range q.Cols {
 			e.Data[i*r+j] = ev.At(i, src) * scale
 		}
@@ -301,7 +309,9 @@ func truncatedSVD(ctx context.Context, a *csr, dim int) ([]float32, error) {
 		for j := range r {
 			row[j] = float32(u.Data[i*r+j])
 		}
-		normalize(row)
+		if pr.rowNorm {
+			normalize(row)
+		}
 	}
 	return vecs, nil
 }
