@@ -1,0 +1,588 @@
+package connectors_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/connectorstest"
+	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/local"
+	"github.com/docent-hq/docent/store"
+)
+
+// env is a sync engine over a real SQLite store and a real local index,
+// both files under a temp dir.
+type env struct {
+	t    testing.TB
+	dir  string
+	db   *store.DB
+	idx  *local.Index
+	emb  search.Embedder
+	ch   connectorstest.Chunker
+	src  *connectorstest.Source
+	opts connectors.EngineOptions
+}
+
+func newEnv(t testing.TB, emb search.Embedder) *env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	return &env{t: t, dir: dir, db: db, idx: idx, emb: emb, src: connectorstest.NewSource("hb")}
+}
+
+func (e *env) engine() *connectors.Engine {
+	return connectors.NewEngine(e.db, e.idx, e.emb, e.ch, nil, e.opts)
+}
+
+// sync runs a healthy sync and fails the test on a run-level error.
+func (e *env) sync() connectors.RunResult {
+	e.t.Helper()
+	res, err := e.engine().Sync(context.Background(), e.src, nil)
+	if err != nil {
+		e.t.Fatalf("sync: %v", err)
+	}
+	return res
+}
+
+func (e *env) converged(want []docent.Document) {
+	e.t.Helper()
+	connectorstest.AssertConverged(e.t, e.idx, e.db, e.ch, e.emb, e.src.Name(), want)
+}
+
+func (e *env) chunkIDs() map[string][]string {
+	e.t.Helper()
+	m, err := e.idx.DocChunkIDs(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return m
+}
+
+type counts struct{ added, updated, unchanged, deleted, failed int }
+
+func countsOf(r connectors.RunResult) counts {
+	return counts{r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed}
+}
+
+func doc(path, body string) docent.Document { return connectorstest.Doc("hb", path, body) }
+
+func TestSyncCounts(t *testing.T) {
+	type step struct {
+		name       string
+		change     func(s *connectorstest.Source)
+		full, incr counts // expected for a full listing and for an incremental one
+		wantCursor string
+	}
+	steps := []step{
+		{"initial", func(s *connectorstest.Source) {
+			s.Put(doc("a.md", "Alpha one.\n\nAlpha two."), doc("b.md", "Bravo."), doc("c.md", "Charlie."))
+		}, counts{added: 3}, counts{added: 3}, "1"},
+		{"nothing changed", func(*connectorstest.Source) {}, counts{unchanged: 3}, counts{}, "1"},
+		{"edit add delete", func(s *connectorstest.Source) {
+			s.Put(doc("a.md", "Alpha one.\n\nAlpha three."), doc("d.md", "Delta."))
+			s.Delete("hb:c.md")
+		}, counts{added: 1, updated: 1, unchanged: 1, deleted: 1}, counts{added: 1, updated: 1, deleted: 1}, "3"},
+		{"metadata only", func(s *connectorstest.Source) {
+			d := doc("b.md", "Bravo.")
+			d.Labels = []string{"test", "new-label"}
+			s.Put(d)
+		}, counts{updated: 1, unchanged: 2}, counts{updated: 1}, "4"},
+		{"relisted unchanged", func(s *connectorstest.Source) {
+			s.Put(doc("d.md", "Delta."))
+		}, counts{unchanged: 3}, counts{unchanged: 1}, "5"},
+		{"emptied document", func(s *connectorstest.Source) {
+			s.Put(doc("d.md", "   "))
+		}, counts{updated: 1, unchanged: 2}, counts{updated: 1}, "6"},
+	}
+	for _, mode := range []string{"full", "incremental"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, connectorstest.NewEmbedder("v1"))
+			e.src.SetIncremental(mode == "incremental")
+			for _, s := range steps {
+				s.change(e.src)
+				res := e.sync()
+				want := s.full
+				if mode == "incremental" {
+					want = s.incr
+				}
+				if got := countsOf(res); got != want {
+					t.Errorf("%s: counts = %+v, want %+v (errors %v)", s.name, got, want, res.Errors)
+				}
+				e.converged(e.src.Docs())
+				run, err := e.db.LastRun(ctx, "hb")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if run.Status != store.RunOK || countsOf(run.RunResult) != want {
+					t.Errorf("%s: recorded run = %+v", s.name, run)
+				}
+				if c, _ := e.db.Cursor(ctx, "hb"); c != s.wantCursor {
+					t.Errorf("%s: cursor = %q, want %q", s.name, c, s.wantCursor)
+				}
+			}
+			if ids := e.chunkIDs()["hb:d.md"]; len(ids) != 0 {
+				t.Errorf("emptied document still has chunks %v", ids)
+			}
+			wantCursors := []string{"", "1", "1", "3", "4", "5"}
+			if mode == "incremental" && !slices.Equal(e.src.Cursors(), wantCursors) {
+				t.Errorf("cursors passed = %q, want %q", e.src.Cursors(), wantCursors)
+			}
+			deleted, err := e.db.Document(ctx, "hb:c.md")
+			if err != nil || deleted.DeletedAt.IsZero() {
+				t.Errorf("hb:c.md record = %+v, %v; want deleted", deleted, err)
+			}
+		})
+	}
+}
+
+func TestSyncSkipsBadDocuments(t *testing.T) {
+	ctx := context.Background()
+	emb := connectorstest.NewEmbedder("v1")
+	emb.FailOn = "unembeddable"
+	e := newEnv(t, emb)
+	e.ch.FailOn = "unchunkable"
+	e.opts.MaxDocBytes = 200
+	good := []docent.Document{doc("good1.md", "Fine text."), doc("good2.md", "More fine text.\n\nSecond part.")}
+	wrongSource := doc("x.md", "Some text.")
+	wrongSource.ID = "other:x.md"
+	e.src.Put(good...)
+	e.src.Put(
+		doc("binary.md", "PNG\x00\x01\x02"),
+		doc("latin1.md", "caf\xe9"),
+		doc("big.md", strings.Repeat("word ", 100)),
+		doc("chunk.md", "this is unchunkable"),
+		doc("embed.md", "this is unembeddable"),
+		wrongSource,
+	)
+	e.src.SetFailed(connectors.DocError{ID: "hb:unreadable.md", Err: "permission denied"})
+
+	res := e.sync()
+	if got, want := countsOf(res), (counts{added: 2, failed: 7}); got != want {
+		t.Errorf("counts = %+v, want %+v", got, want)
+	}
+	var failedIDs []string
+	for _, de := range res.Errors {
+		failedIDs = append(failedIDs, de.ID)
+		if de.Err == "" {
+			t.Errorf("error for %s has no message", de.ID)
+		}
+	}
+	slices.Sort(failedIDs)
+	wantFailed := []string{"hb:big.md", "hb:binary.md", "hb:chunk.md", "hb:embed.md", "hb:latin1.md", "hb:unreadable.md", "other:x.md"}
+	if !slices.Equal(failedIDs, wantFailed) {
+		t.Errorf("failed IDs = %v, want %v", failedIDs, wantFailed)
+	}
+	e.converged(good)
+	run, _ := e.db.LastRun(ctx, "hb")
+	if run.Status != store.RunOK || len(run.Errors) != 7 {
+		t.Errorf("recorded run = %+v", run)
+	}
+
+	// A document that turns bad keeps its indexed version and is not deleted.
+	before := e.chunkIDs()["hb:good1.md"]
+	e.src.Put(doc("good1.md", "now binary \x00"))
+	res = e.sync()
+	if res.Failed != 8 || res.Deleted != 0 || res.Unchanged != 1 {
+		t.Errorf("second run = %+v", countsOf(res))
+	}
+	if after := e.chunkIDs()["hb:good1.md"]; !slices.Equal(before, after) {
+		t.Errorf("chunks of the failed document changed: %v -> %v", before, after)
+	}
+	if _, err := e.db.Document(ctx, "hb:good1.md"); err != nil {
+		t.Errorf("failed document lost from the registry: %v", err)
+	}
+}
+
+func TestSyncSourceErrorLeavesIndexUntouched(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.src.SetIncremental(true)
+	e.src.Put(doc("a.md", "Alpha."), doc("b.md", "Bravo."))
+	e.sync()
+	before := e.chunkIDs()
+	docs := e.src.Docs()
+
+	e.src.Put(doc("a.md", "Alpha changed."))
+	e.src.Delete("hb:b.md")
+	e.src.SetErr(errors.New("503 from wiki"))
+	res, err := e.engine().Sync(ctx, e.src, nil)
+	if err == nil || !strings.Contains(err.Error(), "503 from wiki") {
+		t.Fatalf("Sync error = %v, want the source's error", err)
+	}
+	if !strings.Contains(res.Err, "503 from wiki") {
+		t.Errorf("RunResult.Err = %q", res.Err)
+	}
+	if after := e.chunkIDs(); !mapsEqual(before, after) {
+		t.Errorf("index changed after a source error: %v -> %v", before, after)
+	}
+	e.converged(docs)
+	run, _ := e.db.LastRun(ctx, "hb")
+	if run.Status != store.RunFailed || !strings.Contains(run.Err, "503 from wiki") {
+		t.Errorf("recorded run = %+v", run)
+	}
+	if c, _ := e.db.Cursor(ctx, "hb"); c != "1" {
+		t.Errorf("cursor advanced to %q after a failed run", c)
+	}
+
+	e.src.SetErr(nil)
+	res = e.sync()
+	if got, want := countsOf(res), (counts{updated: 1, deleted: 1}); got != want {
+		t.Errorf("recovery run counts = %+v, want %+v", got, want)
+	}
+	e.converged(e.src.Docs())
+}
+
+func mapsEqual(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSyncInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	emb := connectorstest.NewEmbedder("v1")
+	e := newEnv(t, emb)
+	e.opts.BatchSize = 1
+	e.src.SetIncremental(true)
+	e.src.Put(doc("a.md", "Alpha."))
+	e.sync()
+
+	for i := range 6 {
+		e.src.Put(doc(fmt.Sprintf("n%d.md", i), fmt.Sprintf("New document %d.", i)))
+	}
+	calls := 0
+	emb.OnEmbed(func() {
+		calls++
+		if calls == 3 {
+			cancel()
+		}
+	})
+	var last connectors.Progress
+	res, err := e.engine().Sync(ctx, e.src, func(p connectors.Progress) { last = p })
+	if !errors.Is(err, connectors.ErrInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Sync error = %v, want ErrInterrupted and context.Canceled", err)
+	}
+	if res.Err != "interrupted" || res.Added != 2 {
+		t.Errorf("result = %+v, want interrupted after 2 documents", res)
+	}
+	if last.Done != 2 || last.Total != 6 {
+		t.Errorf("last progress = %+v, want 2 of 6", last)
+	}
+	run, _ := e.db.LastRun(context.Background(), "hb")
+	if run.Status != store.RunFailed || run.Err != "interrupted" {
+		t.Errorf("recorded run = %+v", run)
+	}
+	if c, _ := e.db.Cursor(context.Background(), "hb"); c != "1" {
+		t.Errorf("cursor advanced to %q by an interrupted run", c)
+	}
+
+	emb.OnEmbed(nil)
+	res = e.sync()
+	if got, want := countsOf(res), (counts{added: 4, unchanged: 2}); got != want {
+		t.Errorf("resumed run counts = %+v, want %+v", got, want)
+	}
+	e.converged(e.src.Docs())
+}
+
+// TestSyncCrashAtEveryWrite stops a run at each of its writes in turn (a
+// panic standing for kill -9, or an error from the failing store), then
+// runs again with healthy stores and checks the index, the registry and
+// the source agree.
+func TestSyncCrashAtEveryWrite(t *testing.T) {
+	for _, c := range []struct {
+		trainable, incremental, panics bool
+	}{
+		{false, false, true},
+		{false, true, true},
+		{true, false, true},
+		{true, true, true},
+		{false, true, false}, // the failing write returns an error instead
+	} {
+		name := fmt.Sprintf("trainable=%v/incremental=%v/panic=%v", c.trainable, c.incremental, c.panics)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			crashAtEveryWrite(t, c.trainable, c.incremental, c.panics)
+		})
+	}
+}
+
+func crashAtEveryWrite(t *testing.T, trainable, incremental, panics bool) {
+	ctx := context.Background()
+	for n := 0; ; n++ {
+		var emb search.Embedder = connectorstest.NewEmbedder("v1")
+		if trainable {
+			emb = &connectorstest.Trainable{}
+		}
+		e := newEnv(t, emb)
+		e.src.SetIncremental(incremental)
+		e.src.Put(doc("a.md", "Alpha one.\n\nAlpha two."), doc("b.md", "Bravo."), doc("c.md", "Charlie."))
+		e.sync()
+		// The next run updates, adds and deletes (and retrains the model).
+		e.src.Put(doc("a.md", "Alpha one.\n\nAlpha revised."), doc("d.md", "Delta words."))
+		e.src.Delete("hb:c.md")
+
+		faults := connectorstest.NewFaults(n, panics)
+		eng := connectors.NewEngine(connectorstest.FaultRegistry{Registry: e.db, Faults: faults},
+			connectorstest.FaultIndex{Index: e.idx, Faults: faults}, e.emb, e.ch, nil, e.opts)
+		crashed := func() (crashed bool) {
+			defer func() {
+				if r := recover(); r != nil {
+					if r != connectorstest.ErrCrash {
+						panic(r)
+					}
+					crashed = true
+				}
+			}()
+			_, err := eng.Sync(ctx, e.src, nil)
+			if err != nil && !errors.Is(err, connectorstest.ErrCrash) {
+				t.Fatalf("crash at write %d: unexpected error %v", n+1, err)
+			}
+			if err != nil {
+				run, _ := e.db.LastRun(ctx, "hb")
+				if run.Status != store.RunFailed {
+					t.Errorf("crash at write %d: run recorded as %q", n+1, run.Status)
+				}
+			}
+			return err != nil
+		}()
+		if !crashed {
+			if faults.Writes() > n {
+				t.Fatalf("write %d failed but the run succeeded", n+1)
+			}
+			if n < 4 {
+				t.Fatalf("a run with only %d writes: the test does not exercise crashes", n)
+			}
+			t.Logf("converged after a crash at each of the run's %d writes", n)
+			return // n is past the run's last write
+		}
+		res := e.sync()
+		if res.Failed != 0 {
+			t.Errorf("crash at write %d: recovery run failed documents: %v", n+1, res.Errors)
+		}
+		e.converged(e.src.Docs())
+		if t.Failed() {
+			t.Fatalf("did not converge after a crash at write %d", n+1)
+		}
+	}
+}
+
+func TestSyncReconcilesIndexWithRegistry(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.src.SetIncremental(true)
+	e.src.Put(doc("a.md", "Alpha."), doc("b.md", "Bravo."))
+	e.sync()
+
+	// An orphan in the index (written before a crash, never registered)
+	// and a registered document missing from the index.
+	vec, _ := e.emb.Embed(ctx, []string{"ghost"})
+	if err := e.idx.Upsert(ctx, []docent.Chunk{{ID: "ghost1", DocID: "hb:ghost.md", Source: "hb", Text: "ghost", Vector: vec[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.idx.DeleteDocs(ctx, "hb:b.md"); err != nil {
+		t.Fatal(err)
+	}
+	res := e.sync()
+	if got, want := countsOf(res), (counts{updated: 1, unchanged: 1}); got != want {
+		t.Errorf("counts = %+v, want %+v", got, want)
+	}
+	if cs := e.src.Cursors(); cs[len(cs)-1] != "" {
+		t.Errorf("cursor passed = %q, want a full listing after finding the index out of step", cs[len(cs)-1])
+	}
+	e.converged(e.src.Docs())
+}
+
+func TestSyncBatchesEmbeddings(t *testing.T) {
+	emb := connectorstest.NewEmbedder("v1")
+	e := newEnv(t, emb)
+	e.opts.BatchSize = 4
+	for i := range 10 {
+		e.src.Put(doc(fmt.Sprintf("d%02d.md", i), fmt.Sprintf("Document number %d.", i)))
+	}
+	var seen []connectors.Progress
+	res, err := e.engine().Sync(context.Background(), e.src, func(p connectors.Progress) { seen = append(seen, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 10 {
+		t.Fatalf("added = %d", res.Added)
+	}
+	if calls, texts := emb.Calls(); calls != 3 || texts != 10 {
+		t.Errorf("embed calls = %d for %d texts, want 3 for 10", calls, texts)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i].Done < seen[i-1].Done {
+			t.Errorf("progress went backwards: %+v", seen)
+		}
+	}
+	if last := seen[len(seen)-1]; last.Done != 10 || last.Total != 10 || last.Source != "hb" {
+		t.Errorf("last progress = %+v", last)
+	}
+	e.converged(e.src.Docs())
+}
+
+func TestSyncTrainableReembedsEverything(t *testing.T) {
+	ctx := context.Background()
+	tr := &connectorstest.Trainable{}
+	e := newEnv(t, tr)
+	other := connectorstest.NewSource("wiki")
+	other.Put(connectorstest.Doc("wiki", "w.md", "Wiki page about expenses."))
+	eng := e.engine()
+	if _, err := eng.Sync(ctx, other, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.src.Put(doc("a.md", "Alpha policy."), doc("b.md", "Bravo policy."))
+	e.sync()
+	name1 := tr.Name()
+	e.converged(e.src.Docs())
+	connectorstest.AssertConverged(t, e.idx, e.db, e.ch, tr, "wiki", other.Docs())
+
+	// Nothing changed: no fitting, no embedding.
+	fits := tr.Fits()
+	_, texts := tr.Calls()
+	if res := e.sync(); res.Unchanged != 2 {
+		t.Fatalf("unchanged = %d", res.Unchanged)
+	}
+	if _, texts2 := tr.Calls(); tr.Fits() != fits || texts2 != texts {
+		t.Errorf("an unchanged run fitted %d times and embedded %d texts", tr.Fits()-fits, texts2-texts)
+	}
+
+	// New vocabulary retrains the model: every chunk of every source is re-embedded.
+	e.src.Put(doc("c.md", "Charlie brand new vocabulary."))
+	e.sync()
+	if tr.Name() == name1 {
+		t.Fatal("model did not change")
+	}
+	total, _ := e.idx.Count(ctx)
+	if _, texts3 := tr.Calls(); texts3-texts != total {
+		t.Errorf("embedded %d texts, want every one of the %d chunks once", texts3-texts, total)
+	}
+	e.converged(e.src.Docs())
+	connectorstest.AssertConverged(t, e.idx, e.db, e.ch, tr, "wiki", other.Docs())
+}
+
+func TestSyncPlainEmbedderSwitchReembeds(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.src.Put(doc("a.md", "Alpha.\n\nMore alpha."), doc("b.md", "Bravo."))
+	e.sync()
+	if name, _ := e.idx.EmbedderName(ctx); name != e.emb.Name() {
+		t.Fatalf("embedder name = %q, want %q", name, e.emb.Name())
+	}
+
+	v2 := connectorstest.NewEmbedder("v2")
+	e.emb = v2
+	res := e.sync()
+	if res.Unchanged != 2 {
+		t.Errorf("unchanged = %d, want 2", res.Unchanged)
+	}
+	if _, texts := v2.Calls(); texts != 3 {
+		t.Errorf("re-embedded %d texts, want 3", texts)
+	}
+	e.converged(e.src.Docs())
+}
+
+// TestSyncWithSearchChunker runs the engine with the real structure-aware
+// chunker.
+func TestSyncWithSearchChunker(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	ch := search.Chunker{TargetTokens: 40}
+	eng := connectors.NewEngine(e.db, e.idx, e.emb, ch, nil, connectors.EngineOptions{})
+	long := strings.Repeat("Employees accrue paid leave every month of service. ", 12)
+	e.src.Put(
+		doc("leave.md", "# Leave\n\n## Parental\n\nSixteen weeks.\n\n## Annual\n\n"+long),
+		doc("faq.md", "# FAQ\n\n## How do I expense?\n\nUse the portal.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"),
+	)
+	if _, err := eng.Sync(ctx, e.src, nil); err != nil {
+		t.Fatal(err)
+	}
+	connectorstest.AssertConverged(t, e.idx, e.db, ch, e.emb, "hb", e.src.Docs())
+	if ids := e.chunkIDs()["hb:leave.md"]; len(ids) < 3 {
+		t.Errorf("leave.md has %d chunks, want the long section split", len(ids))
+	}
+
+	e.src.Put(doc("leave.md", "# Leave\n\n## Parental\n\nTwenty weeks.\n\n## Annual\n\n"+long))
+	res, err := eng.Sync(ctx, e.src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := countsOf(res), (counts{updated: 1, unchanged: 1}); got != want {
+		t.Errorf("counts = %+v, want %+v", got, want)
+	}
+	connectorstest.AssertConverged(t, e.idx, e.db, ch, e.emb, "hb", e.src.Docs())
+}
+
+var _ connectors.Chunker = search.Chunker{}
+
+// benchDocs returns n markdown documents of a few paragraphs each.
+func benchDocs(n int) []docent.Document {
+	docs := make([]docent.Document, n)
+	for i := range docs {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d\n\n", i)
+		for s := range 4 {
+			fmt.Fprintf(&b, "## Section %d\n\nPolicy %d-%d explains how requests are filed, approved and audited by the team.\n\n", s, i, s)
+		}
+		docs[i] = doc(fmt.Sprintf("p%05d.md", i), b.String())
+	}
+	return docs
+}
+
+// BenchmarkSync measures a first sync of 1000 documents (chunk, embed with
+// the fake embedder, write the local index and the registry) and a re-sync
+// in which nothing changed.
+func BenchmarkSync(b *testing.B) {
+	docs := benchDocs(1000)
+	b.Run("initial-1000", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			e := newEnv(b, connectorstest.NewEmbedder("v1"))
+			e.src.Put(docs...)
+			eng := connectors.NewEngine(e.db, e.idx, e.emb, search.Chunker{}, nil, connectors.EngineOptions{})
+			b.StartTimer()
+			if _, err := eng.Sync(context.Background(), e.src, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unchanged-1000", func(b *testing.B) {
+		e := newEnv(b, connectorstest.NewEmbedder("v1"))
+		e.src.Put(docs...)
+		eng := connectors.NewEngine(e.db, e.idx, e.emb, search.Chunker{}, nil, connectors.EngineOptions{})
+		if _, err := eng.Sync(context.Background(), e.src, nil); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			res, err := eng.Sync(context.Background(), e.src, nil)
+			if err != nil || res.Unchanged != len(docs) {
+				b.Fatalf("%+v %v", res, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,267 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docent-hq/docent/connectors"
+)
+
+var _ connectors.Registry = (*DB)(nil)
+
+const docColumns = `id, source, path, url, title, space, labels, owner, author, content_hash,
+	updated_at, first_seen, last_seen, deleted_at, chunk_ids`
+
+// Documents returns the live (not deleted) documents of source, by ID.
+func (db *DB) Documents(ctx context.Context, source string) (map[string]connectors.DocRecord, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+docColumns+` FROM documents
+		WHERE source = ? AND deleted_at IS NULL`, source)
+	if err != nil {
+		return nil, fmt.Errorf("store: documents of %s: %w", source, err)
+	}
+	defer rows.Close()
+	out := make(map[string]connectors.DocRecord)
+	for rows.Next() {
+		rec, err := scanDoc(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: documents of %s: %w", source, err)
+		}
+		out[rec.ID] = rec
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: documents of %s: %w", source, err)
+	}
+	return out, nil
+}
+
+// Document returns one document record, live or deleted, or ErrNotFound.
+func (db *DB) Document(ctx context.Context, id string) (connectors.DocRecord, error) {
+	row := db.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`, id)
+	rec, err := scanDoc(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return connectors.DocRecord{}, fmt.Errorf("store: document %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return connectors.DocRecord{}, fmt.Errorf("store: document %q: %w", id, err)
+	}
+	return rec, nil
+}
+
+// PutDocument inserts or replaces the record rec.ID and marks it live.
+// FirstSeen is set when the ID is new (and kept otherwise), LastSeen always;
+// the FirstSeen, LastSeen and DeletedAt fields of rec are ignored.
+func (db *DB) PutDocument(ctx context.Context, rec connectors.DocRecord) error {
+	if rec.ID == "" || rec.Source == "" {
+		return errors.New("store: put document: ID and Source are required")
+	}
+	labels, err := marshalList(rec.Labels)
+	if err != nil {
+		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+	}
+	chunks, err := marshalList(rec.ChunkIDs)
+	if err != nil {
+		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+	}
+	now := db.stamp()
+	_, err = db.db.ExecContext(ctx, `INSERT INTO documents (id, source, path, url, title, space, labels,
+			owner, author, content_hash, updated_at, first_seen, last_seen, deleted_at, chunk_count, chunk_ids)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET source = excluded.source, path = excluded.path,
+			url = excluded.url, title = excluded.title, space = excluded.space,
+			labels = excluded.labels, owner = excluded.owner, author = excluded.author,
+			content_hash = excluded.content_hash, updated_at = excluded.updated_at,
+			last_seen = excluded.last_seen, deleted_at = NULL,
+			chunk_count = excluded.chunk_count, chunk_ids = excluded.chunk_ids`,
+		rec.ID, rec.Source, rec.Path, rec.URL, rec.Title, rec.Space, labels,
+		rec.Owner, rec.Author, rec.ContentHash, formatTime(rec.UpdatedAt), now, now,
+		len(rec.ChunkIDs), chunks)
+	if err != nil {
+		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+	}
+	return nil
+}
+
+// MarkDeleted marks the live documents among ids as deleted now and forgets
+// their chunk IDs (the engine removed them from the index first). Unknown
+// and already-deleted IDs are ignored.
+func (db *DB) MarkDeleted(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	now := db.stamp()
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `UPDATE documents
+			SET deleted_at = ?, chunk_count = 0, chunk_ids = '[]'
+			WHERE id = ? AND deleted_at IS NULL`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range ids {
+			if _, err := stmt.ExecContext(ctx, now, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: mark deleted: %w", err)
+	}
+	return nil
+}
+
+// DocState selects documents by whether they are live.
+type DocState string
+
+// Document states for DocFilter.
+const (
+	// DocLive selects documents present at their source (the default).
+	DocLive DocState = ""
+	// DocDeleted selects documents gone from their source.
+	DocDeleted DocState = "deleted"
+	// DocAny selects both.
+	DocAny DocState = "any"
+)
+
+// DocFilter selects documents for ListDocuments. Zero fields do not restrict.
+type DocFilter struct {
+	// Source keeps documents of this source.
+	Source string
+	// State keeps live, deleted or all documents; live by default.
+	State DocState
+	// UpdatedBefore keeps documents last changed at their source before this
+	// time (stale documents).
+	UpdatedBefore time.Time
+	// Limit caps the result (default 100); Offset skips that many first.
+	Limit, Offset int
+}
+
+// ListDocuments returns documents matching f, least recently updated first.
+func (db *DB) ListDocuments(ctx context.Context, f DocFilter) ([]connectors.DocRecord, error) {
+	var where []string
+	var args []any
+	if f.Source != "" {
+		where = append(where, "source = ?")
+		args = append(args, f.Source)
+	}
+	switch f.State {
+	case DocLive:
+		where = append(where, "deleted_at IS NULL")
+	case DocDeleted:
+		where = append(where, "deleted_at IS NOT NULL")
+	case DocAny:
+	default:
+		return nil, fmt.Errorf("store: list documents: unknown state %q", f.State)
+	}
+	if !f.UpdatedBefore.IsZero() {
+		where = append(where, "updated_at < ?")
+		args = append(args, formatTime(f.UpdatedBefore))
+	}
+	q := `SELECT ` + docColumns + ` FROM documents`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY updated_at, id LIMIT ? OFFSET ?"
+	args = append(args, limitOr(f.Limit, 100), max(f.Offset, 0))
+	rows, err := db.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []connectors.DocRecord
+	for rows.Next() {
+		rec, err := scanDoc(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list documents: %w", err)
+		}
+		out = append(out, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list documents: %w", err)
+	}
+	return out, nil
+}
+
+// Cursor returns the cursor stored for source, "" when there is none.
+func (db *DB) Cursor(ctx context.Context, source string) (string, error) {
+	var c string
+	err := db.db.QueryRowContext(ctx, `SELECT cursor FROM source_state WHERE source = ?`, source).Scan(&c)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: cursor of %s: %w", source, err)
+	}
+	return c, nil
+}
+
+// SetCursor stores the cursor for source's next sync.
+func (db *DB) SetCursor(ctx context.Context, source, cursor string) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO source_state (source, cursor, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (source) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
+		source, cursor, db.stamp())
+	if err != nil {
+		return fmt.Errorf("store: set cursor of %s: %w", source, err)
+	}
+	return nil
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanDoc(s scanner) (connectors.DocRecord, error) {
+	var rec connectors.DocRecord
+	var labels, chunks string
+	var updated, first, last, deleted sql.NullString
+	if err := s.Scan(&rec.ID, &rec.Source, &rec.Path, &rec.URL, &rec.Title, &rec.Space, &labels,
+		&rec.Owner, &rec.Author, &rec.ContentHash, &updated, &first, &last, &deleted, &chunks); err != nil {
+		return rec, err
+	}
+	if err := unmarshalList(labels, &rec.Labels); err != nil {
+		return rec, fmt.Errorf("labels of %q: %w", rec.ID, err)
+	}
+	if err := unmarshalList(chunks, &rec.ChunkIDs); err != nil {
+		return rec, fmt.Errorf("chunk ids of %q: %w", rec.ID, err)
+	}
+	var err error
+	for _, p := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&rec.UpdatedAt, updated}, {&rec.FirstSeen, first}, {&rec.LastSeen, last}, {&rec.DeletedAt, deleted}} {
+		if *p.dst, err = parseTime(p.src); err != nil {
+			return rec, err
+		}
+	}
+	return rec, nil
+}
+
+// marshalList encodes a string list as JSON, nil as "[]".
+func marshalList(v []string) (string, error) {
+	if len(v) == 0 {
+		return "[]", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// unmarshalList decodes a JSON string list, leaving dst nil when empty.
+func unmarshalList(s string, dst *[]string) error {
+	if s == "" || s == "[]" || s == "null" {
+		*dst = nil
+		return nil
+	}
+	return json.Unmarshal([]byte(s), dst)
+}
+
+// limitOr returns limit, or def when limit is not positive.
+func limitOr(limit, def int) int {
+	if limit <= 0 {
+		return def
+	}
+	return limit
+}

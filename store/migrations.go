@@ -1,0 +1,70 @@
+package store
+
+// migrations are the schema versions in order: migrations[i] takes the
+// database from version i to i+1. Append new versions; never edit one that
+// has shipped. Times are fixed-width UTC text (see timeLayout), NULL when unset.
+var migrations = []string{
+	// v1: the document registry the sync engine diffs sources against.
+	`CREATE TABLE documents (
+		id           TEXT PRIMARY KEY,
+		source       TEXT NOT NULL,
+		path         TEXT NOT NULL DEFAULT '',
+		url          TEXT NOT NULL DEFAULT '',
+		title        TEXT NOT NULL DEFAULT '',
+		space        TEXT NOT NULL DEFAULT '',
+		labels       TEXT NOT NULL DEFAULT '[]',
+		owner        TEXT NOT NULL DEFAULT '',
+		author       TEXT NOT NULL DEFAULT '',
+		content_hash TEXT NOT NULL DEFAULT '',
+		updated_at   TEXT,
+		first_seen   TEXT NOT NULL,
+		last_seen    TEXT NOT NULL,
+		deleted_at   TEXT,
+		chunk_count  INTEGER NOT NULL DEFAULT 0,
+		chunk_ids    TEXT NOT NULL DEFAULT '[]'
+	);
+	CREATE INDEX documents_source ON documents (source, deleted_at);
+	CREATE INDEX documents_updated_at ON documents (updated_at);`,
+
+	// v2: turns, the retrieval log of every question and answer.
+	`CREATE TABLE turns (
+		id          INTEGER PRIMARY KEY AUTOINCREMENT,
+		question    TEXT NOT NULL,
+		platform    TEXT NOT NULL DEFAULT '',
+		channel     TEXT NOT NULL DEFAULT '',
+		thread      TEXT NOT NULL DEFAULT '',
+		user        TEXT NOT NULL DEFAULT '',
+		filter      TEXT NOT NULL DEFAULT '{}',
+		status      TEXT NOT NULL,
+		answer      TEXT NOT NULL DEFAULT '',
+		citations   TEXT NOT NULL DEFAULT '[]',
+		trace       TEXT NOT NULL DEFAULT '{}',
+		latency_ms  REAL NOT NULL DEFAULT 0,
+		stages_ms   TEXT NOT NULL DEFAULT '{}',
+		created_at  TEXT NOT NULL
+	);
+	CREATE INDEX turns_created_at ON turns (created_at);
+	CREATE INDEX turns_status ON turns (status, created_at);`,
+
+	// v3: sync run records and per-source cursors.
+	`CREATE TABLE sync_runs (
+		id          INTEGER PRIMARY KEY AUTOINCREMENT,
+		source      TEXT NOT NULL,
+		started_at  TEXT NOT NULL,
+		finished_at TEXT,
+		status      TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'ok', 'failed')),
+		added       INTEGER NOT NULL DEFAULT 0,
+		updated     INTEGER NOT NULL DEFAULT 0,
+		unchanged   INTEGER NOT NULL DEFAULT 0,
+		deleted     INTEGER NOT NULL DEFAULT 0,
+		failed      INTEGER NOT NULL DEFAULT 0,
+		errors      TEXT NOT NULL DEFAULT '[]',
+		error       TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX sync_runs_source ON sync_runs (source, id);
+	CREATE TABLE source_state (
+		source     TEXT PRIMARY KEY,
+		cursor     TEXT NOT NULL DEFAULT '',
+		updated_at TEXT NOT NULL
+	);`,
+}

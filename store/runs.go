@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/docent-hq/docent/connectors"
+)
+
+// RunStatus is the state of a sync run.
+type RunStatus string
+
+// Sync run states.
+const (
+	// RunRunning is a run that has started and not finished (or whose
+	// process died; see AbandonRuns).
+	RunRunning RunStatus = "running"
+	// RunOK is a run that applied every change it could (some documents
+	// may still have failed; see Failed and Errors).
+	RunOK RunStatus = "ok"
+	// RunFailed is a run that stopped early: the source could not be read,
+	// a write failed or the run was interrupted.
+	RunFailed RunStatus = "failed"
+)
+
+// Run is a recorded sync run.
+type Run struct {
+	// ID identifies the run.
+	ID int64 `json:"id"`
+	// Status is running, ok or failed.
+	Status RunStatus `json:"status"`
+	// RunResult holds the source, times, counts and errors; Finished is
+	// zero while the run is running.
+	connectors.RunResult
+}
+
+// StartRun records that a sync of source started now and returns its ID.
+func (db *DB) StartRun(ctx context.Context, source string) (int64, error) {
+	res, err := db.db.ExecContext(ctx, `INSERT INTO sync_runs (source, started_at, status) VALUES (?, ?, 'running')`,
+		source, db.stamp())
+	if err != nil {
+		return 0, fmt.Errorf("store: start run of %s: %w", source, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("store: start run of %s: %w", source, err)
+	}
+	return id, nil
+}
+
+// FinishRun records the outcome of run id: status failed when r.Err is set,
+// ok otherwise. Finished defaults to now. It returns ErrNotFound for an
+// unknown run.
+func (db *DB) FinishRun(ctx context.Context, id int64, r connectors.RunResult) error {
+	status := RunOK
+	if r.Err != "" {
+		status = RunFailed
+	}
+	errs := []byte("[]")
+	if len(r.Errors) > 0 {
+		var err error
+		if errs, err = json.Marshal(r.Errors); err != nil {
+			return fmt.Errorf("store: finish run %d: %w", id, err)
+		}
+	}
+	finished := formatTime(r.Finished)
+	if finished == nil {
+		finished = db.stamp()
+	}
+	res, err := db.db.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, added = ?, updated = ?,
+			unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?
+		WHERE id = ?`,
+		finished, status, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err, id)
+	if err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("store: finish run %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// AbandonRuns marks every run still recorded as running as failed: call it
+// at startup, when no sync of this process can be running. It returns how
+// many runs it marked.
+func (db *DB) AbandonRuns(ctx context.Context) (int64, error) {
+	res, err := db.db.ExecContext(ctx, `UPDATE sync_runs SET status = 'failed', finished_at = ?,
+		error = 'abandoned: the process stopped during the run' WHERE status = 'running'`, db.stamp())
+	if err != nil {
+		return 0, fmt.Errorf("store: abandon runs: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: abandon runs: %w", err)
+	}
+	return n, nil
+}
+
+const runColumns = `id, source, started_at, finished_at, status, added, updated, unchanged, deleted, failed, errors, error`
+
+// ListRuns returns the latest runs, newest first: of source, or of every
+// source when source is "". limit defaults to 50.
+func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]Run, error) {
+	q := `SELECT ` + runColumns + ` FROM sync_runs`
+	var args []any
+	if source != "" {
+		q += ` WHERE source = ?`
+		args = append(args, source)
+	}
+	q += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limitOr(limit, 50))
+	rows, err := db.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list runs: %w", err)
+	}
+	return out, nil
+}
+
+// LastRun returns the latest run of source, or ErrNotFound.
+func (db *DB) LastRun(ctx context.Context, source string) (Run, error) {
+	r, err := scanRun(db.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM sync_runs
+		WHERE source = ? ORDER BY id DESC LIMIT 1`, source))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("store: last run of %s: %w", source, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("store: last run of %s: %w", source, err)
+	}
+	return r, nil
+}
+
+func scanRun(s scanner) (Run, error) {
+	var r Run
+	var started, finished sql.NullString
+	var errs string
+	if err := s.Scan(&r.ID, &r.Source, &started, &finished, &r.Status, &r.Added, &r.Updated,
+		&r.Unchanged, &r.Deleted, &r.Failed, &errs, &r.Err); err != nil {
+		return r, err
+	}
+	var err error
+	if r.Started, err = parseTime(started); err != nil {
+		return r, err
+	}
+	if r.Finished, err = parseTime(finished); err != nil {
+		return r, err
+	}
+	if errs != "" && errs != "[]" {
+		if err := json.Unmarshal([]byte(errs), &r.Errors); err != nil {
+			return r, fmt.Errorf("errors of run %d: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,178 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docent-hq/docent"
+)
+
+// CreateTurn stores a question and its answer with the full trace. It sets
+// t.ID, and t.CreatedAt to now when it is zero. The total latency and the
+// per-stage latencies (milliseconds, summed by stage name) are stored in
+// their own columns too, for the console's aggregates.
+func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = db.now().UTC()
+	}
+	filter, err := json.Marshal(t.Question.Filter)
+	if err != nil {
+		return fmt.Errorf("store: create turn: %w", err)
+	}
+	citations, err := json.Marshal(t.Answer.Citations)
+	if err != nil {
+		return fmt.Errorf("store: create turn: %w", err)
+	}
+	trace, err := json.Marshal(t.Answer.Trace)
+	if err != nil {
+		return fmt.Errorf("store: create turn: %w", err)
+	}
+	var total time.Duration
+	stages := make(map[string]float64, len(t.Answer.Trace.Stages))
+	for _, s := range t.Answer.Trace.Stages {
+		total += s.Duration
+		stages[s.Name] += ms(s.Duration)
+	}
+	stagesJSON, err := json.Marshal(stages)
+	if err != nil {
+		return fmt.Errorf("store: create turn: %w", err)
+	}
+	q := t.Question
+	res, err := db.db.ExecContext(ctx, `INSERT INTO turns (question, platform, channel, thread, user, filter,
+			status, answer, citations, trace, latency_ms, stages_ms, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		q.Text, q.Platform, q.Channel, q.Thread, q.User, string(filter),
+		string(t.Answer.Status), t.Answer.Text, string(citations), string(trace), ms(total), string(stagesJSON),
+		formatTime(t.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("store: create turn: %w", err)
+	}
+	if t.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("store: create turn: %w", err)
+	}
+	return nil
+}
+
+// ms converts a duration to fractional milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+const turnColumns = `id, question, platform, channel, thread, user, filter, status, answer, citations, trace, created_at`
+
+// Turn returns the turn with the given ID, or ErrNotFound.
+func (db *DB) Turn(ctx context.Context, id int64) (docent.Turn, error) {
+	t, err := scanTurn(db.db.QueryRowContext(ctx, `SELECT `+turnColumns+` FROM turns WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return docent.Turn{}, fmt.Errorf("store: turn %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return docent.Turn{}, fmt.Errorf("store: turn %d: %w", id, err)
+	}
+	return t, nil
+}
+
+// TurnFilter selects turns for ListTurns. Zero fields do not restrict.
+type TurnFilter struct {
+	// Status keeps turns answered with this status.
+	Status docent.Status
+	// Platform keeps turns asked on this platform.
+	Platform string
+	// Since keeps turns created at or after it; Until, before it.
+	Since, Until time.Time
+	// Limit caps the result (default 50); Offset skips that many first.
+	Limit, Offset int
+}
+
+// ListTurns returns the turns matching f, newest first.
+func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error) {
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, string(f.Status))
+	}
+	if f.Platform != "" {
+		where = append(where, "platform = ?")
+		args = append(args, f.Platform)
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "created_at >= ?")
+		args = append(args, formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "created_at < ?")
+		args = append(args, formatTime(f.Until))
+	}
+	q := `SELECT ` + turnColumns + ` FROM turns`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+	args = append(args, limitOr(f.Limit, 50), max(f.Offset, 0))
+	rows, err := db.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list turns: %w", err)
+	}
+	defer rows.Close()
+	var out []docent.Turn
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list turns: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list turns: %w", err)
+	}
+	return out, nil
+}
+
+// CountTurnsByStatus returns how many turns have each status.
+func (db *DB) CountTurnsByStatus(ctx context.Context) (map[docent.Status]int, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT status, COUNT(*) FROM turns GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("store: count turns: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[docent.Status]int)
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, fmt.Errorf("store: count turns: %w", err)
+		}
+		out[docent.Status(s)] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: count turns: %w", err)
+	}
+	return out, nil
+}
+
+func scanTurn(s scanner) (docent.Turn, error) {
+	var t docent.Turn
+	var filter, status, citations, trace string
+	var created sql.NullString
+	if err := s.Scan(&t.ID, &t.Question.Text, &t.Question.Platform, &t.Question.Channel, &t.Question.Thread,
+		&t.Question.User, &filter, &status, &t.Answer.Text, &citations, &trace, &created); err != nil {
+		return t, err
+	}
+	t.Answer.Status = docent.Status(status)
+	if err := json.Unmarshal([]byte(filter), &t.Question.Filter); err != nil {
+		return t, fmt.Errorf("filter of turn %d: %w", t.ID, err)
+	}
+	if err := json.Unmarshal([]byte(citations), &t.Answer.Citations); err != nil {
+		return t, fmt.Errorf("citations of turn %d: %w", t.ID, err)
+	}
+	if err := json.Unmarshal([]byte(trace), &t.Answer.Trace); err != nil {
+		return t, fmt.Errorf("trace of turn %d: %w", t.ID, err)
+	}
+	var err error
+	t.CreatedAt, err = parseTime(created)
+	return t, err
+}
