@@ -1,0 +1,43 @@
+# docent — see README.md. `make run` runs the embedded demo; `make test` tests everything.
+GO       ?= go
+BIN      ?= bin/docent
+SCIFACT  ?= ../shared/eval/scifact
+PKGS     := ./...
+
+.PHONY: build run test bench generate lint fmt-check vet eval clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/docent
+
+run: build
+	./$(BIN) serve
+
+# The test command the README and CI use: formatting, vet, then every test with the race detector.
+test: fmt-check vet
+	$(GO) test -race -cover -count=1 -timeout 15m $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+lint: fmt-check vet
+
+# Benchmarks: index throughput, query latency p50/p95/p99, peak RSS on SciFact
+# (when present) and on a synthetic 200k-chunk corpus; then Go micro-benchmarks.
+bench: build
+	./$(BIN) bench --scifact $(SCIFACT) --synthetic 200000
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
+
+# Retrieval quality on SciFact and the handbook golden set.
+eval: build
+	./$(BIN) eval --golden examples/handbook/golden.yaml
+	./$(BIN) eval --beir $(SCIFACT) --mode all
+
+generate:
+	$(GO) generate $(PKGS)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,70 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/docent-hq/docent"
+)
+
+// Answerer answers one question. *Pipeline implements it.
+type Answerer interface {
+	Answer(ctx context.Context, q docent.Question) (docent.Answer, error)
+}
+
+// TurnSaver persists a turn and sets its ID. store.DB implements it.
+type TurnSaver interface {
+	CreateTurn(ctx context.Context, t *docent.Turn) error
+}
+
+// Observer is told about every turn, for metrics.
+type Observer interface {
+	ObserveTurn(platform string, a docent.Answer)
+}
+
+// Recorder answers questions and stores every turn with its full trace,
+// including failed ones, so the retrieval log misses nothing.
+type Recorder struct {
+	answerer Answerer
+	turns    TurnSaver
+	observer Observer
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// NewRecorder wraps an Answerer so that each answer is stored as a turn.
+// observer may be nil.
+func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logger) *Recorder {
+	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, now: time.Now}
+}
+
+// Ask answers q and stores the turn. An empty question returns
+// docent.ErrEmptyQuestion and stores nothing. A pipeline error is stored as
+// a turn with status error and returned.
+func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, error) {
+	turn := docent.Turn{Question: q, CreatedAt: r.now().UTC()}
+	a, err := r.answerer.Answer(ctx, q)
+	if errors.Is(err, docent.ErrEmptyQuestion) {
+		return turn, err
+	}
+	if err != nil {
+		a = docent.Answer{Status: docent.StatusError, Trace: a.Trace}
+	}
+	turn.Answer = a
+	if r.observer != nil {
+		r.observer.ObserveTurn(q.Platform, a)
+	}
+	if serr := r.turns.CreateTurn(ctx, &turn); serr != nil {
+		r.log.ErrorContext(ctx, "store turn", slog.Any("error", serr))
+		if err == nil {
+			err = fmt.Errorf("answer: store turn: %w", serr)
+		}
+	}
+	if err != nil {
+		return turn, fmt.Errorf("answer: %w", err)
+	}
+	return turn, nil
+}

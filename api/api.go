@@ -1,0 +1,146 @@
+// Package api serves docent's JSON API and operational endpoints:
+// POST /api/ask, /healthz, /readyz, /metrics, and /docs/{source}/{path} for
+// sources that live on this machine (the bundled handbook, local folders),
+// so that their citations are clickable.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/docent-hq/docent"
+)
+
+// Asker answers a question and records the turn.
+type Asker interface {
+	// Ask returns the stored turn. It returns an error wrapping
+	// docent.ErrEmptyQuestion for a blank question.
+	Ask(ctx context.Context, q docent.Question) (docent.Turn, error)
+}
+
+// Formatter renders an answer as plain text with its source list.
+type Formatter func(docent.Answer) string
+
+// Server holds the HTTP handlers.
+type Server struct {
+	asker    Asker
+	format   Formatter
+	gatherer prometheus.Gatherer
+	docs     *Docs
+	log      *slog.Logger
+	ready    atomic.Bool
+}
+
+// New builds the API server. docs may be nil when no local source is served.
+func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger) *Server {
+	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log}
+}
+
+// SetReady marks the index as loaded; /readyz answers 200 from then on.
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// Handler returns the routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	mux.HandleFunc("POST /api/ask", s.ask)
+	if s.docs != nil {
+		mux.Handle("GET /docs/{source}/{path...}", s.docs)
+	}
+	return mux
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	if !s.ready.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// AskRequest is the body of POST /api/ask.
+type AskRequest struct {
+	// Question is the question text (required).
+	Question string `json:"question"`
+	// Filter optionally scopes retrieval.
+	Filter docent.Filter `json:"filter"`
+	// Trace asks for the full retrieval trace in the response.
+	Trace bool `json:"trace"`
+}
+
+// AskResponse is the reply of POST /api/ask.
+type AskResponse struct {
+	// TurnID identifies the stored turn.
+	TurnID int64 `json:"turn_id"`
+	// Status is answered, not_found or error.
+	Status docent.Status `json:"status"`
+	// Answer is the answer text with [n] markers.
+	Answer string `json:"answer"`
+	// Citations are the numbered sources.
+	Citations []docent.Citation `json:"citations"`
+	// Text is the answer rendered with its source list, as a terminal shows it.
+	Text string `json:"text"`
+	// Trace is present when the request asked for it.
+	Trace *docent.Trace `json:"trace,omitempty"`
+}
+
+const maxAskBody = 64 << 10
+
+func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
+	var req AskRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAskBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid request body: "+err.Error())
+		return
+	}
+	turn, err := s.asker.Ask(r.Context(), docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})
+	switch {
+	case errors.Is(err, docent.ErrEmptyQuestion):
+		writeError(w, http.StatusBadRequest, "question is empty")
+		return
+	case err != nil:
+		s.log.ErrorContext(r.Context(), "ask", slog.Any("error", err))
+		writeError(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	resp := AskResponse{
+		TurnID:    turn.ID,
+		Status:    turn.Answer.Status,
+		Answer:    turn.Answer.Text,
+		Citations: turn.Answer.Citations,
+		Text:      s.format(turn.Answer),
+	}
+	if resp.Citations == nil {
+		resp.Citations = []docent.Citation{}
+	}
+	if req.Trace {
+		resp.Trace = &turn.Answer.Trace
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/api"
+)
+
+// Ask answers one question in the terminal. On an empty index it first
+// syncs the configured sources, and says so.
+func (m *Main) Ask(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fl.SetOutput(m.Stderr)
+	asJSON := fl.Bool("json", false, "print the answer as JSON, with its trace")
+	source := fl.String("source", "", "only search this source")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	question := strings.TrimSpace(strings.Join(fl.Args(), " "))
+	if question == "" {
+		return fmt.Errorf("ask: %w: give the question as an argument, e.g. docent ask \"how do I reset my VPN token?\"", docent.ErrEmptyQuestion)
+	}
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	n, err := m.Index.Count(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		fmt.Fprintln(m.Stderr, "The index is empty: syncing the configured sources first.")
+		results, err := m.SyncSources(ctx, m.Sources, newProgressPrinter(m.Stderr))
+		writeSyncSummary(m.Stderr, results)
+		if err != nil {
+			fmt.Fprintln(m.Stderr, "Some sources failed to sync; answering from what was indexed.")
+		}
+	}
+	q := docent.Question{Text: question, Platform: "cli"}
+	if *source != "" {
+		q.Filter.Sources = []string{*source}
+	}
+	turn, err := m.Recorder.Ask(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(api.AskResponse{
+			TurnID: turn.ID, Status: turn.Answer.Status, Answer: turn.Answer.Text,
+			Citations: turn.Answer.Citations, Text: answer.Format(turn.Answer), Trace: &turn.Answer.Trace,
+		})
+	}
+	fmt.Fprintln(m.Stdout, answer.Format(turn.Answer))
+	return nil
+}
+
+// PrintConfig prints the effective configuration with secrets redacted.
+func (m *Main) PrintConfig(_ context.Context, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("config takes no arguments")
+	}
+	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	fmt.Fprint(m.Stdout, m.Config.Redacted())
+	return nil
+}

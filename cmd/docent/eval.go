@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/search"
+)
+
+// Eval scores retrieval on a golden set (through the full answer pipeline)
+// or on a BEIR data set. Each run builds its own throwaway index in a temp
+// dir, so it never touches the serving index, unless --index-dir is given.
+func (m *Main) Eval(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fl.SetOutput(m.Stderr)
+	golden := fl.String("golden", "", "golden set YAML (scored against the configured sources)")
+	beir := fl.String("beir", "", "BEIR data set directory (corpus.jsonl, queries.jsonl, qrels/)")
+	split := fl.String("split", "test", "BEIR qrels split: test or train")
+	mode := fl.String("mode", "default", "BEIR retrieval mode: bm25, vector, hybrid, default (the full pipeline) or all")
+	k := fl.Int("k", 100, "BEIR ranking depth in documents")
+	runFile := fl.String("run", "", "write a TREC run file here (BEIR, single mode)")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	indexDir := fl.String("index-dir", "", "build the index here instead of a temp dir (reused if it exists)")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if (*golden == "") == (*beir == "") {
+		return fmt.Errorf("eval: give exactly one of --golden FILE or --beir DIR: %w", errUsage)
+	}
+	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	dir := *indexDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "docent-eval-")
+		if err != nil {
+			return fmt.Errorf("eval: temp dir: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	if *golden != "" {
+		return m.evalGolden(ctx, *golden, dir, *asJSON)
+	}
+	return m.evalBEIR(ctx, beirArgs{dir: *beir, split: *split, mode: *mode, k: *k, runFile: *runFile, json: *asJSON}, dir)
+}
+
+func (m *Main) evalGolden(ctx context.Context, path, dataDir string, asJSON bool) error {
+	g, err := eval.LoadGolden(path)
+	if err != nil {
+		return err
+	}
+	if err := m.open(ctx, dataDir); err != nil {
+		return err
+	}
+	if err := m.ensureIndexed(ctx, m.Sources); err != nil {
+		return err
+	}
+	rep, err := eval.RunGolden(ctx, g, m.Pipeline)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(m.Stdout, rep)
+	}
+	return rep.WriteTable(m.Stdout)
+}
+
+type beirArgs struct {
+	dir, split, mode, runFile string
+	k                         int
+	json                      bool
+}
+
+func (m *Main) evalBEIR(ctx context.Context, a beirArgs, dataDir string) error {
+	modes := []string{a.mode}
+	if a.mode == "all" {
+		modes = []string{string(search.ModeKeyword), string(search.ModeVector), string(search.ModeHybrid), "default"}
+	}
+	if a.runFile != "" && len(modes) > 1 {
+		return fmt.Errorf("eval: --run needs a single --mode")
+	}
+	for _, md := range modes {
+		if md != "default" {
+			if _, err := search.ParseMode(md); err != nil {
+				return err
+			}
+		}
+	}
+	b, err := eval.LoadBEIR(a.dir, a.split)
+	if err != nil {
+		return err
+	}
+	m.Config.Sources = nil
+	if err := m.open(ctx, dataDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "indexing %d documents of %s...\n", len(b.Corpus), b.Name)
+	start := time.Now()
+	src := &staticSource{name: eval.BEIRSource, docs: b.Corpus}
+	res, err := m.Engine.Sync(ctx, src, newProgressPrinter(m.Stderr))
+	if err != nil {
+		return fmt.Errorf("eval: index %s: %w", b.Name, err)
+	}
+	indexed := time.Since(start)
+	if res.Added+res.Updated == 0 {
+		indexed = 0 // reused an existing index: no indexing time to report
+	}
+
+	var reports []eval.BEIRReport
+	for _, md := range modes {
+		opts := eval.BEIROptions{K: a.k, RunTag: "docent-" + md}
+		if a.runFile != "" {
+			f, err := os.Create(a.runFile)
+			if err != nil {
+				return fmt.Errorf("eval: run file: %w", err)
+			}
+			defer f.Close()
+			opts.RunFile = f
+		}
+		rep, err := eval.RunBEIR(ctx, b, m.searcher(md), opts)
+		if err != nil {
+			return err
+		}
+		rep.Mode = md
+		rep.SetIndexing(len(b.Corpus), indexed)
+		reports = append(reports, rep)
+	}
+	if a.json {
+		if len(reports) == 1 {
+			return writeJSON(m.Stdout, reports[0])
+		}
+		return writeJSON(m.Stdout, reports)
+	}
+	if len(reports) == 1 {
+		return reports[0].WriteTable(m.Stdout)
+	}
+	return eval.CompareTable(m.Stdout, reports...)
+}
+
+// searcher returns the retrieval used for a BEIR mode: a single retriever,
+// plain hybrid, or "default", the retrieval the answer pipeline uses.
+func (m *Main) searcher(mode string) eval.Searcher {
+	return eval.SearcherFunc(func(ctx context.Context, query string, k int) ([]docent.Hit, error) {
+		q := search.Query{Text: query, K: k, Mode: search.Mode(mode)}
+		if mode == "default" {
+			q.Mode = search.ModeHybrid
+		}
+		if q.Mode != search.ModeKeyword {
+			vecs, err := m.Embedder.Embed(ctx, []string{query})
+			if err != nil {
+				return nil, err
+			}
+			q.Vector = vecs[0]
+		}
+		return m.Index.Search(ctx, q)
+	})
+}
+
+// ensureIndexed syncs the sources when the index is empty.
+func (m *Main) ensureIndexed(ctx context.Context, sources []connectors.Source) error {
+	n, err := m.Index.Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	results, err := m.SyncSources(ctx, sources, newProgressPrinter(m.Stderr))
+	writeSyncSummary(m.Stderr, results)
+	return err
+}
+
+// staticSource serves a fixed set of documents, always as a full listing.
+type staticSource struct {
+	name string
+	docs []docent.Document
+}
+
+func (s *staticSource) Name() string { return s.name }
+
+func (s *staticSource) Changes(context.Context, string) (connectors.Changes, error) {
+	return connectors.Changes{Full: true, Docs: s.docs}, nil
+}
+
+func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return errors.Join(errors.New("encode json"), err)
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/config"
+	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/files"
+	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/examples/handbook"
+	"github.com/docent-hq/docent/llm/offline"
+	"github.com/docent-hq/docent/metrics"
+	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/local"
+	"github.com/docent-hq/docent/store"
+)
+
+// Main holds the wired application. Commands open what they need through
+// it and Close releases everything.
+type Main struct {
+	ConfigPath string
+	Stdout     io.Writer
+	Stderr     io.Writer
+	Getenv     func(string) (string, bool)
+
+	Config   config.Config
+	Log      *slog.Logger
+	Metrics  *metrics.Metrics
+	Store    *store.DB
+	Index    search.Index
+	Embedder search.Embedder
+	Engine   *connectors.Engine
+	Sources  []connectors.Source
+	// LocalDocs are the file systems of sources that live on this machine,
+	// served under /docs/{source}/ so their citations are clickable.
+	LocalDocs map[string]fs.FS
+	Pipeline  *answer.Pipeline
+	Recorder  *answer.Recorder
+
+	// Addr is the address serve listens on, once it does.
+	Addr string
+
+	closers []io.Closer
+}
+
+// LoadConfig resolves and validates the configuration and sets up logging.
+func (m *Main) LoadConfig() error {
+	cfg, _, err := config.Resolve(m.ConfigPath, m.Getenv)
+	if err != nil {
+		return err
+	}
+	m.Config = cfg
+	m.Log = newLogger(m.Stderr, cfg.Log)
+	return nil
+}
+
+func newLogger(w io.Writer, c config.LogConfig) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// Open loads the configuration and wires the store, index, embedder,
+// sources, sync engine and answer pipeline over the configured data dir.
+func (m *Main) Open(ctx context.Context) error {
+	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	return m.open(ctx, m.Config.DataDir)
+}
+
+// open wires everything over dataDir; eval uses it with a temp dir.
+func (m *Main) open(ctx context.Context, dataDir string) error {
+	cfg := m.Config
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	m.Metrics = metrics.New()
+	db, err := store.Open(ctx, filepath.Join(dataDir, "docent.db"))
+	if err != nil {
+		return err
+	}
+	m.closers = append(m.closers, db)
+	m.Store = db
+
+	emb, err := m.openEmbedder(cfg.Embedder, dataDir)
+	if err != nil {
+		return err
+	}
+	m.Embedder = emb
+
+	idx, err := m.openIndex(ctx, cfg.Index, dataDir)
+	if err != nil {
+		return err
+	}
+	m.closers = append(m.closers, idx)
+	m.Index = idx
+
+	m.LocalDocs = map[string]fs.FS{}
+	for _, sc := range cfg.Sources {
+		src, fsys, err := m.newSource(sc, dataDir)
+		if err != nil {
+			return fmt.Errorf("source %q: %w", sc.Name, err)
+		}
+		m.Sources = append(m.Sources, src)
+		if fsys != nil {
+			m.LocalDocs[sc.Name] = fsys
+		}
+	}
+	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
+	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{MaxDocBytes: int(cfg.Sync.MaxDocBytes)})
+
+	m.Pipeline = answer.New(idx, emb, answer.NewExtractive(), m.Log, answer.Options{
+		MaxSources: cfg.Answerer.MaxSources,
+		MinScore:   cfg.Answerer.MinScore,
+	})
+	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log)
+	return nil
+}
+
+// openEmbedder picks the embedder by its provider name.
+func (m *Main) openEmbedder(c config.EmbedderConfig, dataDir string) (search.Embedder, error) {
+	providers := map[string]func() (search.Embedder, error){
+		"offline": func() (search.Embedder, error) {
+			return offline.NewEmbedder(offline.Options{
+				Dim: c.Dim, ModelPath: filepath.Join(dataDir, "offline-embedder.bin"), Logger: m.Log,
+			}), nil
+		},
+	}
+	open, ok := providers[c.Provider]
+	if !ok {
+		return nil, fmt.Errorf("embedder provider %q is not available in this build (available: offline)", c.Provider)
+	}
+	return open()
+}
+
+// openIndex picks the index backend by its name.
+func (m *Main) openIndex(ctx context.Context, c config.IndexConfig, dataDir string) (search.Index, error) {
+	backends := map[string]func() (search.Index, error){
+		"local": func() (search.Index, error) {
+			return local.Open(ctx, filepath.Join(dataDir, "index.db"), local.Options{
+				Fusion: search.Fusion{
+					Method:        c.Fusion,
+					K:             float64(c.RRFK),
+					KeywordWeight: c.KeywordWeight,
+					VectorWeight:  c.VectorWeight,
+				},
+				Candidates: c.Candidates,
+			})
+		},
+	}
+	open, ok := backends[c.Backend]
+	if !ok {
+		return nil, fmt.Errorf("index backend %q is not available in this build (available: local)", c.Backend)
+	}
+	return open()
+}
+
+// newSource builds a source by its type. It also returns the source's file
+// system when the documents live on this machine.
+func (m *Main) newSource(sc config.SourceConfig, dataDir string) (connectors.Source, fs.FS, error) {
+	public := strings.TrimRight(m.Config.Server.PublicURL, "/")
+	maxBytes := int(m.Config.Sync.MaxDocBytes)
+	switch sc.Type {
+	case "bundled":
+		fsys := handbook.Source()
+		return files.New(sc.Name, fsys, files.Options{
+			WebURL:   public + "/docs/" + sc.Name + "/{path}",
+			MaxBytes: maxBytes,
+		}), fsys, nil
+	case "dir":
+		fsys := os.DirFS(sc.Dir.Path)
+		web := sc.Dir.WebURL
+		if web == "" {
+			web = public + "/docs/" + sc.Name + "/{path}"
+		}
+		return files.New(sc.Name, fsys, files.Options{
+			Include: sc.Dir.Include, Exclude: sc.Dir.Exclude, WebURL: web, MaxBytes: maxBytes,
+		}), fsys, nil
+	case "git":
+		g := sc.Git
+		src, err := git.New(sc.Name, git.Options{
+			URL: g.URL, Path: g.Path, Branch: g.Branch, Subdir: g.Subdir,
+			Include: g.Include, Exclude: g.Exclude, WebURL: g.WebURL,
+			Auth: git.Auth{Username: g.Username, Token: g.Token},
+			DataDir: dataDir, MaxBytes: maxBytes, Logger: m.Log,
+		})
+		return src, nil, err
+	}
+	return nil, nil, fmt.Errorf("unknown source type %q", sc.Type)
+}
+
+// source returns the configured source called name.
+func (m *Main) source(name string) (connectors.Source, error) {
+	var names []string
+	for _, s := range m.Sources {
+		if s.Name() == name {
+			return s, nil
+		}
+		names = append(names, s.Name())
+	}
+	return nil, fmt.Errorf("no source named %q (configured: %s)", name, strings.Join(names, ", "))
+}
+
+// SyncSources syncs each source in turn; one failing source does not stop
+// the others. It returns an error naming every source that failed.
+func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, progress func(connectors.Progress)) ([]connectors.RunResult, error) {
+	var results []connectors.RunResult
+	var errs []error
+	for _, src := range sources {
+		res, err := m.syncer().Sync(ctx, src, progress)
+		results = append(results, res)
+		if err != nil {
+			m.Log.ErrorContext(ctx, "sync failed", slog.String("source", src.Name()), slog.Any("error", err))
+			errs = append(errs, fmt.Errorf("source %s: %w", src.Name(), err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// syncer is the engine with every run counted in the metrics; the
+// scheduler and the sync command both use it.
+func (m *Main) syncer() connectors.Syncer {
+	return meteredSyncer{engine: m.Engine, metrics: m.Metrics}
+}
+
+type meteredSyncer struct {
+	engine  *connectors.Engine
+	metrics *metrics.Metrics
+}
+
+func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (connectors.RunResult, error) {
+	start := time.Now()
+	res, err := s.engine.Sync(ctx, src, progress)
+	s.metrics.ObserveSync(src.Name(), err == nil, metrics.SyncCounts{
+		Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged, Deleted: res.Deleted, Failed: res.Failed,
+	}, time.Since(start))
+	return res, err
+}
+
+// Close releases everything Open made, in reverse order.
+func (m *Main) Close() error {
+	var errs []error
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		errs = append(errs, m.closers[i].Close())
+	}
+	m.closers = nil
+	return errors.Join(errs...)
+}
