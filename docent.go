@@ -102,6 +102,9 @@ type Hit struct {
 	VectorScore float64 `json:"vector_score"`
 	// RerankScore is set when a reranker reordered the hits.
 	RerankScore float64 `json:"rerank_score,omitempty"`
+	// Relevance is the answer pipeline's absolute relevance of the hit to
+	// the question, the value the not-found threshold is measured against.
+	Relevance float64 `json:"relevance,omitempty"`
 }
 
 // Question is what a person asked, with where they asked it.
