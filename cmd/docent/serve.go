@@ -34,7 +34,9 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	m.Addr = ln.Addr().String()
+	if m.OnListen != nil {
+		m.OnListen(ln.Addr().String())
+	}
 
 	var docs *api.Docs
 	if len(m.LocalDocs) > 0 {
@@ -44,7 +46,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	srv := &http.Server{Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	m.Log.Info("serving", slog.String("addr", m.Addr), slog.String("public_url", m.Config.Server.PublicURL))
+	m.Log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("public_url", m.Config.Server.PublicURL))
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -47,8 +47,8 @@ type Main struct {
 	Pipeline  *answer.Pipeline
 	Recorder  *answer.Recorder
 
-	// Addr is the address serve listens on, once it does.
-	Addr string
+	// OnListen, when set, is called with the address serve listens on.
+	OnListen func(addr string)
 
 	closers []io.Closer
 }

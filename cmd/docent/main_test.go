@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/api"
+	"github.com/docent-hq/docent/store"
+)
+
+// syncBuffer is a bytes.Buffer safe for the logger and the test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// envOf returns a getenv over a fixed map, so tests never see the real
+// environment (DOCENT_CONFIG, DOCENT_DATA).
+func envOf(kv map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
+}
+
+// MustServe boots docent serve on a free port over dataDir and returns its
+// base URL and a stop function that waits for a graceful shutdown.
+func MustServe(tb testing.TB, dataDir string, stderr io.Writer) (string, func() error) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	m := &Main{Stdout: io.Discard, Stderr: stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir}),
+		OnListen: func(a string) { addr <- a }}
+	done := make(chan error, 1)
+	go func() {
+		err := m.Serve(ctx, []string{"--addr", "127.0.0.1:0"})
+		m.Close()
+		done <- err
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + a, func() error { cancel(); return <-done }
+	case err := <-done:
+		cancel()
+		tb.Fatalf("serve exited before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		tb.Fatal("serve did not listen within 30s")
+	}
+	return "", nil
+}
+
+func waitReady(tb testing.TB, base string) {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tb.Fatal("not ready within 60s")
+}
+
+func postAsk(tb testing.TB, base, body string) (int, []byte) {
+	tb.Helper()
+	resp, err := http.Post(base+"/api/ask", "application/json", strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+var citeMarker = regexp.MustCompile(`\[(\d+)\]`)
+
+// TestServeAskEndToEnd is the new user's path: a fresh data dir, serve
+// indexes the bundled handbook, and a question comes back with [n]
+// citations that link to pages the server itself serves.
+func TestServeAskEndToEnd(t *testing.T) {
+	dataDir := t.TempDir()
+	var logs syncBuffer
+	base, stop := MustServe(t, dataDir, &logs)
+	waitReady(t, base)
+
+	status, body := postAsk(t, base, `{"question": "What does Gatekeeper error GK-409 mean?"}`)
+	if status != http.StatusOK {
+		t.Fatalf("POST /api/ask = %d %s", status, body)
+	}
+	var resp api.AskResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != docent.StatusAnswered {
+		t.Fatalf("status = %q, want answered; answer %q", resp.Status, resp.Answer)
+	}
+	if resp.TurnID == 0 {
+		t.Error("turn_id = 0, want the stored turn's id")
+	}
+	markers := citeMarker.FindAllStringSubmatch(resp.Answer, -1)
+	if len(markers) == 0 {
+		t.Fatalf("answer has no [n] citation: %q", resp.Answer)
+	}
+	for _, mk := range markers {
+		n := mk[1]
+		found := false
+		for _, c := range resp.Citations {
+			if n == strconv.Itoa(c.N) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("answer cites [%s] but citations are %+v", n, resp.Citations)
+		}
+	}
+	first := resp.Citations[0]
+	if first.DocID != "handbook:it/gatekeeper-error-codes.md" {
+		t.Errorf("first citation = %s, want the Gatekeeper error codes page", first.DocID)
+	}
+	if !strings.Contains(resp.Answer, "GK-409") || !strings.Contains(resp.Answer, "Duplicate request") {
+		t.Errorf("answer does not quote the GK-409 row: %q", resp.Answer)
+	}
+	if !strings.Contains(resp.Text, "Sources:") || !strings.Contains(resp.Text, "[1] Gatekeeper Error Codes") {
+		t.Errorf("rendered text lacks the source list: %q", resp.Text)
+	}
+
+	// The citation link is clickable: the server renders the cited page.
+	u, err := url.Parse(first.URL)
+	if err != nil || !strings.HasPrefix(first.URL, "http://localhost:8080/docs/handbook/") {
+		t.Fatalf("citation URL = %q, want under the public URL's /docs/handbook/", first.URL)
+	}
+	page, err := http.Get(base + u.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if page.StatusCode != http.StatusOK || !strings.Contains(string(html), "GK-409") {
+		t.Errorf("GET %s = %d, want the rendered page with GK-409", u.Path, page.StatusCode)
+	}
+
+	// Not covered by the handbook: says so and offers a person, cites nothing.
+	status, body = postAsk(t, base, `{"question": "What is on the cafeteria menu on Fridays?"}`)
+	if status != http.StatusOK {
+		t.Fatalf("POST /api/ask = %d %s", status, body)
+	}
+	var nf api.AskResponse
+	if err := json.Unmarshal(body, &nf); err != nil {
+		t.Fatal(err)
+	}
+	if nf.Status != docent.StatusNotFound || len(nf.Citations) != 0 || !strings.Contains(strings.ToLower(nf.Answer), "person") {
+		t.Errorf("unanswerable question: status %q, %d citations, answer %q", nf.Status, len(nf.Citations), nf.Answer)
+	}
+
+	// Bad input: an empty question and a malformed body get clear 400s.
+	for _, tc := range []struct{ name, body, want string }{
+		{"empty question", `{"question": "   "}`, "question is empty"},
+		{"unknown field", `{"q": "hi"}`, "unknown field"},
+		{"not json", `hello`, "invalid request body"},
+	} {
+		status, body := postAsk(t, base, tc.body)
+		if status != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: got %d %s, want 400 mentioning %q", tc.name, status, body, tc.want)
+		}
+	}
+
+	// Health and metrics.
+	for path, want := range map[string]string{
+		"/healthz": `"ok"`,
+		"/metrics": `docent_turns_total{platform="api",status="answered"} 1`,
+	} {
+		r, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != http.StatusOK || !strings.Contains(string(b), want) {
+			t.Errorf("GET %s = %d, want it to contain %q", path, r.StatusCode, want)
+		}
+	}
+	r, _ := http.Get(base + "/metrics")
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	for _, want := range []string{`docent_sync_runs_total{source="handbook",status="ok"} 1`, `docent_answer_stage_seconds_bucket{stage="retrieve"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	if err := stop(); err != nil {
+		t.Fatalf("graceful shutdown: %v", err)
+	}
+
+	// Every answer was stored as a turn with its trace.
+	db, err := store.Open(context.Background(), filepath.Join(dataDir, "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	turn, err := db.Turn(context.Background(), resp.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Question.Text != "What does Gatekeeper error GK-409 mean?" || turn.Answer.Status != docent.StatusAnswered ||
+		len(turn.Answer.Trace.Candidates) == 0 || len(turn.Answer.Trace.Stages) == 0 {
+		t.Errorf("stored turn lacks question, status or trace: %+v", turn)
+	}
+	c := turn.Answer.Trace.Candidates[0]
+	if c.KeywordRank == 0 && c.VectorRank == 0 {
+		t.Errorf("top candidate has neither keyword nor vector rank: %+v", c)
+	}
+
+	// A restart finds the index loaded and does not sync again.
+	logs2 := &syncBuffer{}
+	base, stop = MustServe(t, dataDir, logs2)
+	waitReady(t, base)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs2.String(), "syncing all sources") || !strings.Contains(logs2.String(), "index loaded") {
+		t.Errorf("restart should load the index without syncing; logs:\n%s", logs2)
+	}
+}
+
+// TestAskCLI runs `docent ask` on an empty data dir: it syncs first, says
+// so, and prints the answer with citations and sources.
+func TestAskCLI(t *testing.T) {
+	dataDir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
+	err := m.Ask(context.Background(), []string{"What does Gatekeeper error GK-409 mean?"})
+	m.Close()
+	if err != nil {
+		t.Fatalf("ask: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "syncing the configured sources first") {
+		t.Errorf("ask on an empty data dir should say it syncs first; stderr:\n%s", stderr.String())
+	}
+	out := stdout.String()
+	if !citeMarker.MatchString(out) || !strings.Contains(out, "Sources:") ||
+		!strings.Contains(out, "[1] Gatekeeper Error Codes") || !strings.Contains(out, "GK-409") {
+		t.Errorf("ask output lacks citations or sources:\n%s", out)
+	}
+
+	// JSON output carries the trace.
+	stdout.Reset()
+	stderr.Reset()
+	m = &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
+	err = m.Ask(context.Background(), []string{"--json", "How", "do", "I", "reset", "my", "VPN", "token?"})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "syncing") {
+		t.Error("second ask should not sync again")
+	}
+	var resp api.AskResponse
+	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, stdout.String())
+	}
+	if resp.Trace == nil || len(resp.Trace.Candidates) == 0 || resp.Status != docent.StatusAnswered {
+		t.Errorf("--json: status %q, trace %v", resp.Status, resp.Trace)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "docent.yaml")
+	if err := os.WriteFile(bad, []byte("data_dir: ./x\nsources:\n  - name: docs\n    type: git\n    git:\n      url: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unknown := filepath.Join(dir, "unknown.yaml")
+	if err := os.WriteFile(unknown, []byte("data_dir: ./x\nindex:\n  backend: local\n  fusoin: rrf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"malformed yaml names the line", []string{"--config", bad, "sync"}, []string{"docent.yaml:6"}},
+		{"unknown key names key and line", []string{"--config", unknown, "sync"}, []string{"unknown.yaml:4", "fusoin"}},
+		{"empty question", []string{"ask", "  "}, []string{"question is empty"}},
+		{"unknown command", []string{"frobnicate"}, []string{"usage error"}},
+		{"unknown source", []string{"sync", "--source", "nope"}, []string{`no source named "nope"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			t.Setenv("DOCENT_DATA", filepath.Join(dir, "data"))
+			err := run(context.Background(), tc.args, io.Discard, &stderr)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+	if !errors.Is(run(context.Background(), []string{"frobnicate"}, io.Discard, io.Discard), errUsage) {
+		t.Error("unknown command should be a usage error")
+	}
+}
