@@ -308,10 +308,22 @@ func (r *run) sync(ctx context.Context) error {
 		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		// Remake the vectors of every document this run does not rewrite
+		// first: if the new vectors have another length, the index must
+		// be emptied before it takes any of them.
+		skip := make(map[string]bool, len(ready)+len(gone))
+		for _, p := range ready {
+			skip[p.doc.ID] = true
+		}
+		for _, id := range gone {
+			skip[id] = true
+		}
+		if err := e.reembedAll(ctx, skip); err != nil {
+			return err
+		}
 	}
 
 	// Index changed documents: index first, then the registry.
-	written := map[string]bool{}
 	for _, group := range batches(ready, e.opts.BatchSize) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -323,6 +335,14 @@ func (r *run) sync(ctx context.Context) error {
 		for i, p := range group {
 			if errs[i] != nil {
 				r.fail(p.doc.ID, "embed: "+errs[i].Error())
+				if reembed {
+					// Its stored vectors are the old model's: drop them.
+					// The registry still lists the chunks, so the next
+					// run finds the document out of step and retries it.
+					if err := e.idx.DeleteDocs(ctx, p.doc.ID); err != nil {
+						return fmt.Errorf("index: %w", err)
+					}
+				}
 				r.done++
 				r.report()
 				continue
@@ -333,7 +353,6 @@ func (r *run) sync(ctx context.Context) error {
 			if err := r.write(ctx, p); err != nil {
 				return err
 			}
-			written[p.doc.ID] = true
 			if p.exists {
 				r.res.Updated++
 			} else {
@@ -361,9 +380,6 @@ func (r *run) sync(ctx context.Context) error {
 	}
 
 	if reembed {
-		if err := e.reembedAll(ctx, written); err != nil {
-			return err
-		}
 		if err := e.idx.SetEmbedderName(ctx, e.emb.Name()); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}

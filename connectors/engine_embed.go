@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
+	"maps"
 	"slices"
 
 	"github.com/docent-hq/docent"
@@ -178,12 +180,20 @@ func (e *Engine) embedChunks(ctx context.Context, chunks []*docent.Chunk) error 
 }
 
 // reembedAll remakes the vector of every chunk in the index except those of
-// the documents in skip (written with the current model during this run).
-// Any failure fails the run: the index keeps an empty embedder name, so the
-// next run starts the re-embedding over.
+// the documents in skip (which this run rewrites or deletes). Any failure
+// fails the run: the index keeps an empty embedder name, so the next run
+// starts the re-embedding over.
+//
+// When the index refuses the first remade document (the new vectors have
+// another length than the stored ones), it empties the index and writes
+// the remade chunks into it: the documents in skip are then missing from
+// the index until this run or, if it stops early, a later one re-indexes
+// them (the registry still lists their chunks).
 func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) error {
 	var docs []*pendingDoc
+	all := map[string]bool{}
 	err := e.idx.Scan(ctx, func(c docent.Chunk) error {
+		all[c.DocID] = true
 		if skip[c.DocID] {
 			return nil
 		}
@@ -197,6 +207,8 @@ func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) error {
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
+	e.log.Info("re-embedding the index", slog.String("embedder", e.emb.Name()), slog.Int("documents", len(docs)))
+	upserted := 0
 	for _, group := range batches(docs, e.opts.BatchSize) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -209,9 +221,20 @@ func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) error {
 			if errs[i] != nil {
 				return fmt.Errorf("re-embed %s: %w", p.doc.ID, errs[i])
 			}
-			if err := e.idx.Upsert(ctx, p.chunks); err != nil {
+			err := e.idx.Upsert(ctx, p.chunks)
+			if err != nil && upserted == 0 {
+				e.log.Warn("index refused re-embedded vectors; rebuilding it",
+					slog.String("embedder", e.emb.Name()), slog.Any("error", err))
+				ids := slices.Sorted(maps.Keys(all))
+				if err := e.idx.DeleteDocs(ctx, ids...); err != nil {
+					return fmt.Errorf("index: %w", err)
+				}
+				err = e.idx.Upsert(ctx, p.chunks)
+			}
+			if err != nil {
 				return fmt.Errorf("index: %w", err)
 			}
+			upserted++
 		}
 	}
 	return nil

@@ -317,8 +317,8 @@ func TestSyncCrashAtEveryWrite(t *testing.T) {
 	for _, c := range []struct {
 		trainable, incremental, panics bool
 	}{
+		// (plain, incremental, panic) is TestSyncSurvivesKill's case, with a real kill.
 		{false, false, true},
-		{false, true, true},
 		{true, false, true},
 		{true, true, true},
 		{false, true, false}, // the failing write returns an error instead
@@ -487,24 +487,34 @@ func TestSyncTrainableReembedsEverything(t *testing.T) {
 }
 
 func TestSyncPlainEmbedderSwitchReembeds(t *testing.T) {
-	ctx := context.Background()
-	e := newEnv(t, connectorstest.NewEmbedder("v1"))
-	e.src.Put(doc("a.md", "Alpha.\n\nMore alpha."), doc("b.md", "Bravo."))
-	e.sync()
-	if name, _ := e.idx.EmbedderName(ctx); name != e.emb.Name() {
-		t.Fatalf("embedder name = %q, want %q", name, e.emb.Name())
-	}
+	for _, c := range []struct {
+		name string
+		next *connectorstest.Embedder
+	}{
+		{"same dimension", connectorstest.NewEmbedder("v2")},
+		{"new dimension", connectorstest.NewEmbedderDim("v3", 8)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, connectorstest.NewEmbedder("v1"))
+			e.src.Put(doc("a.md", "Alpha.\n\nMore alpha."), doc("b.md", "Bravo."))
+			e.sync()
+			if name, _ := e.idx.EmbedderName(ctx); name != e.emb.Name() {
+				t.Fatalf("embedder name = %q, want %q", name, e.emb.Name())
+			}
 
-	v2 := connectorstest.NewEmbedder("v2")
-	e.emb = v2
-	res := e.sync()
-	if res.Unchanged != 2 {
-		t.Errorf("unchanged = %d, want 2", res.Unchanged)
+			e.emb = c.next
+			e.src.Put(doc("c.md", "Charlie."))
+			res := e.sync()
+			if got, want := countsOf(res), (counts{added: 1, unchanged: 2}); got != want {
+				t.Errorf("counts = %+v, want %+v", got, want)
+			}
+			if _, texts := c.next.Calls(); texts != 4 {
+				t.Errorf("embedded %d texts, want all 4 chunks once", texts)
+			}
+			e.converged(e.src.Docs())
+		})
 	}
-	if _, texts := v2.Calls(); texts != 3 {
-		t.Errorf("re-embedded %d texts, want 3", texts)
-	}
-	e.converged(e.src.Docs())
 }
 
 // TestSyncWithSearchChunker runs the engine with the real structure-aware

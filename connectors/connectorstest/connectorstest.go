@@ -199,6 +199,7 @@ type Embedder struct {
 	FailOn string
 
 	mu     sync.Mutex
+	dim    int // 0 means Dim
 	calls  int
 	texts  int
 	model  string // mixed into the hashes; Trainable changes it
@@ -210,6 +211,9 @@ var _ search.Embedder = (*Embedder)(nil)
 // NewEmbedder returns an Embedder whose vectors (and Name) depend on model:
 // two models give incomparable vectors, like two real embedding models.
 func NewEmbedder(model string) *Embedder { return &Embedder{model: model} }
+
+// NewEmbedderDim is NewEmbedder with vectors of length dim.
+func NewEmbedderDim(model string, dim int) *Embedder { return &Embedder{model: model, dim: dim} }
 
 // Name identifies the embedder.
 func (e *Embedder) Name() string {
@@ -225,8 +229,13 @@ func (e *Embedder) modelLocked() string {
 	return e.model
 }
 
-// Dim returns Dim.
-func (e *Embedder) Dim() int { return Dim }
+// Dim returns the vector length: Dim unless set by NewEmbedderDim.
+func (e *Embedder) Dim() int {
+	if e.dim > 0 {
+		return e.dim
+	}
+	return Dim
+}
 
 // OnEmbed sets a function called at the start of every Embed call.
 func (e *Embedder) OnEmbed(fn func()) {
@@ -261,17 +270,17 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		if e.FailOn != "" && strings.Contains(t, e.FailOn) {
 			return nil, fmt.Errorf("connectorstest: embedder refuses text %d", i)
 		}
-		out[i] = vectorOf(model, t)
+		out[i] = vectorOf(model, t, e.Dim())
 	}
 	return out, nil
 }
 
 // vectorOf hashes the words of text into a unit vector under model.
-func vectorOf(model, text string) []float32 {
-	v := make([]float32, Dim)
+func vectorOf(model, text string, dim int) []float32 {
+	v := make([]float32, dim)
 	for _, w := range strings.Fields(strings.ToLower(text)) {
 		sum := sha256.Sum256([]byte(model + "\x00" + w))
-		i := binary.BigEndian.Uint32(sum[:4]) % Dim
+		i := binary.BigEndian.Uint32(sum[:4]) % uint32(dim)
 		if sum[4]&1 == 0 {
 			v[i]++
 		} else {

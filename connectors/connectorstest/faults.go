@@ -21,11 +21,17 @@ type Faults struct {
 	mu     sync.Mutex
 	after  int
 	panic  bool
+	fn     func()
 	writes int
 }
 
 // NewFaults returns Faults that let after writes through (after < 0: all).
 func NewFaults(after int, panics bool) *Faults { return &Faults{after: after, panic: panics} }
+
+// NewFaultsFunc returns Faults that call fn at the first write after the
+// first after writes, instead of writing (a test kills its own process
+// there); if fn returns, the write fails with ErrCrash.
+func NewFaultsFunc(after int, fn func()) *Faults { return &Faults{after: after, fn: fn} }
 
 // Writes returns how many writes were attempted.
 func (f *Faults) Writes() int {
@@ -41,6 +47,9 @@ func (f *Faults) hit() error {
 	f.mu.Unlock()
 	if !fail {
 		return nil
+	}
+	if f.fn != nil {
+		f.fn()
 	}
 	if f.panic {
 		panic(ErrCrash)

@@ -1,0 +1,128 @@
+//go:build unix
+
+package connectors_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/connectorstest"
+	"github.com/docent-hq/docent/search/local"
+	"github.com/docent-hq/docent/store"
+)
+
+// killSource is the source before (state 1) and after (state 2) the
+// changes the killed run applies. Both processes build it the same way, so
+// its cursors agree.
+func killSource(state int) *connectorstest.Source {
+	src := connectorstest.NewSource("hb")
+	src.SetIncremental(true)
+	src.Put(doc("a.md", "Alpha one.\n\nAlpha two."), doc("b.md", "Bravo."), doc("c.md", "Charlie."))
+	if state == 2 {
+		src.Put(doc("a.md", "Alpha one.\n\nAlpha revised."), doc("d.md", "Delta words."))
+		src.Delete("hb:c.md")
+	}
+	return src
+}
+
+// TestSyncSurvivesKill kills a real process with SIGKILL at each write of a
+// sync (between the index and registry writes among them), then syncs the
+// same files again and checks the stores converged on the source.
+func TestSyncSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	for n := 0; ; n++ {
+		dir := t.TempDir()
+		e := openKillEnv(t, dir)
+		if _, err := connectors.NewEngine(e.db, e.idx, e.emb, e.ch, nil, e.opts).Sync(ctx, killSource(1), nil); err != nil {
+			t.Fatal(err)
+		}
+		e.close()
+
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "DOCENT_KILL_DIR="+dir, "DOCENT_KILL_AT="+strconv.Itoa(n))
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err == nil {
+			if n < 4 {
+				t.Fatalf("run finished before write %d: %s", n+1, out)
+			}
+			t.Logf("converged after a kill at each of the run's %d writes", n)
+			return
+		}
+		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("helper at write %d: %v\n%s", n+1, err, out)
+		}
+
+		e = openKillEnv(t, dir)
+		src := killSource(2)
+		res, err := connectors.NewEngine(e.db, e.idx, e.emb, e.ch, nil, e.opts).Sync(ctx, src, nil)
+		if err != nil || res.Failed != 0 {
+			t.Fatalf("recovery after a kill at write %d: %+v, %v", n+1, res, err)
+		}
+		connectorstest.AssertConverged(t, e.idx, e.db, e.ch, e.emb, "hb", src.Docs())
+		e.close()
+		if t.Failed() {
+			t.Fatalf("did not converge after a kill at write %d", n+1)
+		}
+	}
+}
+
+// TestKillHelper is the process TestSyncSurvivesKill kills.
+func TestKillHelper(t *testing.T) {
+	dir := os.Getenv("DOCENT_KILL_DIR")
+	if dir == "" {
+		t.Skip("run by TestSyncSurvivesKill")
+	}
+	at, err := strconv.Atoi(os.Getenv("DOCENT_KILL_AT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := openKillEnv(t, dir)
+	faults := connectorstest.NewFaultsFunc(at, func() {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // wait for the signal
+	})
+	eng := connectors.NewEngine(connectorstest.FaultRegistry{Registry: e.db, Faults: faults},
+		connectorstest.FaultIndex{Index: e.idx, Faults: faults}, e.emb, e.ch, nil, e.opts)
+	if _, err := eng.Sync(context.Background(), killSource(2), nil); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("sync completed")
+}
+
+// killEnv is an env that can be closed and reopened on the same files.
+type killEnv struct {
+	env
+}
+
+func openKillEnv(t *testing.T, dir string) *killEnv {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return &killEnv{env{t: t, dir: dir, db: db, idx: idx, emb: connectorstest.NewEmbedder("v1")}}
+}
+
+func (e *killEnv) close() {
+	e.idx.Close()
+	e.db.Close()
+}
