@@ -350,7 +350,7 @@ func fullTurn(created time.Time) docent.Turn {
 			Trace: docent.Trace{
 				Query: "parental leave length",
 				Candidates: []docent.Hit{
-					{Chunk: chunk, Score: 0.032, KeywordRank: 1, KeywordScore: 7.5, VectorRank: 2, VectorScore: 0.81, RerankScore: 0.9},
+					{Chunk: chunk, Score: 0.032, KeywordRank: 1, KeywordScore: 7.5, VectorRank: 2, VectorScore: 0.81, RerankScore: 0.9, Relevance: 0.77},
 					{Chunk: docent.Chunk{ID: "ck9", DocID: "git:pto.md", Title: "PTO"}, Score: 0.01, VectorRank: 1, VectorScore: 0.83},
 				},
 				Used:      []string{"ck1"},
