@@ -220,4 +220,3 @@ func overlap(hits []docent.Hit, want []string) float64 {
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-

@@ -98,6 +98,9 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	}
 	m.closers = append(m.closers, db)
 	m.Store = db
+	if _, err := db.AbandonRuns(ctx); err != nil {
+		return err
+	}
 
 	emb, err := m.openEmbedder(cfg.Embedder, dataDir)
 	if err != nil {
@@ -198,7 +201,7 @@ func (m *Main) newSource(sc config.SourceConfig, dataDir string) (connectors.Sou
 		src, err := git.New(sc.Name, git.Options{
 			URL: g.URL, Path: g.Path, Branch: g.Branch, Subdir: g.Subdir,
 			Include: g.Include, Exclude: g.Exclude, WebURL: g.WebURL,
-			Auth: git.Auth{Username: g.Username, Token: g.Token},
+			Auth:    git.Auth{Username: g.Username, Token: g.Token},
 			DataDir: dataDir, MaxBytes: maxBytes, Logger: m.Log,
 		})
 		return src, nil, err
