@@ -29,6 +29,8 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	runFile := fl.String("run", "", "write a TREC run file here (BEIR, single mode)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	indexDir := fl.String("index-dir", "", "build the index here instead of a temp dir (reused if it exists)")
+	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
+	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -36,6 +38,15 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 		return fmt.Errorf("eval: give exactly one of --golden FILE or --beir DIR: %w", errUsage)
 	}
 	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	if *fusion != "" {
+		m.Config.Index.Fusion = *fusion
+	}
+	if *vectorWeight >= 0 {
+		m.Config.Index.VectorWeight = *vectorWeight
+	}
+	if err := m.Config.Validate(); err != nil {
 		return err
 	}
 	dir := *indexDir

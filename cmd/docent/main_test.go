@@ -335,3 +335,53 @@ func TestBadInput(t *testing.T) {
 		t.Error("unknown command should be a usage error")
 	}
 }
+
+// TestSyncUnreachableSourceOthersSync: a git remote that cannot be reached
+// fails that source with a clear error while the other sources still sync.
+func TestSyncUnreachableSourceOthersSync(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "hello.md"), []byte("# Hello\n\nThe office opens at nine.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "docent.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nsources:\n" +
+		"  - name: gone\n    type: git\n    git:\n      url: http://127.0.0.1:1/nope.git\n      token: ${SECRET_TOKEN}\n" +
+		"  - name: local\n    type: dir\n    dir:\n      path: " + docs + "\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	m := &Main{ConfigPath: cfg, Stdout: &stdout, Stderr: &stderr,
+		Getenv: envOf(map[string]string{"SECRET_TOKEN": "s3cr3t-t0ken"})}
+	err := m.Sync(context.Background(), nil)
+	m.Close()
+	if err == nil || !strings.Contains(err.Error(), "source gone") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("sync error = %v, want one naming the unreachable source and its URL", err)
+	}
+	for name, out := range map[string]string{"error": err.Error(), "stdout": stdout.String(), "logs": stderr.String()} {
+		if strings.Contains(out, "s3cr3t-t0ken") {
+			t.Errorf("the git token leaked into %s", name)
+		}
+	}
+	summary := stdout.String()
+	if !regexp.MustCompile(`local\s+1\s+0\s+0\s+0\s+0\s.*ok`).MatchString(summary) ||
+		!regexp.MustCompile(`gone\s+0\s+0\s+0\s+0\s+0\s.*failed`).MatchString(summary) {
+		t.Errorf("summary should show local synced and gone failed:\n%s", summary)
+	}
+
+	// The local source answers.
+	stdout.Reset()
+	m = &Main{ConfigPath: cfg, Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"SECRET_TOKEN": "x"})}
+	err = m.Ask(context.Background(), []string{"When", "does", "the", "office", "open?"})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "nine") || !strings.Contains(stdout.String(), "[1] Hello") {
+		t.Errorf("answer from the synced source:\n%s", stdout.String())
+	}
+}
