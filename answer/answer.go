@@ -204,6 +204,7 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	best := -1
 	for i, h := range hits {
 		rels[i] = sc.score(h, sets[i])
+		hits[i].Relevance = round4(rels[i].Score)
 		if best < 0 || rels[i].Score > rels[best].Score {
 			best = i
 		}
@@ -222,7 +223,7 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	if !found {
 		st.skip("generate")
 		p.notFound(&a, st)
-		p.log.InfoContext(ctx, "not found", slog.Float64("top_score", a.Trace.TopScore),
+		p.log.DebugContext(ctx, "not found", slog.Float64("top_score", a.Trace.TopScore),
 			slog.Float64("threshold", p.opts.MinScore))
 		return a, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"hash/fnv"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -128,6 +129,11 @@ var (
 		URL: "https://handbook.example/archive/expenses-2021#hotels", UpdatedAt: day("2021-06-01"),
 		Text: "Expense policy (2021) > Hotels\n\nHotel stays are reimbursed up to $180 per night. Book through the travel desk.",
 	}
+	chPwd = docent.Chunk{
+		ID: "c-pwd", DocID: "it/password-reset.md", Title: "Password reset", Section: []string{"Self-service"},
+		URL: "https://handbook.example/it/password-reset", UpdatedAt: day("2026-02-01"),
+		Text: "Password reset > Self-service\n\nReset your password at id.example.com with your phone. It takes two minutes.",
+	}
 	chHotelSame = docent.Chunk{
 		ID: "c-hotel-same", DocID: "archive/expenses-2024.md", Title: "Expense policy (2024)", Section: []string{"Hotels"},
 		URL: "https://handbook.example/archive/expenses-2024#hotels", UpdatedAt: day("2024-02-01"),
@@ -229,6 +235,32 @@ func TestAnswer(t *testing.T) {
 			},
 			wantStatus: docent.StatusNotFound,
 			wantText:   []string{"I couldn't find this in the docs.", "bring in a person"},
+		},
+		{
+			// "forgot" is in no candidate, but the vector
+			// retriever finds it with a high cosine: partial coverage
+			// plus cosine clears the threshold.
+			name:     "paraphrase with partial coverage and high cosine is answered",
+			question: "I forgot my password, how do I reset it?",
+			hits: []docent.Hit{
+				hit(chPwd, 1, 1, 1, 0.8),
+				hit(chWifi, 0.3, 2, 2, 0.2),
+			},
+			wantStatus: docent.StatusAnswered,
+			wantCites:  []string{"c-pwd"},
+			wantText:   []string{"Reset your password at id.example.com", "[1]."},
+			notText:    []string{"Kestrel-Guest"},
+		},
+		{
+			// The same chunk with a low cosine: the question's
+			// words that the chunk lacks keep it below the threshold.
+			name:     "paraphrase with partial coverage and low cosine is not found",
+			question: "I forgot my password, how do I reset it?",
+			hits: []docent.Hit{
+				hit(chPwd, 1, 1, 1, 0.1),
+			},
+			wantStatus: docent.StatusNotFound,
+			wantText:   []string{NotFoundText},
 		},
 		{
 			name:       "not found when nothing is retrieved",
@@ -421,6 +453,41 @@ func TestAnswerTrace(t *testing.T) {
 	}
 	if len(tr.Used) == 0 || tr.Used[0] != "c-pto" {
 		t.Errorf("Trace.Used = %v, want c-pto first", tr.Used)
+	}
+	// Every candidate carries its relevance; the best one is TopScore and
+	// the off-topic Wi-Fi chunk scores below the threshold.
+	best := 0.0
+	for _, c := range tr.Candidates {
+		if c.Relevance <= 0 || c.Relevance > 1 {
+			t.Errorf("candidate %s relevance = %v, want in (0, 1]", c.Chunk.ID, c.Relevance)
+		}
+		best = max(best, c.Relevance)
+	}
+	if best != tr.TopScore {
+		t.Errorf("best candidate relevance %v != TopScore %v", best, tr.TopScore)
+	}
+	if r := tr.Candidates[2].Relevance; r >= tr.Threshold {
+		t.Errorf("off-topic candidate relevance = %v, want below %v", r, tr.Threshold)
+	}
+}
+
+func TestAnswerLogsNotFoundAtDebug(t *testing.T) {
+	var buf strings.Builder
+	hits := []docent.Hit{hit(chWifi, 1, 1, 1, 0.2)}
+	for _, tt := range []struct {
+		level slog.Level
+		want  bool
+	}{{slog.LevelInfo, false}, {slog.LevelDebug, true}} {
+		buf.Reset()
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level}))
+		p := New(&fakeSearcher{hits: hits}, fakeEmbedder{}, nil, log, Options{})
+		a, err := p.Answer(context.Background(), docent.Question{Text: "Can I bring my dog to work?"})
+		if err != nil || a.Status != docent.StatusNotFound {
+			t.Fatalf("status %s, err %v; want not found", a.Status, err)
+		}
+		if got := strings.Contains(buf.String(), `msg="not found"`); got != tt.want {
+			t.Errorf("level %v: logged not found = %v, want %v (log %q)", tt.level, got, tt.want, buf.String())
+		}
 	}
 }
 

@@ -30,11 +30,31 @@
 //     clamped to [0, 1]; it rescues paraphrases that share no words.
 //   - keyword(c) is 1 when BM25 returned the chunk (Hit.KeywordRank > 0).
 //
-// Trace.TopScore is the best candidate's relevance and Trace.Threshold the
-// threshold it was compared with. A question with no content terms has
+// Every Trace candidate carries its relevance in docent.Hit.Relevance
+// (rounded to 4 decimals); Trace.TopScore is the best candidate's
+// relevance and Trace.Threshold the threshold it was compared with. A question with no content terms has
 // coverage 0 everywhere. Below the threshold the answer is
 // StatusNotFound with NotFoundText and no citations: the pipeline never
 // guesses. An answer whose generator cites no valid source is not found too.
+//
+// Measured limits (handbook golden set, offline embedder): unanswerable
+// questions and paraphrases overlap on every signal tried (best-candidate
+// relevance, coverage under corpus IDF, coverage by several candidates
+// or a document's chunks together, BM25 normalized by the question's IDF
+// mass, the share of the question absent from the corpus, small logistic
+// models on these). Paraphrases lose words the corpus never uses ("baby",
+// "Spain", "pager"), exactly as unanswerable questions do ("dog", "gym"),
+// and the corpus-trained embedder has no vector for such words. The
+// threshold therefore stays as documented above.
+//
+// # Extractive answers
+//
+// The offline generator scores each sentence, list item and table row by
+// its coverage of the question terms, scaled by its source's relevance
+// relative to the best source, and quotes those within keepRatio of the
+// best. When the question names a code (a token mixing letters and
+// digits: GK-409, AMR-12, v1) and some unit holds all of the code's terms,
+// only units holding one of the question's codes are quoted.
 //
 // # Conflicts
 //

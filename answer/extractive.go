@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/docent-hq/docent/search"
 )
 
 // Extractive is the offline Generator: it quotes the sentences of the
@@ -25,8 +28,12 @@ func NewExtractive() *Extractive { return &Extractive{MaxUnits: 4, MaxSources: 3
 
 // Extractive scoring: a unit scores its IDF-weighted coverage of the
 // question terms (terms found only in the headings above it count
-// contextWeight) plus rankBonus/(1+source index). Units scoring below
-// keepRatio of the best unit are not quoted.
+// contextWeight), times its source's relevance relative to the most
+// relevant source, plus rankBonus/(1+source index). Units scoring below
+// keepRatio of the best unit are not quoted, so a further source is
+// quoted only when one of its units matches nearly as well as the best.
+// When the question names a code (GK-409, AMR-12, v1) and some unit holds
+// it, only units that hold one of the question's codes are quoted.
 const (
 	contextWeight = 0.5
 	rankBonus     = 0.1
@@ -44,8 +51,10 @@ type scoredUnit struct {
 // Generate quotes 1 to MaxUnits units from at most MaxSources sources, in
 // source order and, within a source, document order; each unit is followed
 // by its source's [n]. With a conflict it quotes the newer source first
-// and the older second and says that they differ. It returns empty text
-// when no unit shares a term with the question.
+// and the older second and says that they differ. When the question
+// names a code that some unit holds, units without one of its codes are
+// not quoted. It returns empty text when no unit shares a term with the
+// question.
 func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateResult, error) {
 	maxUnits, maxSources := e.MaxUnits, e.MaxSources
 	if maxUnits <= 0 {
@@ -55,6 +64,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 		maxSources = 3
 	}
 	sc := requestScorer(req)
+	weight := sourceWeights(req.Sources)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all []scoredUnit
 	for i, s := range req.Sources {
@@ -63,7 +73,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			if cov == 0 {
 				continue
 			}
-			su := scoredUnit{unit: u, src: i, cov: cov, score: cov + rankBonus/float64(1+i)}
+			su := scoredUnit{unit: u, src: i, cov: cov, score: cov*weight[i] + rankBonus/float64(1+i)}
 			perSource[i] = append(perSource[i], su)
 			all = append(all, su)
 		}
@@ -87,6 +97,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			return GenerateResult{Text: conflictText(req, perSource[newer][0], perSource[older][0])}, nil
 		}
 	}
+	all = matchCodes(all, questionCodes(req.Question))
 	if len(all) == 0 {
 		return GenerateResult{}, nil
 	}
@@ -193,4 +204,84 @@ func containsInt(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// questionCodes returns the identifiers a question names, as the analyzed
+// terms of each: tokens (runs of letters, digits, '-', '_' and '.') that
+// mix letters and digits, such as error codes, model numbers and versions.
+// A question that names a code asks about that exact thing.
+func questionCodes(question string) [][]string {
+	var codes [][]string
+	seen := map[string]bool{}
+	for _, tok := range strings.FieldsFunc(question, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.'
+	}) {
+		tok = strings.Trim(tok, "-_.")
+		if !strings.ContainsFunc(tok, unicode.IsLetter) || !strings.ContainsFunc(tok, unicode.IsDigit) {
+			continue
+		}
+		terms := search.Analyze(tok)
+		key := strings.Join(terms, " ")
+		if len(terms) == 0 || seen[key] {
+			continue
+		}
+		seen[key] = true
+		codes = append(codes, terms)
+	}
+	return codes
+}
+
+// matchCodes keeps, when some unit holds every term of one of the
+// question's codes (in its text or headings), only the units that do: a
+// table row for GK-401 or another system's 409 shares words with a
+// question about GK-409 but answers something else. Without codes, or
+// when no unit holds one, units are returned unchanged.
+func matchCodes(units []scoredUnit, codes [][]string) []scoredUnit {
+	if len(codes) == 0 {
+		return units
+	}
+	holds := func(u scoredUnit) bool {
+		for _, code := range codes {
+			ok := true
+			for _, t := range code {
+				if !u.Terms[t] && !u.Context[t] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+		return false
+	}
+	var kept []scoredUnit
+	for _, u := range units {
+		if holds(u) {
+			kept = append(kept, u)
+		}
+	}
+	if len(kept) == 0 {
+		return units
+	}
+	return kept
+}
+
+// sourceWeights scales each source by its relevance relative to the most
+// relevant source, so that a well-matching sentence in a weakly relevant
+// chunk does not outrank the chunk the pipeline trusts most. Sources
+// without relevance (all zero) weigh 1.
+func sourceWeights(srcs []Source) []float64 {
+	best := 0.0
+	for _, s := range srcs {
+		best = max(best, s.Relevance)
+	}
+	w := make([]float64, len(srcs))
+	for i, s := range srcs {
+		w[i] = 1
+		if best > 0 {
+			w[i] = s.Relevance / best
+		}
+	}
+	return w
 }

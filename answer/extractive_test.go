@@ -1,0 +1,121 @@
+package answer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/docent-hq/docent"
+)
+
+func TestQuestionCodes(t *testing.T) {
+	tests := []struct {
+		question string
+		want     string // codes joined by "|", terms by " "
+	}{
+		{"What does Gatekeeper error GK-409 mean?", "gk 409"},
+		{"KestrelConnect shows VPN-E41. Which client version?", "vpn e41"},
+		{"Rate limit of the Fleet API v1 and the AMR-12 price?", "v1|amr 12"},
+		{"What counts as a SEV2 incident?", "sev2"},
+		{"How many days do I get for 20 people in 2026?", ""},
+		{"When should STRIPE_QUEUE_MODE be switched on?", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			var got []string
+			for _, c := range questionCodes(tt.question) {
+				got = append(got, strings.Join(c, " "))
+			}
+			if g := strings.Join(got, "|"); g != tt.want {
+				t.Errorf("questionCodes = %q, want %q", g, tt.want)
+			}
+		})
+	}
+}
+
+var (
+	chGKCodes = docent.Chunk{
+		ID: "c-gk", DocID: "it/gatekeeper-errors.md", Title: "Gatekeeper error codes", Section: []string{"Error code reference"},
+		Text: "Gatekeeper error codes > Error code reference\n\n" +
+			"| Code | Message | What it means |\n|---|---|---|\n" +
+			"| GK-401 | Not signed in | Your Okta session expired. |\n" +
+			"| GK-409 | Duplicate request | You already have a pending request for the same resource. |\n" +
+			"| GK-500 | Internal error | Gatekeeper failed; retry later. |",
+	}
+	chFleetCodes = docent.Chunk{
+		ID: "c-fleet", DocID: "product/fleet-api.md", Title: "Fleet API", Section: []string{"Error responses"},
+		Text: "Fleet API > Error responses\n\n| Status | Meaning |\n|---|---|\n| 409 | Conflict: the robot already has a job. |",
+	}
+)
+
+func TestExtractiveQuotesTheNamedCode(t *testing.T) {
+	req := GenerateRequest{
+		Question: "What does Gatekeeper error GK-409 mean?",
+		Sources: []Source{
+			{N: 1, Hit: docent.Hit{Chunk: chGKCodes}, Relevance: 0.8},
+			{N: 2, Hit: docent.Hit{Chunk: chFleetCodes}, Relevance: 0.6},
+		},
+	}
+	res, err := NewExtractive().Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "GK-409") || !strings.Contains(res.Text, "Duplicate request") {
+		t.Errorf("answer %q lacks the GK-409 row", res.Text)
+	}
+	for _, not := range []string{"GK-401", "GK-500", "robot already has a job", "[2]"} {
+		if strings.Contains(res.Text, not) {
+			t.Errorf("answer %q quotes %q", res.Text, not)
+		}
+	}
+	// Without a unit that holds the code, the units are scored as usual.
+	req.Question = "What does Gatekeeper error GK-777 mean?"
+	res, _ = NewExtractive().Generate(context.Background(), req)
+	if !strings.Contains(res.Text, "[1]") {
+		t.Errorf("answer without the code %q cites nothing from the Gatekeeper table", res.Text)
+	}
+}
+
+func TestExtractiveWeighsSourcesByRelevance(t *testing.T) {
+	// Source 2 holds every question word in one sentence but the pipeline
+	// found it far less relevant than source 1; it is not quoted.
+	q := "How many vacation days do I get per year?"
+	weak := docent.Chunk{ID: "c-weak", DocID: "misc/glossary.md", Title: "Glossary",
+		Text: "Glossary\n\nVacation days per year: see the time off policy for how many you get."}
+	tests := []struct {
+		name     string
+		rel      [2]float64
+		wantWeak bool
+	}{
+		{"weakly relevant source left out", [2]float64{0.9, 0.3}, false},
+		{"equally relevant source quoted", [2]float64{0.9, 0.9}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := GenerateRequest{Question: q, Sources: []Source{
+				{N: 1, Hit: docent.Hit{Chunk: chPTO}, Relevance: tt.rel[0]},
+				{N: 2, Hit: docent.Hit{Chunk: weak}, Relevance: tt.rel[1]},
+			}}
+			res, err := NewExtractive().Generate(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Text, "25 vacation days per year [1]") {
+				t.Errorf("answer %q lacks the vacation sentence", res.Text)
+			}
+			if got := strings.Contains(res.Text, "[2]"); got != tt.wantWeak {
+				t.Errorf("answer %q: quotes source 2 = %v, want %v", res.Text, got, tt.wantWeak)
+			}
+		})
+	}
+}
+
+func TestSourceWeights(t *testing.T) {
+	got := sourceWeights([]Source{{Relevance: 0.8}, {Relevance: 0.4}, {Relevance: 0}})
+	if got[0] != 1 || got[1] != 0.5 || got[2] != 0 {
+		t.Errorf("sourceWeights = %v, want [1 0.5 0]", got)
+	}
+	if got := sourceWeights([]Source{{}, {}}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("sourceWeights without relevance = %v, want all 1", got)
+	}
+}
