@@ -266,23 +266,26 @@ func (p *Pipeline) notFound(a *docent.Answer, st *stages) {
 	a.Trace.Stages = st.all()
 }
 
-// selectSources picks up to MaxSources hits, one per document: those at or
-// above the threshold first, then the rest, each group in fused order.
+// selectSources picks up to MaxSources hits, one per document, in fused
+// (retrieval) order, skipping hits whose relevance is under half the best
+// candidate's: retrieval order is the better-measured ranking, relevance
+// only keeps weak matches out.
 func (p *Pipeline) selectSources(hits []docent.Hit, rels []relevance, sc *scorer) []Source {
 	var srcs []Source
 	seen := map[string]bool{}
-	for pass := 0; pass < 2; pass++ {
-		for i, h := range hits {
-			if len(srcs) == p.opts.MaxSources {
-				break
-			}
-			above := rels[i].Score >= p.opts.MinScore
-			if (pass == 0) != above || seen[docKey(h.Chunk)] {
-				continue
-			}
-			seen[docKey(h.Chunk)] = true
-			srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: round4(rels[i].Score)})
+	top := 0.0
+	for _, r := range rels {
+		top = max(top, r.Score)
+	}
+	for i, h := range hits {
+		if len(srcs) == p.opts.MaxSources {
+			break
 		}
+		if rels[i].Score < top*minSourceShare || seen[docKey(h.Chunk)] {
+			continue
+		}
+		seen[docKey(h.Chunk)] = true
+		srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: round4(rels[i].Score)})
 	}
 	// A near-duplicate of a chosen source from another document may hold a
 	// different (newer or older) version of the answer: bring in the
@@ -302,6 +305,10 @@ func (p *Pipeline) selectSources(hits []docent.Hit, rels []relevance, sc *scorer
 	}
 	return srcs
 }
+
+// minSourceShare is the smallest relevance, relative to the best
+// candidate's, that a source may have.
+const minSourceShare = 0.5
 
 func docKey(c docent.Chunk) string {
 	if c.DocID != "" {

@@ -209,9 +209,11 @@ func TestAnswer(t *testing.T) {
 				hit(chWifi, 0.1, 0, 3, 0.12),
 			},
 			wantStatus: docent.StatusAnswered,
-			wantCites:  []string{"c-pto", "c-sick"},
-			wantText:   []string{"Full-time employees get 25 vacation days per year [1].", "[2]"},
-			notText:    []string{"Kestrel-Guest", "Time off > Vacation"},
+			// The sick-leave source was retrieved with a much lower score: its
+			// partly matching sentence is not quoted.
+			wantCites: []string{"c-pto"},
+			wantText:  []string{"Full-time employees get 25 vacation days per year [1]."},
+			notText:   []string{"Kestrel-Guest", "Time off > Vacation", "sick days", "[2]"},
 		},
 		{
 			name:     "list item and code block quoted from a step",
@@ -591,7 +593,8 @@ func TestAnswerRenumbersGeneratorCitations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(gen.req.Sources) != 3 || gen.req.Sources[0].N != 1 || gen.req.Sources[0].Hit.Chunk.ID != "c-pto" {
+			if len(gen.req.Sources) < 2 || gen.req.Sources[0].N != 1 || gen.req.Sources[0].Hit.Chunk.ID != "c-pto" ||
+				gen.req.Sources[1].Hit.Chunk.ID != "c-sick" {
 				t.Errorf("sources given = %+v", gen.req.Sources)
 			}
 			if a.Status != tt.status || a.Text != tt.wantText {
@@ -611,7 +614,7 @@ func TestAnswerRenumbersGeneratorCitations(t *testing.T) {
 	}
 }
 
-func TestSelectSourcesDedupesAndPrefersRelevant(t *testing.T) {
+func TestSelectSourcesFusedOrderDedupedRelevant(t *testing.T) {
 	other := chPTO
 	other.ID = "c-pto-2"
 	hits := []docent.Hit{
@@ -632,8 +635,10 @@ func TestSelectSourcesDedupesAndPrefersRelevant(t *testing.T) {
 			t.Errorf("source %d numbered %d", i, s.N)
 		}
 	}
-	if got := strings.Join(ids, ","); got != "c-pto,c-wifi,c-sick" && got != "c-pto,c-sick,c-wifi" {
-		t.Errorf("sources = %s, want c-pto first, one chunk per document", got)
+	// Fused order, one chunk per document, and the irrelevant first hit
+	// (relevance under half the best) left out.
+	if got := strings.Join(ids, ","); got != "c-pto,c-sick" {
+		t.Errorf("sources = %s, want c-pto,c-sick", got)
 	}
 	if gen.req.Sources[0].Relevance < DefaultMinScore {
 		t.Errorf("first source relevance %v below threshold", gen.req.Sources[0].Relevance)

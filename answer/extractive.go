@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ func NewExtractive() *Extractive { return &Extractive{MaxUnits: 4, MaxSources: 3
 // When the question names a code (GK-409, AMR-12, v1) and some unit holds
 // it, only units that hold one of the question's codes are quoted.
 const (
+	quantityBoost = 1.5
 	contextWeight = 0.5
 	rankBonus     = 0.1
 	keepRatio     = 0.6
@@ -65,6 +67,9 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	}
 	sc := requestScorer(req)
 	weight := sourceWeights(req.Sources)
+	// A question about an amount, or two sources that differ in amounts,
+	// is answered by the units that state one.
+	quantity := req.Conflict != nil || asksQuantity(req.Question)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all []scoredUnit
 	for i, s := range req.Sources {
@@ -73,7 +78,11 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			if cov == 0 {
 				continue
 			}
-			su := scoredUnit{unit: u, src: i, cov: cov, score: cov*weight[i] + rankBonus/float64(1+i)}
+			score := cov*weight[i] + rankBonus/float64(1+i)
+			if quantity && len(amounts(u.Text)) > 0 {
+				score *= quantityBoost
+			}
+			su := scoredUnit{unit: u, src: i, cov: cov, score: score}
 			perSource[i] = append(perSource[i], su)
 			all = append(all, su)
 		}
@@ -267,21 +276,27 @@ func matchCodes(units []scoredUnit, codes [][]string) []scoredUnit {
 	return kept
 }
 
-// sourceWeights scales each source by its relevance relative to the most
-// relevant source, so that a well-matching sentence in a weakly relevant
-// chunk does not outrank the chunk the pipeline trusts most. Sources
-// without relevance (all zero) weigh 1.
+// sourceWeights scales each source by its fused retrieval score relative
+// to the best source's, so that a well-matching sentence in a weakly
+// retrieved chunk does not outrank the chunks retrieval trusts most.
+// Sources without scores (all zero) weigh 1.
 func sourceWeights(srcs []Source) []float64 {
 	best := 0.0
 	for _, s := range srcs {
-		best = max(best, s.Relevance)
+		best = max(best, s.Hit.Score)
 	}
 	w := make([]float64, len(srcs))
 	for i, s := range srcs {
 		w[i] = 1
 		if best > 0 {
-			w[i] = s.Relevance / best
+			w[i] = max(s.Hit.Score, 0) / best
 		}
 	}
 	return w
 }
+
+// quantityRE matches questions that ask for an amount, a count or a length.
+var quantityRE = regexp.MustCompile(`(?i)\b(how (much|many|long|often|far|soon|big|large)|what (is|are|'s) the (limit|maximum|max|minimum|min|amount|rate|price|cost|fee|deadline|allowance|per diem|threshold))\b`)
+
+// asksQuantity reports whether the question asks for an amount.
+func asksQuantity(question string) bool { return quantityRE.MatchString(question) }

@@ -76,9 +76,9 @@ func TestExtractiveQuotesTheNamedCode(t *testing.T) {
 	}
 }
 
-func TestExtractiveWeighsSourcesByRelevance(t *testing.T) {
-	// Source 2 holds every question word in one sentence but the pipeline
-	// found it far less relevant than source 1; it is not quoted.
+func TestExtractiveWeighsSourcesByRetrievalScore(t *testing.T) {
+	// Source 2 holds every question word in one sentence but retrieval
+	// scored it far below source 1; it is not quoted.
 	q := "How many vacation days do I get per year?"
 	weak := docent.Chunk{ID: "c-weak", DocID: "misc/glossary.md", Title: "Glossary",
 		Text: "Glossary\n\nVacation days per year: see the time off policy for how many you get."}
@@ -87,14 +87,14 @@ func TestExtractiveWeighsSourcesByRelevance(t *testing.T) {
 		rel      [2]float64
 		wantWeak bool
 	}{
-		{"weakly relevant source left out", [2]float64{0.9, 0.3}, false},
-		{"equally relevant source quoted", [2]float64{0.9, 0.9}, true},
+		{"weakly retrieved source left out", [2]float64{0.9, 0.3}, false},
+		{"equally retrieved source quoted", [2]float64{0.9, 0.9}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := GenerateRequest{Question: q, Sources: []Source{
-				{N: 1, Hit: docent.Hit{Chunk: chPTO}, Relevance: tt.rel[0]},
-				{N: 2, Hit: docent.Hit{Chunk: weak}, Relevance: tt.rel[1]},
+				{N: 1, Hit: docent.Hit{Chunk: chPTO, Score: tt.rel[0]}, Relevance: 0.9},
+				{N: 2, Hit: docent.Hit{Chunk: weak, Score: tt.rel[1]}, Relevance: 0.9},
 			}}
 			res, err := NewExtractive().Generate(context.Background(), req)
 			if err != nil {
@@ -111,11 +111,40 @@ func TestExtractiveWeighsSourcesByRelevance(t *testing.T) {
 }
 
 func TestSourceWeights(t *testing.T) {
-	got := sourceWeights([]Source{{Relevance: 0.8}, {Relevance: 0.4}, {Relevance: 0}})
+	got := sourceWeights([]Source{{Hit: docent.Hit{Score: 0.8}}, {Hit: docent.Hit{Score: 0.4}}, {Hit: docent.Hit{Score: 0}}})
 	if got[0] != 1 || got[1] != 0.5 || got[2] != 0 {
 		t.Errorf("sourceWeights = %v, want [1 0.5 0]", got)
 	}
 	if got := sourceWeights([]Source{{}, {}}); got[0] != 1 || got[1] != 1 {
-		t.Errorf("sourceWeights without relevance = %v, want all 1", got)
+		t.Errorf("sourceWeights without scores = %v, want all 1", got)
+	}
+}
+
+func TestExtractivePrefersAmountsForQuantityQuestions(t *testing.T) {
+	c := docent.Chunk{ID: "c-diem", DocID: "travel/expense.md", Title: "Expenses", Section: []string{"Meal per diem"},
+		Text: "Expenses > Meal per diem\n\nWhen you travel overnight you may claim a meal per diem instead of meal receipts.\n\n" +
+			"| Location | Daily per diem | First and last day |\n|---|---|---|\n| United States | $75 | $56 |\n"}
+	tests := []struct {
+		q    string
+		want string
+	}{
+		{"How much is the meal per diem?", "$75"},
+		{"When can I claim the meal per diem?", "travel overnight"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) {
+			e := &Extractive{MaxUnits: 1, MaxSources: 1}
+			res, err := e.Generate(context.Background(), GenerateRequest{Question: tt.q,
+				Sources: []Source{{N: 1, Hit: docent.Hit{Chunk: c, Score: 1}, Relevance: 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Text, tt.want) {
+				t.Errorf("answer %q, want it to quote %q", res.Text, tt.want)
+			}
+		})
+	}
+	if !asksQuantity("how many weeks of leave?") || asksQuantity("Who approves leave?") {
+		t.Error("asksQuantity misclassifies")
 	}
 }
