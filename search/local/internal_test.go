@@ -1,0 +1,374 @@
+package local
+
+import (
+	"context"
+	"hash/fnv"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/searchtest"
+)
+
+func TestMatchExpr(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "vacation policy", `"vacation" OR "policy"`},
+		{"stopwords and case", "How do I reset MY Password?", `"reset" OR "password"`},
+		{"duplicates", "reset reset Reset", `"reset"`},
+		{"fts syntax stripped", `title:"foo" NEAR(bar baz) -qux* AND ^x`, `"title" OR "foo" OR "near" OR "bar" OR "baz" OR "qux" OR "x"`},
+		{"unicode", "Café über naïve", `"café" OR "über" OR "naïve"`},
+		{"only stopwords", "the of and", ""},
+		{"only punctuation", `"*()-:^`, ""},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MatchExpr(tt.in); got != tt.want {
+				t.Errorf("MatchExpr(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestIndexSuiteANN runs the contract suite with the approximate index on
+// from the first chunk, probing a single list, so that every write goes
+// through the inverted lists' bookkeeping.
+func TestIndexSuiteANN(t *testing.T) {
+	dir := t.TempDir()
+	searchtest.RunIndexSuite(t, func(t *testing.T, name string) search.Index {
+		ix, err := Open(context.Background(), filepath.Join(dir, name+".db"), Options{ANNThreshold: 1, NProbe: 1})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return ix
+	})
+}
+
+func TestMemoryIndex(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, ":memory:", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	chunks := GenerateSynthetic(50, 16, 1)
+	if err := ix.Upsert(ctx, chunks); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.Search(ctx, search.Query{Text: chunks[7].Title, Vector: chunks[7].Vector, K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Chunk.ID != chunks[7].ID {
+		t.Fatalf("hits = %v, want %s first", hits, chunks[7].ID)
+	}
+}
+
+func TestGenerateSyntheticDeterministic(t *testing.T) {
+	a, b := GenerateSynthetic(300, 32, 42), GenerateSynthetic(300, 32, 42)
+	c := GenerateSynthetic(300, 32, 43)
+	for i := range a {
+		if !slices.Equal(a[i].Vector, b[i].Vector) || a[i].Text != b[i].Text || a[i].ID != b[i].ID ||
+			!a[i].UpdatedAt.Equal(b[i].UpdatedAt) || !slices.Equal(a[i].Labels, b[i].Labels) {
+			t.Fatalf("chunk %d differs between runs with the same seed", i)
+		}
+	}
+	if slices.Equal(a[0].Vector, c[0].Vector) {
+		t.Error("different seeds gave the same first vector")
+	}
+	for i, ch := range a {
+		var n float64
+		for _, x := range ch.Vector {
+			n += float64(x) * float64(x)
+		}
+		if n < 0.999 || n > 1.001 {
+			t.Fatalf("chunk %d vector has squared norm %v, want 1", i, n)
+		}
+	}
+}
+
+// addChunk adds c under a rowid derived from its ID.
+func addChunk(s *vectorStore, c docent.Chunk) {
+	h := fnv.New64a()
+	h.Write([]byte(c.ID))
+	s.add(c, int64(h.Sum64()>>1))
+}
+
+// checkIVF verifies the inverted lists hold every slot exactly once and
+// agree with listOf/posOf.
+func checkIVF(t *testing.T, s *vectorStore) {
+	t.Helper()
+	x := s.ivf
+	if x == nil {
+		t.Fatal("no approximate index")
+	}
+	if len(x.listOf) != s.len() || len(x.posOf) != s.len() {
+		t.Fatalf("listOf/posOf lengths %d/%d, want %d", len(x.listOf), len(x.posOf), s.len())
+	}
+	seen := make([]bool, s.len())
+	for c, l := range x.lists {
+		for p, slot := range l {
+			if seen[slot] {
+				t.Fatalf("slot %d filed twice", slot)
+			}
+			seen[slot] = true
+			if x.listOf[slot] != int32(c) || x.posOf[slot] != int32(p) {
+				t.Fatalf("slot %d: listOf/posOf = %d/%d, filed at %d/%d", slot, x.listOf[slot], x.posOf[slot], c, p)
+			}
+		}
+	}
+	for slot, ok := range seen {
+		if !ok {
+			t.Fatalf("slot %d not filed", slot)
+		}
+		if s.slotOf[s.meta[slot].id] != slot || s.ofRow[s.meta[slot].rowid] != slot {
+			t.Fatalf("slotOf[%s] = %d, ofRow = %d, want %d", s.meta[slot].id, s.slotOf[s.meta[slot].id], s.ofRow[s.meta[slot].rowid], slot)
+		}
+	}
+}
+
+func recallAt(t *testing.T, s *vectorStore, queries [][]float32, k int, f docent.Filter) float64 {
+	t.Helper()
+	var hit, total int
+	for _, q := range queries {
+		cf := s.compile(f)
+		exact := s.exact(q, k, &cf)
+		approx := s.search(q, k, f)
+		if len(approx) != len(exact) {
+			t.Fatalf("approximate search returned %d hits, exact %d", len(approx), len(exact))
+		}
+		for _, a := range approx {
+			if !cf.match(&s.meta[a.slot]) {
+				t.Fatalf("approximate hit %s fails the filter", s.meta[a.slot].id)
+			}
+			if slices.ContainsFunc(exact, func(e scored) bool { return e.slot == a.slot }) {
+				hit++
+			}
+		}
+		total += len(exact)
+	}
+	return float64(hit) / float64(total)
+}
+
+func TestIVFRecallAndUpdates(t *testing.T) {
+	chunks := GenerateSynthetic(3000, 32, 7)
+	s := newVectorStore(1000, 8)
+	s.dim = 32
+	for _, c := range chunks {
+		addChunk(s, c)
+	}
+	s.reindex()
+	checkIVF(t, s)
+	queries := SyntheticQueries(chunks, 50, 99)
+
+	steps := []struct {
+		name   string
+		mutate func()
+	}{
+		{"built", func() {}},
+		{"deleted a third", func() {
+			for i := 0; i < len(chunks); i += 3 {
+				s.delete(chunks[i].ID)
+			}
+		}},
+		{"re-added and replaced", func() {
+			for i := 0; i < len(chunks); i += 3 {
+				addChunk(s, chunks[i])
+			}
+			for i := 1; i < len(chunks); i += 5 {
+				addChunk(s, chunks[i])
+			}
+		}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			st.mutate()
+			s.reindex()
+			checkIVF(t, s)
+			for _, f := range []docent.Filter{{}, {Sources: []string{"wiki", "notion"}}, {Labels: []string{"label03"}}} {
+				r := recallAt(t, s, queries, 10, f)
+				if r < 0.9 {
+					t.Errorf("filter %+v: recall@10 = %.3f, want >= 0.9", f, r)
+				}
+			}
+		})
+	}
+}
+
+func TestReindexThresholds(t *testing.T) {
+	chunks := GenerateSynthetic(400, 8, 3)
+	s := newVectorStore(100, 4)
+	s.dim = 8
+	for i, c := range chunks[:99] {
+		addChunk(s, c)
+		s.reindex()
+		if s.ivf != nil {
+			t.Fatalf("approximate index built at %d vectors, threshold 100", i+1)
+		}
+	}
+	addChunk(s, chunks[99])
+	s.reindex()
+	if s.ivf == nil || s.ivf.trainedOn != 100 {
+		t.Fatalf("no approximate index at the threshold")
+	}
+	for _, c := range chunks[100:] {
+		addChunk(s, c)
+		s.reindex()
+	}
+	if s.ivf.trainedOn <= 200 {
+		t.Errorf("index trained on %d vectors after growing to %d, want retrained", s.ivf.trainedOn, s.len())
+	}
+	checkIVF(t, s)
+	for _, c := range chunks[:350] {
+		s.delete(c.ID)
+	}
+	s.reindex()
+	if s.ivf != nil {
+		t.Errorf("approximate index kept below the threshold (%d vectors)", s.len())
+	}
+
+}
+
+func TestOpenOptions(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Run("wal", func(t *testing.T) {
+		ix, err := Open(ctx, filepath.Join(dir, "wal.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		var mode string
+		if err := ix.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+		}
+	})
+	t.Run("bad fusion", func(t *testing.T) {
+		if ix, err := Open(ctx, ":memory:", Options{Fusion: search.Fusion{Method: "borda"}}); err == nil {
+			ix.Close()
+			t.Fatal("Open accepted an unknown fusion method")
+		}
+	})
+	t.Run("defaults", func(t *testing.T) {
+		got := Options{Fusion: search.Fusion{Method: search.FusionRRF}}.withDefaults()
+		want := Options{Candidates: 100, TitleWeight: 2, SectionWeight: 1.5, TextWeight: 1,
+			Fusion:       search.Fusion{Method: search.FusionRRF, KeywordWeight: 1, VectorWeight: 0.3},
+			ANNThreshold: 20000, NProbe: 24}
+		if got != want {
+			t.Errorf("withDefaults = %+v, want %+v", got, want)
+		}
+	})
+}
+
+func TestSearchDepthAndFusionOption(t *testing.T) {
+	ctx := context.Background()
+	chunks := GenerateSynthetic(300, 16, 5)
+	for i := range chunks {
+		chunks[i].Text += " common"
+	}
+	open := func(o Options) *Index {
+		ix, err := Open(ctx, ":memory:", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		if err := ix.Upsert(ctx, chunks); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	score := open(Options{Candidates: 20})
+	rrf := open(Options{Candidates: 20, Fusion: search.Fusion{Method: search.FusionRRF, KeywordWeight: 1, VectorWeight: 1}})
+	tests := []struct {
+		name     string
+		ix       *Index
+		q        search.Query
+		wantLen  int
+		wantTop1 func(h docent.Hit) bool
+	}{
+		{"k above candidates keyword", score, search.Query{Text: "common", K: 150, Mode: search.ModeKeyword}, 150, nil},
+		{"k above candidates vector", score, search.Query{Vector: chunks[0].Vector, K: 150, Mode: search.ModeVector}, 150, nil},
+		{"default k", score, search.Query{Vector: chunks[0].Vector, Mode: search.ModeVector}, DefaultK, nil},
+		{"rrf scores", rrf, search.Query{Text: "common", Vector: chunks[0].Vector, K: 5}, 5, func(h docent.Hit) bool {
+			want := 0.0
+			if h.KeywordRank > 0 {
+				want += 1 / (60 + float64(h.KeywordRank))
+			}
+			if h.VectorRank > 0 {
+				want += 1 / (60 + float64(h.VectorRank))
+			}
+			return h.Score > 0 && h.Score == want
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := tt.ix.Search(ctx, tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != tt.wantLen {
+				t.Errorf("got %d hits, want %d", len(hits), tt.wantLen)
+			}
+			if tt.wantTop1 != nil && (len(hits) == 0 || !tt.wantTop1(hits[0])) {
+				t.Errorf("top hit %+v fails the check", hits[0])
+			}
+		})
+	}
+}
+
+func TestConcurrentSearchAndWrite(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{ANNThreshold: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	chunks := GenerateSynthetic(400, 16, 11)
+	if err := ix.Upsert(ctx, chunks[:200]); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 3)
+	go func() {
+		for i := 200; i < 400; i += 20 {
+			if err := ix.Upsert(ctx, chunks[i:i+20]); err != nil {
+				errs <- err
+				return
+			}
+			if err := ix.DeleteDocs(ctx, chunks[i-200].DocID); err != nil {
+				errs <- err
+				return
+			}
+		}
+		errs <- nil
+	}()
+	for range 2 {
+		go func() {
+			for i := range 40 {
+				c := chunks[i*5]
+				if _, err := ix.Search(ctx, search.Query{Text: c.Title, Vector: c.Vector, K: 5,
+					Filter: docent.Filter{Sources: []string{c.Source}}}); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := ix.Count(ctx)
+	if err != nil || n != 400-10*synthChunksPerDoc {
+		t.Errorf("Count = %d, %v; want %d", n, err, 400-10*synthChunksPerDoc)
+	}
+	if ix.vectors.len() != n {
+		t.Errorf("in-memory vectors = %d, want %d", ix.vectors.len(), n)
+	}
+	checkIVF(t, ix.vectors)
+}

@@ -1,0 +1,354 @@
+package local
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
+)
+
+// ErrNoVector is returned by Search when the mode needs a query vector and
+// the query has none.
+var ErrNoVector = errors.New("local: query needs a vector for this mode")
+
+// DefaultK is the number of hits Search returns when Query.K is not positive.
+const DefaultK = 10
+
+// maxQueryTerms caps the terms of a keyword query.
+const maxQueryTerms = 64
+
+// stopwords are dropped from keyword queries: they match nearly every chunk
+// and only slow BM25 down.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by can could did do does doing for from
+		had has have how i if in into is it its me my of on or our should so than that the their them
+		then there these they this those to was we were what when where which who whom why will with
+		would you your s t d ll m re ve`) {
+		stopwords[w] = true
+	}
+}
+
+// MatchExpr builds a safe FTS5 MATCH expression from free text: the text is
+// split into runs of letters and digits, lower-cased, stopwords and
+// duplicates dropped, each term double-quoted and the terms ORed. No FTS5
+// syntax in the text survives. It returns "" when no term remains.
+func MatchExpr(text string) string {
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if stopwords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, `"`+w+`"`)
+		if len(terms) == maxQueryTerms {
+			break
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// filterSQL renders f as SQL conditions over the chunks table aliased c,
+// each prefixed with " AND ".
+func filterSQL(f docent.Filter) (string, []any) {
+	var (
+		b    strings.Builder
+		args []any
+	)
+	in := func(col string, vals []string) {
+		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",") + ")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	if len(f.Sources) > 0 {
+		in("c.source", f.Sources)
+	}
+	if len(f.Spaces) > 0 {
+		in("c.space", f.Spaces)
+	}
+	if len(f.Labels) > 0 {
+		b.WriteString(" AND c.rowid IN (SELECT chunk_rowid FROM labels WHERE label IN (" +
+			strings.TrimSuffix(strings.Repeat("?,", len(f.Labels)), ",") + "))")
+		for _, v := range f.Labels {
+			args = append(args, v)
+		}
+	}
+	if !f.UpdatedAfter.IsZero() {
+		b.WriteString(" AND c.updated_at >= ?")
+		args = append(args, unixNano(f.UpdatedAfter))
+	}
+	if !f.UpdatedBefore.IsZero() {
+		b.WriteString(" AND c.updated_at < ?")
+		args = append(args, unixNano(f.UpdatedBefore))
+	}
+	return b.String(), args
+}
+
+// Search runs the query. ModeKeyword and ModeVector return one retriever's
+// ranking with Score set to its raw score; ModeHybrid (or empty) fuses both
+// rankings with Options.Fusion. Filters apply inside each retriever before
+// its ranking is cut to Options.Candidates. A query with no keyword terms
+// gets no keyword hits. It returns ErrNoVector when the mode needs a vector
+// and q.Vector is empty, and ErrDimension when it has the wrong length.
+func (ix *Index) Search(ctx context.Context, q search.Query) ([]docent.Hit, error) {
+	mode := search.ModeHybrid
+	if q.Mode != "" {
+		var err error
+		if mode, err = search.ParseMode(string(q.Mode)); err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+	}
+	k := q.K
+	if k <= 0 {
+		k = DefaultK
+	}
+	depth := max(ix.opts.Candidates, k)
+	if mode != search.ModeKeyword && len(q.Vector) == 0 {
+		return nil, ErrNoVector
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+
+	// The retrievers run side by side: BM25 in SQLite, vectors in memory.
+	var (
+		keyword, vector []docent.Hit
+		vecErr          error
+		wg              sync.WaitGroup
+	)
+	if mode != search.ModeKeyword {
+		wg.Go(func() { vector, vecErr = ix.vectorSearch(q.Vector, q.Filter, depth) })
+	}
+	if mode != search.ModeVector {
+		var err error
+		if keyword, err = ix.keywordSearch(ctx, q.Text, q.Filter, depth); err != nil {
+			wg.Wait()
+			return nil, err
+		}
+	}
+	wg.Wait()
+	if vecErr != nil {
+		return nil, vecErr
+	}
+
+	var hits []docent.Hit
+	switch mode {
+	case search.ModeKeyword:
+		hits = keyword
+		for i := range hits {
+			hits[i].KeywordRank = i + 1
+			hits[i].Score = hits[i].KeywordScore
+		}
+	case search.ModeVector:
+		hits = vector
+		for i := range hits {
+			hits[i].VectorRank = i + 1
+			hits[i].Score = hits[i].VectorScore
+		}
+	default:
+		hits = ix.opts.Fusion.Fuse(keyword, vector)
+	}
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	if err := ix.hydrate(ctx, hits); err != nil {
+		return nil, err
+	}
+	return hits, nil
+}
+
+// keywordSearch returns up to depth BM25 hits (only Chunk.ID and
+// KeywordScore set, higher is better), best first, ties by chunk ID.
+//
+// The FTS query reads the FTS index alone (joining the chunks table costs
+// as much again as BM25 itself); the filter runs on the in-memory chunk
+// metadata while the full BM25 ranking streams by, so it applies before the
+// ranking is cut to depth.
+func (ix *Index) keywordSearch(ctx context.Context, text string, f docent.Filter, depth int) ([]docent.Hit, error) {
+	match := MatchExpr(text)
+	if match == "" {
+		return nil, nil
+	}
+	vs := ix.vectors
+	cf := vs.compile(f)
+	if cf.impossible {
+		return nil, nil
+	}
+	// Over-fetch so that ties at the cut are settled by chunk ID, and, under
+	// a filter, by the inverse of the filter's selectivity; when that proves
+	// too few, rank again without a limit.
+	limit := depth + depth/4
+	if !cf.zero {
+		pass := 0
+		for i := range vs.meta {
+			if cf.match(&vs.meta[i]) {
+				pass++
+			}
+		}
+		if pass == 0 {
+			return nil, nil
+		}
+		limit = 2*depth*vs.len()/pass + depth
+	}
+	hits, seen, err := ix.keywordRanking(ctx, match, &cf, depth, limit)
+	if err == nil && len(hits) < depth && seen == limit && !cf.zero {
+		hits, _, err = ix.keywordRanking(ctx, match, &cf, depth, -1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(hits, func(a, b docent.Hit) int {
+		if c := cmp.Compare(b.KeywordScore, a.KeywordScore); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Chunk.ID, b.Chunk.ID)
+	})
+	if len(hits) > depth {
+		hits = hits[:depth]
+	}
+	return hits, nil
+}
+
+// keywordRanking reads the BM25 ranking of match, at most limit rows (all
+// when limit < 0), keeping the chunks that pass cf until depth are kept and
+// the score drops. It returns the hits and how many rows it read.
+func (ix *Index) keywordRanking(ctx context.Context, match string, cf *compiledFilter, depth, limit int) ([]docent.Hit, int, error) {
+	vs := ix.vectors
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, -bm25(fts, ?, ?, ?) AS score FROM fts
+		WHERE fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
+		ix.opts.TitleWeight, ix.opts.SectionWeight, ix.opts.TextWeight, match, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("local: keyword search: %w", err)
+	}
+	defer rows.Close()
+	var (
+		hits []docent.Hit
+		seen int
+	)
+	for rows.Next() {
+		var (
+			rowid int64
+			score float64
+		)
+		if err := rows.Scan(&rowid, &score); err != nil {
+			return nil, 0, fmt.Errorf("local: keyword search: %w", err)
+		}
+		seen++
+		if len(hits) >= depth && score < hits[len(hits)-1].KeywordScore {
+			break
+		}
+		slot, ok := vs.ofRow[rowid]
+		if !ok || !cf.match(&vs.meta[slot]) {
+			continue
+		}
+		hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: vs.meta[slot].id}, KeywordScore: score})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("local: keyword search: %w", err)
+	}
+	return hits, seen, nil
+}
+
+// vectorSearch returns up to depth nearest chunks (only Chunk.ID and
+// VectorScore set), best first.
+func (ix *Index) vectorSearch(v []float32, f docent.Filter, depth int) ([]docent.Hit, error) {
+	vs := ix.vectors
+	if vs.len() == 0 {
+		return nil, nil
+	}
+	if len(v) != vs.dim {
+		return nil, fmt.Errorf("local: search: %w: query has %d, index %d", ErrDimension, len(v), vs.dim)
+	}
+	q := normalized(v)
+	if q == nil {
+		return nil, nil
+	}
+	found := vs.search(q, depth, f)
+	hits := make([]docent.Hit, len(found))
+	for i, s := range found {
+		hits[i] = docent.Hit{Chunk: docent.Chunk{ID: vs.meta[s.slot].id}, VectorScore: float64(s.score)}
+	}
+	return hits, nil
+}
+
+// hydrate fills each hit's Chunk from the database, by ID.
+func (ix *Index) hydrate(ctx context.Context, hits []docent.Hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	pos := make(map[string]int, len(hits))
+	args := make([]any, len(hits))
+	for i, h := range hits {
+		pos[h.Chunk.ID] = i
+		args[i] = h.Chunk.ID
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(hits)), ",")+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("local: load hits: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return fmt.Errorf("local: load hits: %w", err)
+		}
+		hits[pos[c.ID]].Chunk = c
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("local: load hits: %w", err)
+	}
+	return nil
+}
+
+// Facets counts distinct documents by source and by label among the chunks
+// that pass the filter, most frequent first, then by value.
+func (ix *Index) Facets(ctx context.Context, f docent.Filter) (search.Facets, error) {
+	where, args := filterSQL(f)
+	var out search.Facets
+	var err error
+	out.Sources, err = ix.facet(ctx, `SELECT c.source, count(DISTINCT c.doc_id) FROM chunks c WHERE 1`+where+` GROUP BY c.source`, args)
+	if err != nil {
+		return out, err
+	}
+	out.Labels, err = ix.facet(ctx, `SELECT l.label, count(DISTINCT c.doc_id) FROM labels l JOIN chunks c ON c.rowid = l.chunk_rowid WHERE 1`+where+` GROUP BY l.label`, args)
+	return out, err
+}
+
+func (ix *Index) facet(ctx context.Context, query string, args []any) ([]search.Facet, error) {
+	rows, err := ix.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("local: facets: %w", err)
+	}
+	defer rows.Close()
+	out := []search.Facet{}
+	for rows.Next() {
+		var f search.Facet
+		if err := rows.Scan(&f.Value, &f.Count); err != nil {
+			return nil, fmt.Errorf("local: facets: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("local: facets: %w", err)
+	}
+	slices.SortFunc(out, func(a, b search.Facet) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Value, b.Value)
+	})
+	return out, nil
+}

@@ -1,0 +1,338 @@
+package local
+
+import (
+	"container/heap"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/docent-hq/docent"
+	"github.com/viterin/vek/vek32"
+)
+
+// slotMeta is the per-vector metadata the vector retriever filters on.
+type slotMeta struct {
+	id      string
+	rowid   int64 // chunks.rowid, the FTS rowid
+	source  int32 // interned
+	space   int32 // interned
+	labels  []int32
+	updated int64 // unix nanoseconds, 0 when unknown
+}
+
+// vectorStore keeps every vector in memory in one contiguous slice
+// (slot i occupies vecs[i*dim:(i+1)*dim]) with its filter metadata.
+// Deletion moves the last slot into the hole, so the slice stays dense.
+// It is not safe for concurrent use; Index guards it.
+type vectorStore struct {
+	dim    int
+	vecs   []float32
+	meta   []slotMeta
+	slotOf map[string]int
+	ofRow  map[int64]int // rowid -> slot
+	intern map[string]int32
+
+	ivf       *ivf // nil below the ANN threshold
+	threshold int
+	nprobe    int
+}
+
+func newVectorStore(threshold, nprobe int) *vectorStore {
+	return &vectorStore{
+		slotOf:    map[string]int{},
+		ofRow:     map[int64]int{},
+		intern:    map[string]int32{},
+		threshold: threshold,
+		nprobe:    nprobe,
+	}
+}
+
+func (s *vectorStore) len() int { return len(s.meta) }
+
+func (s *vectorStore) vec(slot int) []float32 {
+	return s.vecs[slot*s.dim : (slot+1)*s.dim : (slot+1)*s.dim]
+}
+
+func (s *vectorStore) internID(v string) int32 {
+	if id, ok := s.intern[v]; ok {
+		return id
+	}
+	id := int32(len(s.intern))
+	s.intern[v] = id
+	return id
+}
+
+func (s *vectorStore) metaOf(c docent.Chunk) slotMeta {
+	m := slotMeta{id: c.ID, source: s.internID(c.Source), space: s.internID(c.Space), updated: unixNano(c.UpdatedAt)}
+	for _, l := range c.Labels {
+		m.labels = append(m.labels, s.internID(l))
+	}
+	return m
+}
+
+// add stores or replaces the chunk's vector, stored in chunks row rowid.
+// len(c.Vector) must equal dim.
+func (s *vectorStore) add(c docent.Chunk, rowid int64) {
+	if slot, ok := s.slotOf[c.ID]; ok {
+		s.remove(slot)
+	}
+	slot := len(s.meta)
+	s.vecs = append(s.vecs, c.Vector...)
+	m := s.metaOf(c)
+	m.rowid = rowid
+	s.meta = append(s.meta, m)
+	s.slotOf[c.ID] = slot
+	s.ofRow[rowid] = slot
+	if s.ivf != nil {
+		s.ivf.add(s, slot)
+	}
+}
+
+// delete removes the chunk's vector if present.
+func (s *vectorStore) delete(id string) {
+	if slot, ok := s.slotOf[id]; ok {
+		s.remove(slot)
+	}
+}
+
+func (s *vectorStore) remove(slot int) {
+	last := len(s.meta) - 1
+	if s.ivf != nil {
+		s.ivf.remove(slot)
+		if slot != last {
+			s.ivf.move(last, slot)
+		}
+	}
+	delete(s.slotOf, s.meta[slot].id)
+	delete(s.ofRow, s.meta[slot].rowid)
+	if slot != last {
+		copy(s.vec(slot), s.vec(last))
+		s.meta[slot] = s.meta[last]
+		s.slotOf[s.meta[slot].id] = slot
+		s.ofRow[s.meta[slot].rowid] = slot
+	}
+	s.meta[last] = slotMeta{}
+	s.meta = s.meta[:last]
+	s.vecs = s.vecs[:last*s.dim]
+}
+
+// reindex builds, rebuilds or drops the approximate index to match the
+// number of vectors: built when there are at least threshold vectors and
+// rebuilt when the count has doubled or halved since the last build.
+func (s *vectorStore) reindex() {
+	n := s.len()
+	switch {
+	case s.threshold <= 0 || n < s.threshold:
+		s.ivf = nil
+	case s.ivf == nil || n > 2*s.ivf.trainedOn || 2*n < s.ivf.trainedOn:
+		s.ivf = buildIVF(s, 1)
+	}
+}
+
+// compiledFilter is a docent.Filter over interned values.
+type compiledFilter struct {
+	zero          bool
+	sources       []int32
+	spaces        []int32
+	labels        []int32
+	after, before int64
+	hasAfter      bool
+	hasBefore     bool
+	impossible    bool
+}
+
+func (s *vectorStore) compile(f docent.Filter) compiledFilter {
+	cf := compiledFilter{zero: f.IsZero()}
+	lookup := func(vals []string) []int32 {
+		out := []int32{}
+		for _, v := range vals {
+			if id, ok := s.intern[v]; ok {
+				out = append(out, id)
+			}
+		}
+		if len(out) == 0 {
+			cf.impossible = true
+		}
+		return out
+	}
+	if len(f.Sources) > 0 {
+		cf.sources = lookup(f.Sources)
+	}
+	if len(f.Spaces) > 0 {
+		cf.spaces = lookup(f.Spaces)
+	}
+	if len(f.Labels) > 0 {
+		cf.labels = lookup(f.Labels)
+	}
+	if !f.UpdatedAfter.IsZero() {
+		cf.hasAfter, cf.after = true, unixNano(f.UpdatedAfter)
+	}
+	if !f.UpdatedBefore.IsZero() {
+		cf.hasBefore, cf.before = true, unixNano(f.UpdatedBefore)
+	}
+	return cf
+}
+
+func (cf *compiledFilter) match(m *slotMeta) bool {
+	if cf.zero {
+		return true
+	}
+	if cf.impossible {
+		return false
+	}
+	if cf.sources != nil && !slices.Contains(cf.sources, m.source) {
+		return false
+	}
+	if cf.spaces != nil && !slices.Contains(cf.spaces, m.space) {
+		return false
+	}
+	if cf.labels != nil && !slices.ContainsFunc(m.labels, func(l int32) bool { return slices.Contains(cf.labels, l) }) {
+		return false
+	}
+	if cf.hasAfter && m.updated < cf.after {
+		return false
+	}
+	if cf.hasBefore && m.updated >= cf.before {
+		return false
+	}
+	return true
+}
+
+// scored is a slot and its similarity to the query.
+type scored struct {
+	slot  int
+	score float32
+}
+
+// topK keeps the k best scored slots in a min-heap (worst on top); ties
+// prefer the smaller chunk ID, so results do not depend on slot order.
+type topK struct {
+	k     int
+	items []scored
+	meta  []slotMeta
+}
+
+func (t *topK) Len() int           { return len(t.items) }
+func (t *topK) Less(i, j int) bool { return t.worse(t.items[i], t.items[j]) }
+func (t *topK) Swap(i, j int)      { t.items[i], t.items[j] = t.items[j], t.items[i] }
+func (t *topK) Push(x any)         { t.items = append(t.items, x.(scored)) }
+func (t *topK) Pop() any {
+	x := t.items[len(t.items)-1]
+	t.items = t.items[:len(t.items)-1]
+	return x
+}
+
+// worse reports whether a ranks below b.
+func (t *topK) worse(a, b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return t.meta[a.slot].id > t.meta[b.slot].id
+}
+
+func (t *topK) offer(slot int, score float32) {
+	c := scored{slot, score}
+	if len(t.items) < t.k {
+		heap.Push(t, c)
+		return
+	}
+	if t.worse(t.items[0], c) {
+		t.items[0] = c
+		heap.Fix(t, 0)
+	}
+}
+
+// sorted returns the kept slots best first.
+func (t *topK) sorted() []scored {
+	out := slices.Clone(t.items)
+	slices.SortFunc(out, func(a, b scored) int {
+		if t.worse(a, b) {
+			return 1
+		}
+		if t.worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return out
+}
+
+// search returns the k nearest slots to q (by dot product) that pass the
+// filter, best first. Below the ANN threshold, or when the filter keeps a
+// small subset, it scans exactly; otherwise it probes the IVF lists,
+// widening the probe until k filtered hits are found.
+func (s *vectorStore) search(q []float32, k int, f docent.Filter) []scored {
+	if k <= 0 || s.len() == 0 {
+		return nil
+	}
+	cf := s.compile(f)
+	if cf.impossible {
+		return nil
+	}
+	if s.ivf == nil {
+		return s.exact(q, k, &cf)
+	}
+	if !cf.zero {
+		var subset []int
+		for i := range s.meta {
+			if cf.match(&s.meta[i]) {
+				subset = append(subset, i)
+			}
+		}
+		if len(subset)*5 < s.len() || len(subset) < s.threshold {
+			return s.exactSubset(q, k, subset)
+		}
+	}
+	return s.ivf.search(s, q, k, &cf, s.nprobe)
+}
+
+// exact scans every vector.
+func (s *vectorStore) exact(q []float32, k int, cf *compiledFilter) []scored {
+	t := &topK{k: k, meta: s.meta}
+	for i := range s.meta {
+		if !cf.match(&s.meta[i]) {
+			continue
+		}
+		t.offer(i, vek32.Dot(q, s.vec(i)))
+	}
+	return t.sorted()
+}
+
+func (s *vectorStore) exactSubset(q []float32, k int, slots []int) []scored {
+	t := &topK{k: k, meta: s.meta}
+	for _, i := range slots {
+		t.offer(i, vek32.Dot(q, s.vec(i)))
+	}
+	return t.sorted()
+}
+
+// normalized returns v scaled to unit length (a copy), or nil for a zero vector.
+func normalized(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return nil
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = x * inv
+	}
+	return out
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
