@@ -57,7 +57,9 @@ func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, err
 	if r.observer != nil {
 		r.observer.ObserveTurn(q.Platform, a)
 	}
-	if serr := r.turns.CreateTurn(ctx, &turn); serr != nil {
+	// Store the turn even when the asker has gone (a cancelled request):
+	// the retrieval log must miss nothing.
+	if serr := r.turns.CreateTurn(context.WithoutCancel(ctx), &turn); serr != nil {
 		r.log.ErrorContext(ctx, "store turn", slog.Any("error", serr))
 		if err == nil {
 			err = fmt.Errorf("answer: store turn: %w", serr)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -99,6 +100,9 @@ type AskResponse struct {
 
 const maxAskBody = 64 << 10
 
+// AskTimeout bounds the work one POST /api/ask may do.
+const AskTimeout = 30 * time.Second
+
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	var req AskRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAskBody))
@@ -107,7 +111,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid request body: "+err.Error())
 		return
 	}
-	turn, err := s.asker.Ask(r.Context(), docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})
+	ctx, cancel := context.WithTimeout(r.Context(), AskTimeout)
+	defer cancel()
+	turn, err := s.asker.Ask(ctx, docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})
 	switch {
 	case errors.Is(err, docent.ErrEmptyQuestion):
 		writeError(w, http.StatusBadRequest, "question is empty")
@@ -117,20 +123,26 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "internal error")
 		return
 	}
+	writeJSON(w, http.StatusOK, NewAskResponse(turn, s.format, req.Trace))
+}
+
+// NewAskResponse builds the reply for a stored turn; the API and
+// `docent ask --json` print the same shape.
+func NewAskResponse(turn docent.Turn, format Formatter, withTrace bool) AskResponse {
 	resp := AskResponse{
 		TurnID:    turn.ID,
 		Status:    turn.Answer.Status,
 		Answer:    turn.Answer.Text,
 		Citations: turn.Answer.Citations,
-		Text:      s.format(turn.Answer),
+		Text:      format(turn.Answer),
 	}
 	if resp.Citations == nil {
 		resp.Citations = []docent.Citation{}
 	}
-	if req.Trace {
+	if withTrace {
 		resp.Trace = &turn.Answer.Trace
 	}
-	writeJSON(w, http.StatusOK, resp)
+	return resp
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

@@ -2,7 +2,9 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -16,16 +18,27 @@ import (
 )
 
 // Docs renders markdown from local sources as HTML pages, so that citations
-// of the bundled handbook and of local folders link somewhere real.
+// of the bundled handbook and of local folders link somewhere real. It
+// serves only documents that are live in the index's registry: never a
+// file the source did not index (dot-files, excluded paths, binaries).
 type Docs struct {
 	sources map[string]fs.FS
+	live    LiveFunc
 	md      goldmark.Markdown
 }
 
-// NewDocs serves each named file system under /docs/{name}/.
-func NewDocs(sources map[string]fs.FS) *Docs {
+// LiveFunc reports whether the document with this ID is indexed and live.
+type LiveFunc func(ctx context.Context, docID string) (bool, error)
+
+// maxDocBytes caps what one page render reads.
+const maxDocBytes = 8 << 20
+
+// NewDocs serves each named file system under /docs/{name}/, for the
+// documents live reports as indexed.
+func NewDocs(sources map[string]fs.FS, live LiveFunc) *Docs {
 	return &Docs{
 		sources: sources,
+		live:    live,
 		md: goldmark.New(
 			goldmark.WithExtensions(extension.GFM),
 			goldmark.WithParserOptions(parser.WithAutoHeadingID()),
@@ -50,7 +63,11 @@ func (d *Docs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	raw, err := fs.ReadFile(fsys, p)
+	if live, err := d.live(r.Context(), name+":"+p); err != nil || !live {
+		http.NotFound(w, r)
+		return
+	}
+	raw, err := readCapped(fsys, p)
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -76,4 +93,21 @@ func (d *Docs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"Title": doc.Title, "Source": name, "Path": p, "Updated": updated,
 		"Body": template.HTML(body.String()), // goldmark escapes raw HTML by default (no WithUnsafe)
 	})
+}
+
+// readCapped reads a regular file of at most maxDocBytes.
+func readCapped(fsys fs.FS, p string) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxDocBytes {
+		return nil, fs.ErrNotExist
+	}
+	return io.ReadAll(io.LimitReader(f, maxDocBytes))
 }

@@ -34,6 +34,9 @@ func (m *Main) Ask(ctx context.Context, args []string) error {
 		return err
 	}
 	if n == 0 {
+		if err := m.lockForWrites(); err != nil {
+			return fmt.Errorf("ask: the index is empty and cannot be synced now: %w", err)
+		}
 		fmt.Fprintln(m.Stderr, "The index is empty: syncing the configured sources first.")
 		results, err := m.SyncSources(ctx, m.Sources, newProgressPrinter(m.Stderr))
 		writeSyncSummary(m.Stderr, results)
@@ -52,10 +55,7 @@ func (m *Main) Ask(ctx context.Context, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(m.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(api.AskResponse{
-			TurnID: turn.ID, Status: turn.Answer.Status, Answer: turn.Answer.Text,
-			Citations: turn.Answer.Citations, Text: answer.Format(turn.Answer), Trace: &turn.Answer.Trace,
-		})
+		return enc.Encode(api.NewAskResponse(turn, answer.Format, true))
 	}
 	fmt.Fprintln(m.Stdout, answer.Format(turn.Answer))
 	return nil

@@ -219,6 +219,15 @@ func TestServeAskEndToEnd(t *testing.T) {
 		}
 	}
 
+	// While serve runs, a second process may not sync into its data dir:
+	// the server keeps vectors in memory.
+	other := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
+	err = other.Sync(context.Background(), nil)
+	other.Close()
+	if !errors.Is(err, errDataDirBusy) {
+		t.Errorf("sync beside a running server: err = %v, want errDataDirBusy", err)
+	}
+
 	if err := stop(); err != nil {
 		t.Fatalf("graceful shutdown: %v", err)
 	}

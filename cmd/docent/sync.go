@@ -26,6 +26,9 @@ func (m *Main) Sync(ctx context.Context, args []string) error {
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
+	if err := m.lockForWrites(); err != nil {
+		return err
+	}
 	sources := m.Sources
 	if *only != "" {
 		src, err := m.source(*only)

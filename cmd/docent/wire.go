@@ -51,6 +51,7 @@ type Main struct {
 	OnListen func(addr string)
 
 	closers []io.Closer
+	unlock  func()
 }
 
 // LoadConfig resolves and validates the configuration and sets up logging.
@@ -98,9 +99,6 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	}
 	m.closers = append(m.closers, db)
 	m.Store = db
-	if _, err := db.AbandonRuns(ctx); err != nil {
-		return err
-	}
 
 	emb, err := m.openEmbedder(cfg.Embedder, dataDir)
 	if err != nil {
@@ -267,5 +265,9 @@ func (m *Main) Close() error {
 		errs = append(errs, m.closers[i].Close())
 	}
 	m.closers = nil
+	if m.unlock != nil {
+		m.unlock()
+		m.unlock = nil
+	}
 	return errors.Join(errs...)
 }

@@ -1,0 +1,190 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/docent-hq/docent"
+)
+
+// askerFunc is a function-field fake of Asker.
+type askerFunc func(ctx context.Context, q docent.Question) (docent.Turn, error)
+
+func (f askerFunc) Ask(ctx context.Context, q docent.Question) (docent.Turn, error) { return f(ctx, q) }
+
+func format(a docent.Answer) string { return a.Text + "\n\nSources: " + a.Citations[0].Title }
+
+func newTestServer(t *testing.T, asker Asker, docs *Docs) *httptest.Server {
+	t.Helper()
+	s := New(asker, format, prometheus.NewRegistry(), docs, slog.New(slog.DiscardHandler))
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestAsk(t *testing.T) {
+	var got docent.Question
+	asker := askerFunc(func(ctx context.Context, q docent.Question) (docent.Turn, error) {
+		got = q
+		switch q.Text {
+		case "":
+			return docent.Turn{}, docent.ErrEmptyQuestion
+		case "boom":
+			return docent.Turn{}, errors.New("store: disk full at /secret/path")
+		}
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("ask runs without a deadline")
+		}
+		return docent.Turn{ID: 7, Question: q, Answer: docent.Answer{
+			Text: "Yes [1].", Status: docent.StatusAnswered,
+			Citations: []docent.Citation{{N: 1, Title: "Policy", URL: "https://x/p"}},
+			Trace:     docent.Trace{Query: q.Text},
+		}}, nil
+	})
+	ts := newTestServer(t, asker, nil)
+	tests := []struct {
+		name       string
+		body       string
+		wantStatus int
+		wantBody   []string
+		notBody    []string
+	}{
+		{"answered", `{"question":"may I?","filter":{"sources":["hb"]}}`, 200,
+			[]string{`"turn_id": 7`, `"answer": "Yes [1]."`, `"title": "Policy"`, `Sources: Policy`}, []string{`"trace"`}},
+		{"trace on request", `{"question":"may I?","trace":true}`, 200, []string{`"trace"`, `"query": "may I?"`}, nil},
+		{"empty question", `{"question":""}`, 400, []string{"question is empty"}, nil},
+		{"unknown field", `{"question":"x","k":3}`, 400, []string{"unknown field"}, nil},
+		{"too large", `{"question":"` + strings.Repeat("a", maxAskBody) + `"}`, 400, []string{"invalid request body"}, nil},
+		{"internal error hides detail", `{"question":"boom"}`, 500, []string{"internal error"}, []string{"disk full", "/secret"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := http.Post(ts.URL+"/api/ask", "application/json", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.wantStatus, b)
+			}
+			for _, w := range tt.wantBody {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("body lacks %q:\n%s", w, b)
+				}
+			}
+			for _, w := range tt.notBody {
+				if strings.Contains(string(b), w) {
+					t.Errorf("body has %q:\n%s", w, b)
+				}
+			}
+		})
+	}
+	if got.Platform != "api" {
+		t.Errorf("platform = %q, want api", got.Platform)
+	}
+}
+
+func TestAskFilterAndPlatformPassed(t *testing.T) {
+	var got docent.Question
+	ts := newTestServer(t, askerFunc(func(_ context.Context, q docent.Question) (docent.Turn, error) {
+		got = q
+		return docent.Turn{Answer: docent.Answer{Status: docent.StatusNotFound, Citations: []docent.Citation{{}}}}, nil
+	}), nil)
+	resp, err := http.Post(ts.URL+"/api/ask", "application/json",
+		strings.NewReader(`{"question":"q","filter":{"sources":["hb"],"labels":["it"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got.Platform != "api" || len(got.Filter.Sources) != 1 || got.Filter.Sources[0] != "hb" || got.Filter.Labels[0] != "it" {
+		t.Errorf("question = %+v", got)
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler))
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	check := func(want int) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("/readyz = %d, want %d", resp.StatusCode, want)
+		}
+	}
+	check(http.StatusServiceUnavailable)
+	s.SetReady(true)
+	check(http.StatusOK)
+}
+
+func TestDocsServesOnlyLiveDocuments(t *testing.T) {
+	fsys := fstest.MapFS{
+		"it/vpn.md":      {Data: []byte("---\ntitle: VPN\nupdated: 2026-01-02\n---\n# VPN\n\nUse <script>alert(1)</script> KestrelConnect.\n")},
+		"it/draft.md":    {Data: []byte("# Draft\n\nnot indexed\n")},
+		".env":           {Data: []byte("TOKEN=s3cr3t\n")},
+		"notes/todo.txt": {Data: []byte("plain & simple")},
+	}
+	live := map[string]bool{"hb:it/vpn.md": true, "hb:notes/todo.txt": true, "hb:.env": false}
+	docs := NewDocs(map[string]fs.FS{"hb": fsys}, func(_ context.Context, id string) (bool, error) { return live[id], nil })
+	ts := newTestServer(t, nil, docs)
+	tests := []struct {
+		path       string
+		wantStatus int
+		want       []string
+		not        []string
+	}{
+		{"/docs/hb/it/vpn.md", 200, []string{"<h1", "VPN", "updated 2026-01-02", "KestrelConnect"}, []string{"<script>", "title: VPN"}},
+		{"/docs/hb/notes/todo.txt", 200, []string{"<pre>plain &amp; simple</pre>"}, nil},
+		{"/docs/hb/it/draft.md", 404, nil, []string{"not indexed"}},
+		{"/docs/hb/.env", 404, nil, []string{"s3cr3t"}},
+		{"/docs/hb/../../etc/passwd", 404, nil, nil},
+		{"/docs/other/it/vpn.md", 404, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			resp, err := http.Get(ts.URL + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.wantStatus)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("page lacks %q:\n%s", w, b)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(string(b), w) {
+					t.Errorf("page has %q", w)
+				}
+			}
+		})
+	}
+}
+
+func TestNewAskResponseNeverNullCitations(t *testing.T) {
+	b, _ := json.Marshal(NewAskResponse(docent.Turn{Answer: docent.Answer{Status: docent.StatusNotFound, Text: "no"}},
+		func(a docent.Answer) string { return a.Text }, false))
+	if !strings.Contains(string(b), `"citations":[]`) {
+		t.Errorf("citations should be [] not null: %s", b)
+	}
+}

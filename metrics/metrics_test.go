@@ -1,0 +1,51 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/docent-hq/docent"
+)
+
+func TestObserve(t *testing.T) {
+	m := New()
+	m.ObserveTurn("slack", docent.Answer{Status: docent.StatusAnswered, Trace: docent.Trace{Stages: []docent.Stage{
+		{Name: "retrieve", Duration: 3 * time.Millisecond}, {Name: "generate", Duration: time.Millisecond},
+	}}})
+	m.ObserveTurn("", docent.Answer{Status: docent.StatusNotFound})
+	m.ObserveSync("handbook", true, SyncCounts{Added: 3, Unchanged: 2, Failed: 1}, time.Second)
+	m.ObserveSync("wiki", false, SyncCounts{}, time.Second)
+
+	tests := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"answered slack turns", testutil.ToFloat64(m.turns.WithLabelValues("slack", "answered")), 1},
+		{"not-found turns without platform", testutil.ToFloat64(m.turns.WithLabelValues("unknown", "not_found")), 1},
+		{"ok runs", testutil.ToFloat64(m.syncRuns.WithLabelValues("handbook", "ok")), 1},
+		{"failed runs", testutil.ToFloat64(m.syncRuns.WithLabelValues("wiki", "failed")), 1},
+		{"added docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "added")), 3},
+		{"failed docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "failed")), 1},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	n, err := testutil.GatherAndCount(m.Registry, "docent_answer_stage_seconds")
+	if err != nil || n != 2 {
+		t.Errorf("stage histograms = %d (%v), want 2 (retrieve, generate)", n, err)
+	}
+	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(`
+# HELP docent_turns_total Questions answered, by platform and status (answered, not_found, error).
+# TYPE docent_turns_total counter
+docent_turns_total{platform="slack",status="answered"} 1
+docent_turns_total{platform="unknown",status="not_found"} 1
+`), "docent_turns_total"); err != nil {
+		t.Error(err)
+	}
+}
