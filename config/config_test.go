@@ -295,10 +295,14 @@ func TestExpand(t *testing.T) {
 }
 
 func TestRedaction(t *testing.T) {
-	secrets := []string{"ghp_secret1", "ts-admin-key", "gemini-key-123", "openai-key-456", "hunter2"}
+	secrets := []string{"ghp_secret1", "ts-admin-key", "gemini-key-123", "openai-key-456", "hunter2",
+		"ghp_userToken77", "sk-user-88"}
 	c := Default()
 	c.Sources = append(c.Sources, SourceConfig{Name: "repo", Type: "git", Git: &GitConfig{
 		URL: "https://bot:hunter2@git.example.com/docs.git", Token: "ghp_secret1",
+	}}, SourceConfig{Name: "gh", Type: "git", Git: &GitConfig{
+		// A token given as the URL's user name.
+		URL: "https://ghp_userToken77@github.com/acme/handbook.git",
 	}})
 	c.Index.Backend = BackendTypesense
 	c.Index.Typesense.URL = "http://ts:8108"
@@ -306,6 +310,7 @@ func TestRedaction(t *testing.T) {
 	c.Embedder = EmbedderConfig{Provider: "gemini", APIKey: "gemini-key-123"}
 	c.Answerer.Provider = "openai"
 	c.Answerer.APIKey = "openai-key-456"
+	c.Answerer.BaseURL = "https://sk-user-88@llm.example.com/v1"
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}

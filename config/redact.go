@@ -2,18 +2,20 @@ package config
 
 import (
 	"log/slog"
-	"net/url"
 	"reflect"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/docent-hq/docent/internal/redact"
 )
 
 // redactedValue replaces every non-empty secret when config is printed.
-const redactedValue = "REDACTED"
+const redactedValue = redact.Mask
 
 // Redacted returns the configuration as YAML with every non-empty secret
-// (fields tagged secret:"true") replaced by "REDACTED" and passwords in
-// URLs masked. It is safe to log or show.
+// (fields tagged secret:"true") replaced by "REDACTED" and the user info of
+// URLs (user name and password, either of which may hold a token) masked.
+// It is safe to log or show.
 func (c Config) Redacted() string {
 	b, err := yaml.Marshal(c.redact())
 	if err != nil {
@@ -36,20 +38,20 @@ func (c Config) redact() Config {
 	for i, s := range c.Sources {
 		if s.Dir != nil {
 			d := *s.Dir
-			d.WebURL = redactURL(d.WebURL)
+			d.WebURL = redact.URL(d.WebURL)
 			s.Dir = &d
 		}
 		if s.Git != nil {
 			g := *s.Git
-			g.URL = redactURL(g.URL)
-			g.WebURL = redactURL(g.WebURL)
+			g.URL = redact.URL(g.URL)
+			g.WebURL = redact.URL(g.WebURL)
 			s.Git = &g
 		}
 		out.Sources[i] = s
 	}
-	out.Index.Typesense.URL = redactURL(out.Index.Typesense.URL)
-	out.Embedder.BaseURL = redactURL(out.Embedder.BaseURL)
-	out.Answerer.BaseURL = redactURL(out.Answerer.BaseURL)
+	out.Index.Typesense.URL = redact.URL(out.Index.Typesense.URL)
+	out.Embedder.BaseURL = redact.URL(out.Embedder.BaseURL)
+	out.Answerer.BaseURL = redact.URL(out.Answerer.BaseURL)
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }
@@ -79,18 +81,4 @@ func redactSecrets(v reflect.Value) {
 			redactSecrets(f)
 		}
 	}
-}
-
-// redactURL masks the password of a URL's user info; other strings are
-// returned unchanged.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), redactedValue)
-		return u.String()
-	}
-	return s
 }

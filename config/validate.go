@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/docent-hq/docent/internal/redact"
 )
 
 var sourceName = regexp.MustCompile(`^[a-z0-9_-]+$`)
@@ -142,7 +144,7 @@ func (c Config) Validate() error {
 		}
 		if baseURL != "" {
 			if u, err := url.Parse(baseURL); err != nil || u.Scheme == "" || u.Host == "" {
-				bad(section+".base_url", "must be an absolute URL, got %q", redactURL(baseURL))
+				bad(section+".base_url", "must be an absolute URL, got %q", redact.URL(baseURL))
 			}
 		}
 	}

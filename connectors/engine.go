@@ -109,6 +109,10 @@ type run struct {
 	progress func(Progress)
 	done     int
 	total    int
+	// retry is set when a listed document failed in the engine (chunking
+	// or embedding) rather than in the source: the cursor must then stay
+	// where it was, so that the next run lists the document again.
+	retry bool
 }
 
 // Sync brings the index and the registry up to date with src and records
@@ -116,7 +120,9 @@ type run struct {
 // source cannot be read (the index is left as it was), when the registry
 // or the index fails, or when ctx is cancelled (ErrInterrupted). Documents
 // that cannot be indexed are skipped and listed in RunResult.Errors; they
-// do not fail the run. progress, if not nil, is called after each document.
+// do not fail the run, but when one failed to chunk or embed the source's
+// cursor is not advanced, so the next run lists it again. progress, if
+// not nil, is called after each document.
 func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) (RunResult, error) {
 	name := src.Name()
 	if name == "" {
@@ -291,6 +297,7 @@ func (r *run) sync(ctx context.Context) error {
 		}
 		if err != nil {
 			r.fail(p.doc.ID, "chunk: "+err.Error())
+			r.retry = true
 			r.done++
 			r.report()
 			continue
@@ -335,6 +342,7 @@ func (r *run) sync(ctx context.Context) error {
 		for i, p := range group {
 			if errs[i] != nil {
 				r.fail(p.doc.ID, "embed: "+errs[i].Error())
+				r.retry = true
 				if reembed {
 					// Its stored vectors are the old model's: drop them.
 					// The registry still lists the chunks, so the next
@@ -388,6 +396,16 @@ func (r *run) sync(ctx context.Context) error {
 
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if r.retry {
+		// A document failed to chunk or embed: keep the old cursor so the
+		// next run lists it again (what this run wrote is then skipped as
+		// unchanged). Failures the source reported (Changes.Failed) and
+		// documents the engine rejects as binary or oversized are content
+		// problems that a retry would not fix; they do not hold the cursor.
+		e.log.Info("cursor not advanced: documents that failed to chunk or embed are retried next run",
+			slog.String("source", name))
+		return nil
 	}
 	return e.reg.SetCursor(ctx, name, changes.Cursor)
 }

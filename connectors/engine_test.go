@@ -211,6 +211,83 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 	}
 }
 
+// A document that fails to chunk or embed during an incremental sync must
+// be listed again by the next run: the cursor is not advanced past it.
+func TestSyncRetriesEngineFailuresIncrementally(t *testing.T) {
+	tests := []struct {
+		name string
+		// breakRun sets up a failure of hb:a.md's new version for one run
+		// and returns the function that heals it.
+		breakRun   func(e *env) (heal func())
+		wantFailed string // the error prefix recorded for hb:a.md
+		wantCursor string // cursor stored after the broken run
+	}{
+		{"embed fails for one run", func(e *env) func() {
+			emb := e.emb.(*connectorstest.Embedder)
+			emb.FailOn = "flaky"
+			return func() { emb.FailOn = "" }
+		}, "embed: ", "1"},
+		{"chunk fails for one run", func(e *env) func() {
+			e.ch.FailOn = "flaky"
+			return func() { e.ch.FailOn = "" }
+		}, "chunk: ", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, connectorstest.NewEmbedder("v1"))
+			e.src.SetIncremental(true)
+			e.src.Put(doc("a.md", "Alpha old."), doc("b.md", "Bravo old."))
+			e.sync() // cursor "1"
+
+			e.src.Put(doc("a.md", "Alpha new and flaky."), doc("b.md", "Bravo new."))
+			heal := tt.breakRun(e)
+			res := e.sync()
+			if got, want := countsOf(res), (counts{updated: 1, failed: 1}); got != want {
+				t.Fatalf("broken run counts = %+v, want %+v (errors %v)", got, want, res.Errors)
+			}
+			if res.Errors[0].ID != "hb:a.md" || !strings.HasPrefix(res.Errors[0].Err, tt.wantFailed) {
+				t.Errorf("broken run errors = %+v, want hb:a.md %q...", res.Errors, tt.wantFailed)
+			}
+			if c, _ := e.db.Cursor(ctx, "hb"); c != tt.wantCursor {
+				t.Errorf("cursor after the broken run = %q, want %q (not advanced)", c, tt.wantCursor)
+			}
+
+			heal()
+			res = e.sync() // nothing changed in the source since the broken run
+			if got, want := countsOf(res), (counts{updated: 1, unchanged: 1}); got != want {
+				t.Errorf("healthy run counts = %+v, want %+v (errors %v)", got, want, res.Errors)
+			}
+			if c, _ := e.db.Cursor(ctx, "hb"); c != "2" {
+				t.Errorf("cursor after the healthy run = %q, want %q", c, "2")
+			}
+			if got, want := e.src.Cursors(), []string{"", "1", "1"}; !slices.Equal(got, want) {
+				t.Errorf("cursors passed = %q, want %q", got, want)
+			}
+			e.converged(e.src.Docs()) // hb:a.md holds its new content
+		})
+	}
+
+	// Failures the source reports are permanent content problems: they do
+	// not hold the cursor back.
+	t.Run("source-reported failure advances the cursor", func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnv(t, connectorstest.NewEmbedder("v1"))
+		e.src.SetIncremental(true)
+		e.src.Put(doc("a.md", "Alpha."))
+		e.sync()
+		e.src.Put(doc("b.md", "Bravo."))
+		e.src.SetFailed(connectors.DocError{ID: "hb:image.md", Err: "binary file"})
+		res := e.sync()
+		if got, want := countsOf(res), (counts{added: 1, failed: 1}); got != want {
+			t.Errorf("counts = %+v, want %+v", got, want)
+		}
+		if c, _ := e.db.Cursor(ctx, "hb"); c != "2" {
+			t.Errorf("cursor = %q, want %q", c, "2")
+		}
+	})
+}
+
 func TestSyncSourceErrorLeavesIndexUntouched(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, connectorstest.NewEmbedder("v1"))

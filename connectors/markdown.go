@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -26,13 +28,13 @@ const DefaultMaxBytes = 1 << 20
 var DefaultInclude = []string{"**/*.md", "**/*.mdx", "**/*.rst", "**/*.txt"}
 
 // ErrBinary is returned by CheckText for content that is not UTF-8 text.
-var ErrBinary = errors.New("binary file")
+var ErrBinary = errors.New("connectors: binary file")
 
 // ErrTooLarge is returned by CheckText for content over the size limit.
-var ErrTooLarge = errors.New("file too large")
+var ErrTooLarge = errors.New("connectors: file too large")
 
 // ErrFrontMatter is returned by ParseMarkdown for malformed front matter.
-var ErrFrontMatter = errors.New("malformed front matter")
+var ErrFrontMatter = errors.New("connectors: malformed front matter")
 
 // MarkdownDoc is a markdown file split into its metadata and body.
 type MarkdownDoc struct {
@@ -110,6 +112,30 @@ func splitFrontMatter(content []byte) (front, body []byte, ok bool, err error) {
 	return nil, nil, false, fmt.Errorf("%w: no closing \"---\" line", ErrFrontMatter)
 }
 
+// yamlPos matches the "[line:column]" positions in a YAML error message.
+var yamlPos = regexp.MustCompile(`\[(\d+):(\d+)\]`)
+
+// fileLines rewrites the "[line:column]" positions of a YAML error about
+// the front matter block as "line N, column C" of the file: the block
+// starts on line 2, after the opening "---". A leading position is
+// followed by a colon: "[2:8] found ..." reads "line 3, column 8: found ...".
+func fileLines(msg string) string {
+	toFile := func(m string) string {
+		sub := yamlPos.FindStringSubmatch(m)
+		line, err := strconv.Atoi(sub[1])
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("line %d, column %s", line+1, sub[2])
+	}
+	out := yamlPos.ReplaceAllStringFunc(msg, toFile)
+	if loc := yamlPos.FindStringIndex(msg); loc != nil && loc[0] == 0 {
+		head := toFile(msg[:loc[1]])
+		out = head + ":" + out[len(head):]
+	}
+	return out
+}
+
 func (d *MarkdownDoc) applyFrontMatter(front []byte) error {
 	if len(bytes.TrimSpace(front)) == 0 {
 		return nil
@@ -117,7 +143,7 @@ func (d *MarkdownDoc) applyFrontMatter(front []byte) error {
 	var raw any
 	if err := yaml.Unmarshal(front, &raw); err != nil {
 		msg := strings.Join(strings.Fields(yaml.FormatError(err, false, false)), " ")
-		return fmt.Errorf("%w: %s", ErrFrontMatter, msg)
+		return fmt.Errorf("%w: %s", ErrFrontMatter, fileLines(msg))
 	}
 	if raw == nil {
 		return nil

@@ -2,6 +2,7 @@ package connectors_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -114,6 +115,10 @@ func TestParseMarkdownMalformed(t *testing.T) {
 	}{
 		{"unterminated", "---\ntitle: x\n# body", "no closing"},
 		{"invalid yaml", "---\ntitle: [unclosed\n---\nbody", "malformed front matter"},
+		// Positions are lines of the file, counting the opening "---".
+		{"invalid yaml on file line 3", "---\ntitle: ok\nowner: [unclosed\n---\nbody", "connectors: malformed front matter: line 3, column 8: "},
+		{"invalid yaml after a BOM and CRLF", "\ufeff---\r\ntitle: ok\r\n\r\nowner: [x\r\n---\r\n", "connectors: malformed front matter: line 4, column 8: "},
+		{"duplicate key", "---\na: 1\ntitle: t\na: 2\n---\n", `line 4, column 1: mapping key "a" already defined at line 2, column 1`},
 		{"not a mapping", "---\n- a\n- b\n---\nbody", "expected a mapping"},
 		{"title is a list", "---\ntitle: [a, b]\n---\n", `"title" must be a single value`},
 		{"bad date", "---\nupdated: last tuesday\n---\n", `"updated" must be a date`},
@@ -130,6 +135,28 @@ func TestParseMarkdownMalformed(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("err = %q spans several lines", err)
+			}
+		})
+	}
+}
+
+func TestSentinelErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"binary", connectors.ErrBinary, "connectors: binary file"},
+		{"too large", connectors.ErrTooLarge, "connectors: file too large"},
+		{"front matter", connectors.ErrFrontMatter, "connectors: malformed front matter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.err.Error() != tt.want {
+				t.Errorf("message = %q, want %q", tt.err, tt.want)
+			}
+			if wrapped := fmt.Errorf("%w: detail", tt.err); !errors.Is(wrapped, tt.err) {
+				t.Errorf("errors.Is(%v, sentinel) = false", wrapped)
 			}
 		})
 	}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/redact"
 )
 
 // Auth is HTTP(S) basic authentication for a remote repository. With a
@@ -87,7 +88,7 @@ type Options struct {
 	// MaxBytes is the largest file read; connectors.DefaultMaxBytes when
 	// 0, no limit when negative. Larger files go to Changes.Failed.
 	MaxBytes int
-	// Logger receives sync progress; slog.Default() when nil.
+	// Logger receives sync progress; nothing is logged when nil.
 	Logger *slog.Logger
 }
 
@@ -131,7 +132,7 @@ func New(name string, opts Options) (*Source, error) {
 		opts.MaxBytes = connectors.DefaultMaxBytes
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	where := opts.URL
 	if opts.Path != "" {
@@ -391,7 +392,7 @@ func (s *Source) syncRemote(ctx context.Context) (*gogit.Repository, *object.Com
 	if err != nil {
 		return nil, nil, "", s.remoteErr("resolve branch "+branch, err)
 	}
-	return s.headCommit(repo, ref.Hash(), branch, redactURL(s.opts.URL))
+	return s.headCommit(repo, ref.Hash(), branch, redact.URL(s.opts.URL))
 }
 
 func (s *Source) clone(ctx context.Context, dir string) (*gogit.Repository, error) {
@@ -416,7 +417,7 @@ func (s *Source) clone(ctx context.Context, dir string) (*gogit.Repository, erro
 		_ = os.RemoveAll(dir)
 		return nil, s.remoteErr("clone", err)
 	}
-	s.log.InfoContext(ctx, "git: cloned", slog.String("url", redactURL(s.opts.URL)),
+	s.log.InfoContext(ctx, "git: cloned", slog.String("url", redact.URL(s.opts.URL)),
 		slog.String("dir", dir), slog.Duration("duration", time.Since(start)))
 	return repo, nil
 }
@@ -438,23 +439,32 @@ func (s *Source) ensureOrigin(repo *gogit.Repository) error {
 }
 
 // remoteErr wraps a clone or fetch failure with the source name and the
-// URL, with any password or token removed from the message.
+// URL, with the URL's user info and any token removed from the message.
+// Only the cause's text is searched for secrets, so a plain user name
+// such as "git" cannot mangle the "git: source" prefix. The cause itself,
+// still reachable with errors.Unwrap, is not redacted.
 func (s *Source) remoteErr(op string, err error) error {
-	msg := fmt.Sprintf("git: source %q: %s %s: %v", s.name, op, redactURL(s.opts.URL), err)
-	for _, secret := range s.secrets() {
-		msg = strings.ReplaceAll(msg, secret, "***")
+	where := redact.URL(s.opts.URL)
+	// The cause may quote the URL as configured, even one that does not
+	// parse (so secrets() cannot split out its user info).
+	cause := err.Error()
+	if s.opts.URL != "" {
+		cause = strings.ReplaceAll(cause, s.opts.URL, where)
 	}
+	msg := fmt.Sprintf("git: source %q: %s %s: %s", s.name, op, where, redact.Secrets(cause, s.secrets()...))
 	return &redactedError{msg: msg, err: err}
 }
 
+// secrets are the credentials that must never appear in a message: the
+// auth token and every part of the URL's user info (a token may be given
+// as the user name, https://TOKEN@host/...), decoded and as written.
 func (s *Source) secrets() []string {
-	var out []string
-	if s.opts.Auth.Token != "" {
-		out = append(out, s.opts.Auth.Token)
-	}
+	out := []string{s.opts.Auth.Token}
 	if u, err := url.Parse(s.opts.URL); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			out = append(out, p)
+		p, _ := u.User.Password()
+		out = append(out, u.User.Username(), p, u.User.String())
+		if user, pass, ok := strings.Cut(u.User.String(), ":"); ok {
+			out = append(out, user, pass)
 		}
 	}
 	return out
@@ -469,15 +479,6 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
-
-// redactURL removes the password from a URL's user info.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	return u.Redacted()
-}
 
 // reader turns files of one commit into documents.
 type reader struct {

@@ -1,6 +1,7 @@
 package git_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -544,5 +545,28 @@ func TestCancelled(t *testing.T) {
 	cancel()
 	if _, err := s.Changes(ctx, ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// A source built without a Logger logs nothing, not even to slog.Default.
+// The test swaps the process-wide default logger, so it must not run in
+// parallel with others.
+func TestNilLoggerDiscards(t *testing.T) {
+	r := MustInitRepo(t)
+	r.commit("Alice", t1, change{write: map[string]string{"a.md": "# A\n"}})
+	var global bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&global, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+
+	s, err := git.New("x", git.Options{Path: r.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := mustChanges(t, s, ""); len(ch.Docs) != 1 {
+		t.Fatalf("Changes listed %d documents, want 1", len(ch.Docs))
+	}
+	if global.Len() != 0 {
+		t.Errorf("source without a Logger wrote to slog.Default:\n%s", global.String())
 	}
 }

@@ -3,6 +3,8 @@ package git_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -11,13 +13,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/search/local"
+	"github.com/docent-hq/docent/store"
 )
 
 // requireUploadPack skips when the git binary that go-git's file transport
@@ -137,33 +144,45 @@ func TestRemoteUnreachable(t *testing.T) {
 	closed := "http://" + l.Addr().String() + "/acme/nope.git"
 	l.Close()
 	// A server that refuses the credentials.
-	var sentPassword string
+	var (
+		mu                     sync.Mutex
+		sentUser, sentPassword string
+	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, sentPassword, _ = r.BasicAuth()
+		mu.Lock()
+		sentUser, sentPassword, _ = r.BasicAuth()
+		mu.Unlock()
 		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 		http.Error(w, "denied", http.StatusUnauthorized)
 	}))
 	defer srv.Close()
+	withUser := func(u, userinfo string) string { return strings.Replace(u, "http://", "http://"+userinfo+"@", 1) }
 
 	tests := []struct {
-		name    string
-		url     string
-		auth    git.Auth
-		wantURL string
+		name     string
+		url      string
+		auth     git.Auth
+		wantURL  string
+		wantUser string // what the server must see as the basic-auth user, when set
 	}{
-		{"connection refused", closed, git.Auth{Token: token}, closed},
-		{"token in the URL", strings.Replace(closed, "http://", "http://bot:"+token+"@", 1), git.Auth{}, "http://bot:xxxxx@"},
-		{"bad credentials", srv.URL + "/acme/docs.git", git.Auth{Username: "bot", Token: token}, srv.URL + "/acme/docs.git"},
-		{"missing local path", filepath.Join(t.TempDir(), "nope.git"), git.Auth{Token: token}, "nope.git"},
+		{"connection refused", closed, git.Auth{Token: token}, closed, ""},
+		{"token in the URL", withUser(closed, "bot:"+token), git.Auth{}, "http://REDACTED@", ""},
+		{"token as the URL user name", withUser(closed, token), git.Auth{}, "http://REDACTED@", ""},
+		{"token as the URL user name, refused", withUser(srv.URL, token) + "/acme/docs.git", git.Auth{}, "http://REDACTED@", token},
+		{"bad credentials", srv.URL + "/acme/docs.git", git.Auth{Username: "bot", Token: token}, srv.URL + "/acme/docs.git", "bot"},
+		{"missing local path", filepath.Join(t.TempDir(), "nope.git"), git.Auth{Token: token}, "nope.git", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
 			dataDir := t.TempDir()
-			s, err := git.New("handbook", git.Options{URL: tt.url, Auth: tt.auth, DataDir: dataDir, Logger: discard()})
+			var logs strings.Builder
+			log := slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			s, err := git.New("handbook", git.Options{URL: tt.url, Auth: tt.auth, DataDir: dataDir, Logger: log})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, err := s.Changes(context.Background(), "")
+			ch, err := s.Changes(ctx, "")
 			if err == nil {
 				t.Fatalf("Changes succeeded: %+v", ch)
 			}
@@ -178,15 +197,76 @@ func TestRemoteUnreachable(t *testing.T) {
 			if errors.Unwrap(err) == nil {
 				t.Error("error does not wrap its cause")
 			}
-			if tt.name == "bad credentials" && sentPassword != token {
-				t.Errorf("server saw password %q, want the token", sentPassword)
+			mu.Lock()
+			user, password := sentUser, sentPassword
+			mu.Unlock()
+			if tt.wantUser != "" && user != tt.wantUser {
+				t.Errorf("server saw user %q, want %q", user, tt.wantUser)
+			}
+			if tt.name == "bad credentials" && password != token {
+				t.Errorf("server saw password %q, want the token", password)
 			}
 			// A failed clone leaves nothing half-made behind.
 			if _, err := os.Stat(filepath.Join(dataDir, "git", "handbook")); !os.IsNotExist(err) {
 				t.Errorf("clone directory left behind: %v", err)
 			}
+
+			// Through the sync engine: the run fails and neither the
+			// stored run nor any log line carries the token.
+			reg, idx := mustStores(t)
+			eng := connectors.NewEngine(reg, idx, connectorstest.NewEmbedder("v1"), connectorstest.Chunker{}, log, connectors.EngineOptions{})
+			res, err := eng.Sync(ctx, s, nil)
+			if err == nil {
+				t.Fatal("Sync succeeded")
+			}
+			if strings.Contains(err.Error(), token) || strings.Contains(res.Err, token) {
+				t.Errorf("sync error leaks the token: %q / RunResult.Err %q", err, res.Err)
+			}
+			run, err := reg.LastRun(ctx, "handbook")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Status != store.RunFailed || !strings.Contains(run.Err, tt.wantURL) || strings.Contains(run.Err, token) {
+				t.Errorf("stored run = %s %q, want failed naming %s without the token", run.Status, run.Err, tt.wantURL)
+			}
+			if !strings.Contains(logs.String(), "sync failed") {
+				t.Errorf("logs lack the failed sync:\n%s", logs.String())
+			}
+			if strings.Contains(logs.String(), token) {
+				t.Errorf("logs leak the token:\n%s", logs.String())
+			}
 		})
 	}
+}
+
+// mustStores opens a registry and an index under a temp dir.
+func mustStores(tb testing.TB) (*store.DB, *local.Index) {
+	tb.Helper()
+	ctx := context.Background()
+	dir := tb.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { idx.Close() })
+	return db, idx
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // TestRemoteHTTP clones and fetches over git's smart HTTP protocol, served

@@ -1,0 +1,55 @@
+package redact_test
+
+import (
+	"testing"
+
+	"github.com/docent-hq/docent/internal/redact"
+)
+
+func TestURL(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"token as user name", "https://ghp_secret@github.com/o/r.git", "https://REDACTED@github.com/o/r.git"},
+		{"user and password", "https://bot:hunter2@git.example/o/r.git", "https://REDACTED@git.example/o/r.git"},
+		{"user only", "http://oauth2@localhost:8080/x", "http://REDACTED@localhost:8080/x"},
+		{"empty password", "https://tok:@host/x", "https://REDACTED@host/x"},
+		{"escaped token", "https://a%2Fb%40c@host/x", "https://REDACTED@host/x"},
+		{"no user info", "https://github.com/o/r.git", "https://github.com/o/r.git"},
+		{"query kept", "https://t@host/p?ref=main#frag", "https://REDACTED@host/p?ref=main#frag"},
+		{"local path", "/srv/git/handbook.git", "/srv/git/handbook.git"},
+		{"scp-like is not a URL", "git@github.com:o/r.git", "git@github.com:o/r.git"},
+		{"empty", "", ""},
+		{"unparseable with user info", "http://tok en@%zz/x@y", "http://REDACTED@%zz/x@y"},
+		{"unparseable without user info", "http://%zz/a@b", "http://%zz/a@b"},
+		{"unparseable, no scheme", "%zz tok@host", "%zz tok@host"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := redact.URL(tt.in); got != tt.want {
+				t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		secrets []string
+		want    string
+	}{
+		{"each secret", "user tok1 said tok2 twice tok2", []string{"tok1", "tok2"}, "user REDACTED said REDACTED twice REDACTED"},
+		{"empty secrets ignored", "keep me", []string{"", ""}, "keep me"},
+		{"none", "keep me", nil, "keep me"},
+		{"longest first", "key=abcdef", []string{"abc", "abcdef"}, "key=REDACTED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := redact.Secrets(tt.in, tt.secrets...); got != tt.want {
+				t.Errorf("Secrets(%q, %q) = %q, want %q", tt.in, tt.secrets, got, tt.want)
+			}
+		})
+	}
+}
