@@ -10,12 +10,6 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// Searcher is anything that answers a Query with ranked hits: an Index, or
-// a wrapper around one such as Reranker.
-type Searcher interface {
-	Search(ctx context.Context, q Query) ([]docent.Hit, error)
-}
-
 var _ Searcher = (*Reranker)(nil)
 
 // DefaultRerankDepth is how many candidates a Reranker fetches by default.

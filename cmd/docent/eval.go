@@ -158,12 +158,15 @@ func (m *Main) evalBEIR(ctx context.Context, a beirArgs, dataDir string) error {
 }
 
 // searcher returns the retrieval used for a BEIR mode: a single retriever,
-// plain hybrid, or "default", the retrieval the answer pipeline uses.
+// plain hybrid, or "default", the retrieval the answer pipeline uses
+// (search.Retriever: hybrid with vector feedback).
 func (m *Main) searcher(mode string) eval.Searcher {
 	return eval.SearcherFunc(func(ctx context.Context, query string, k int) ([]docent.Hit, error) {
 		q := search.Query{Text: query, K: k, Mode: search.Mode(mode)}
+		var s search.Searcher = m.Index
 		if mode == "default" {
 			q.Mode = search.ModeHybrid
+			s = m.Retriever
 		}
 		if q.Mode != search.ModeKeyword {
 			vecs, err := m.Embedder.Embed(ctx, []string{query})
@@ -172,7 +175,7 @@ func (m *Main) searcher(mode string) eval.Searcher {
 			}
 			q.Vector = vecs[0]
 		}
-		return m.Index.Search(ctx, q)
+		return s.Search(ctx, q)
 	})
 }
 

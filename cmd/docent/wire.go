@@ -39,8 +39,11 @@ type Main struct {
 	Store    *store.DB
 	Index    search.Index
 	Embedder search.Embedder
-	Engine   *connectors.Engine
-	Sources  []connectors.Source
+	// Retriever is the default retrieval over Index, the one the answer
+	// pipeline and `eval --mode default` use.
+	Retriever *search.Retriever
+	Engine    *connectors.Engine
+	Sources   []connectors.Source
 	// LocalDocs are the file systems of sources that live on this machine,
 	// served under /docs/{source}/ so their citations are clickable.
 	LocalDocs map[string]fs.FS
@@ -127,7 +130,16 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{MaxDocBytes: int(cfg.Sync.MaxDocBytes)})
 
-	m.Pipeline = answer.New(idx, emb, answer.NewExtractive(), m.Log, answer.Options{
+	m.Retriever = search.NewRetriever(idx, emb, search.RetrieverOptions{
+		Fusion: search.Fusion{
+			Method:        cfg.Index.Fusion,
+			K:             float64(cfg.Index.RRFK),
+			KeywordWeight: cfg.Index.KeywordWeight,
+			VectorWeight:  cfg.Index.VectorWeight,
+		},
+		Candidates: cfg.Index.Candidates,
+	})
+	m.Pipeline = answer.New(m.Retriever, emb, answer.NewExtractive(), m.Log, answer.Options{
 		MaxSources: cfg.Answerer.MaxSources,
 		MinScore:   cfg.Answerer.MinScore,
 	})
