@@ -50,16 +50,18 @@ func (m *Main) benchBEIR(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
 	b, err := eval.LoadBEIR(dir, "test")
 	if err != nil {
 		return err
 	}
 	m.Config.Sources = nil
+	defer func() {
+		m.Close()
+		os.RemoveAll(tmp)
+	}()
 	if err := m.open(ctx, tmp); err != nil {
 		return err
 	}
-	defer m.Close()
 	_ = eval.ResetPeakRSS()
 	start := time.Now()
 	res, err := m.Engine.Sync(ctx, &staticSource{name: eval.BEIRSource, docs: b.Corpus}, newProgressPrinter(m.Stderr))
@@ -100,7 +102,6 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
 	const dim = 256
 	w := m.Stdout
 	_ = eval.ResetPeakRSS()
@@ -109,7 +110,10 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer func() {
+		ix.Close() // the reopened index, below
+		os.RemoveAll(tmp)
+	}()
 	start := time.Now()
 	const batch = 2000
 	for i := 0; i < len(chunks); i += batch {

@@ -55,7 +55,10 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("eval: temp dir: %w", err)
 		}
-		defer os.RemoveAll(tmp)
+		defer func() {
+			m.Close() // close the temp index before removing its files
+			os.RemoveAll(tmp)
+		}()
 		dir = tmp
 	}
 	if *golden != "" {
@@ -128,16 +131,7 @@ func (m *Main) evalBEIR(ctx context.Context, a beirArgs, dataDir string) error {
 
 	var reports []eval.BEIRReport
 	for _, md := range modes {
-		opts := eval.BEIROptions{K: a.k, RunTag: "docent-" + md}
-		if a.runFile != "" {
-			f, err := os.Create(a.runFile)
-			if err != nil {
-				return fmt.Errorf("eval: run file: %w", err)
-			}
-			defer f.Close()
-			opts.RunFile = f
-		}
-		rep, err := eval.RunBEIR(ctx, b, m.searcher(md), opts)
+		rep, err := m.runBEIR(ctx, b, md, a)
 		if err != nil {
 			return err
 		}
@@ -155,6 +149,24 @@ func (m *Main) evalBEIR(ctx context.Context, a beirArgs, dataDir string) error {
 		return reports[0].WriteTable(m.Stdout)
 	}
 	return eval.CompareTable(m.Stdout, reports...)
+}
+
+// runBEIR scores one mode, writing the TREC run file when asked.
+func (m *Main) runBEIR(ctx context.Context, b *eval.BEIR, mode string, a beirArgs) (eval.BEIRReport, error) {
+	opts := eval.BEIROptions{K: a.k, RunTag: "docent-" + mode}
+	if a.runFile == "" {
+		return eval.RunBEIR(ctx, b, m.searcher(mode), opts)
+	}
+	f, err := os.Create(a.runFile)
+	if err != nil {
+		return eval.BEIRReport{}, fmt.Errorf("eval: run file: %w", err)
+	}
+	opts.RunFile = f
+	rep, err := eval.RunBEIR(ctx, b, m.searcher(mode), opts)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("eval: run file: %w", cerr)
+	}
+	return rep, err
 }
 
 // searcher returns the retrieval used for a BEIR mode: a single retriever,
