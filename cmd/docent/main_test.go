@@ -394,3 +394,91 @@ func TestSyncUnreachableSourceOthersSync(t *testing.T) {
 		t.Errorf("answer from the synced source:\n%s", stdout.String())
 	}
 }
+
+// TestEvalGolden runs `docent eval --golden` on the bundled handbook: the
+// acceptance bar is hit@5 >= 0.90 on answerable questions and not-found
+// accuracy >= 0.80, and the table names those figures.
+func TestEvalGolden(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	err := m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml", "--json"})
+	m.Close()
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Answerable  int     `json:"answerable"`
+		HitAt5      float64 `json:"hit_at_5"`
+		MRR         float64 `json:"mrr_at_10"`
+		NotFoundAcc float64 `json:"not_found_accuracy"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout.String())
+	}
+	t.Logf("golden: hit@5 %.3f MRR %.3f not-found accuracy %.3f", rep.HitAt5, rep.MRR, rep.NotFoundAcc)
+	if rep.Answerable < 40 || rep.HitAt5 < 0.90 || rep.NotFoundAcc < 0.80 {
+		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.90, not-found accuracy >= 0.80)", rep)
+	}
+
+	stdout.Reset()
+	m = &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	err = m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml"})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hit@1 / @3 / @5", "MRR@10", "not-found accuracy"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// TestEvalBEIR runs `docent eval --beir` on a tiny self-written BEIR set:
+// every mode reports, --json parses, --run writes a TREC run file, and the
+// serving data dir is never touched.
+func TestEvalBEIR(t *testing.T) {
+	dataDir := t.TempDir()
+	run := filepath.Join(t.TempDir(), "run.txt")
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
+	err := m.Eval(context.Background(), []string{"--beir", "../../eval/testdata/beir-tiny", "--mode", "hybrid", "--json", "--run", run})
+	m.Close()
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Mode    string  `json:"mode"`
+		Queries int     `json:"queries"`
+		NDCG    float64 `json:"ndcg_at_10"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout.String())
+	}
+	if rep.Mode != "hybrid" || rep.Queries == 0 || rep.NDCG <= 0 {
+		t.Errorf("report = %+v", rep)
+	}
+	b, err := os.ReadFile(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\S+ Q0 d\d+ 1 \S+ docent-hybrid$`).Match(b) {
+		t.Errorf("run file is not TREC format:\n%s", b)
+	}
+	if entries, _ := os.ReadDir(dataDir); len(entries) != 0 {
+		t.Errorf("eval wrote into the data dir: %v", entries)
+	}
+
+	stdout.Reset()
+	m = &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
+	err = m.Eval(context.Background(), []string{"--beir", "../../eval/testdata/beir-tiny", "--mode", "all"})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bm25", "vector", "hybrid", "default", "nDCG@10", "R@100", "query p50"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("comparison table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
