@@ -18,7 +18,7 @@ import (
 // (a change in training or embedding) makes old files load as absent.
 const (
 	modelMagic   = "DOCENTOE"
-	modelVersion = 1
+	modelVersion = 2
 )
 
 // stats is an analyzed corpus.
@@ -45,16 +45,21 @@ func collect(corpus []string) stats {
 
 // model is a trained embedding model.
 type model struct {
-	dim    int
-	docs   int
-	tokens int64
-	terms  []string // most frequent first, ties by term
-	counts []int64
-	vecs   []float32 // len(terms)*dim, word vectors
-	pc     []float32 // first principal component of the SIF doc vectors (unit or zero)
+	dim     int
+	triDims int // trailing dims holding hashed character trigrams
+	docs    int
+	tokens  int64
+	terms   []string // most frequent first, ties by term
+	counts  []int64
+	df      []int64   // document frequency per term
+	vecs    []float32 // len(terms)*sdim(), word vectors
+	pcs     []float32 // principal components of the pooled doc vectors, row-major npc×sdim()
+	sifA    float64   // SIF a
+	idfPool bool      // pool with IDF weights rather than SIF
 
 	index   map[string]int32
-	weights []float32 // SIF weight per term
+	weights []float32 // pooling weight per term
+	unknown float32   // pooling weight of a term outside the vocabulary
 	raw     []byte    // encoded form
 	name    string
 }
@@ -62,15 +67,38 @@ type model struct {
 // sifA is the SIF smoothing constant a in a/(a+p(w)).
 const sifA = 1e-3
 
-// finish derives the lookup index, SIF weights, encoding and name.
+// triScale is the weight of the trigram block against the word-vector block.
+const triScale = 0.5
+
+// sdim is the length of the word-vector (SVD) block.
+func (m *model) sdim() int { return m.dim - m.triDims }
+
+// setWeights derives the pooling weight of every term.
+func (m *model) setWeights() {
+	m.weights = make([]float32, len(m.terms))
+	n := float64(max(1, m.docs))
+	for i := range m.terms {
+		if m.idfPool {
+			df := float64(m.df[i])
+			m.weights[i] = float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
+			continue
+		}
+		p := float64(m.counts[i]) / math.Max(1, float64(m.tokens))
+		m.weights[i] = float32(m.sifA / (m.sifA + p))
+	}
+	m.unknown = 1
+	if m.idfPool {
+		m.unknown = float32(math.Log(1 + (n+0.5)/0.5))
+	}
+}
+
+// finish derives the lookup index, pooling weights, encoding and name.
 func (m *model) finish() {
 	m.index = make(map[string]int32, len(m.terms))
-	m.weights = make([]float32, len(m.terms))
 	for i, t := range m.terms {
 		m.index[t] = int32(i)
-		p := float64(m.counts[i]) / math.Max(1, float64(m.tokens))
-		m.weights[i] = float32(sifA / (sifA + p))
 	}
+	m.setWeights()
 	if m.raw == nil {
 		m.raw = m.encode()
 	}
@@ -78,10 +106,13 @@ func (m *model) finish() {
 	m.name = fmt.Sprintf("offline-ppmi-svd-%d@%s", m.dim, hex.EncodeToString(sum[:4]))
 }
 
-// embed pools the word vectors of terms (SIF), removes the principal
-// component and normalizes. Unknown terms are skipped.
+// embed pools the word vectors of terms, removes the principal
+// components and normalizes; with a trigram block, hashed character
+// trigrams of every term (known or not) fill the trailing dims. Unknown
+// terms are otherwise skipped.
 func (m *model) embed(terms []string) []float32 {
 	v := make([]float32, m.dim)
+	sd := m.sdim()
 	n := 0
 	for _, t := range terms {
 		i, ok := m.index[t]
@@ -90,28 +121,36 @@ func (m *model) embed(terms []string) []float32 {
 		}
 		n++
 		w := m.weights[i]
-		row := m.vecs[int(i)*m.dim : int(i+1)*m.dim]
+		row := m.vecs[int(i)*sd : int(i+1)*sd]
 		for k, x := range row {
 			v[k] += w * x
 		}
 	}
-	if n == 0 {
-		return v
+	if n > 0 {
+		for c := 0; c+sd <= len(m.pcs); c += sd {
+			removePC(v[:sd], m.pcs[c:c+sd])
+		}
+		normalize(v[:sd])
 	}
-	removePC(v, m.pc)
+	if m.triDims > 0 {
+		tri := v[sd:]
+		for _, t := range terms {
+			w := m.unknown
+			if i, ok := m.index[t]; ok {
+				w = m.weights[i]
+			}
+			g := "<" + t + ">"
+			for j := 0; j+3 <= len(g); j++ {
+				addHashed(tri, g[j:j+3], w)
+			}
+		}
+		normalize(tri)
+		for k := range tri {
+			tri[k] *= triScale
+		}
+	}
 	normalize(v)
 	return v
-}
-
-// removePC subtracts v's projection on the unit vector pc.
-func removePC(v, pc []float32) {
-	var d float32
-	for k := range v {
-		d += v[k] * pc[k]
-	}
-	for k := range v {
-		v[k] -= d * pc[k]
-	}
 }
 
 // drift measures how far st is from the corpus m was trained on: the
@@ -150,16 +189,25 @@ func (m *model) encode() []byte {
 	put64(uint64(m.docs))
 	put64(uint64(m.tokens))
 	put32(uint32(len(m.terms)))
+	put32(uint32(m.triDims))
+	put32(uint32(len(m.pcs) / max(1, m.sdim())))
+	put64(math.Float64bits(m.sifA))
+	pool := uint32(0)
+	if m.idfPool {
+		pool = 1
+	}
+	put32(pool)
 	for i, t := range m.terms {
 		le.PutUint16(tmp[:2], uint16(len(t)))
 		b.Write(tmp[:2])
 		b.WriteString(t)
 		put64(uint64(m.counts[i]))
+		put64(uint64(m.df[i]))
 	}
 	for _, x := range m.vecs {
 		put32(math.Float32bits(x))
 	}
-	for _, x := range m.pc {
+	for _, x := range m.pcs {
 		put32(math.Float32bits(x))
 	}
 	return b.Bytes()
@@ -177,7 +225,7 @@ func decodeModel(raw []byte) (*model, error) {
 		return nil, errCorrupt
 	}
 	p = p[len(modelMagic):]
-	if !need(4 + 4 + 8 + 8 + 4) {
+	if !need(4 + 4 + 8 + 8 + 4 + 4 + 4 + 8 + 4) {
 		return nil, errCorrupt
 	}
 	if v := le.Uint32(p); v != modelVersion {
@@ -188,26 +236,33 @@ func decodeModel(raw []byte) (*model, error) {
 	m.docs = int(le.Uint64(p[8:]))
 	m.tokens = int64(le.Uint64(p[16:]))
 	n := int(le.Uint32(p[24:]))
-	p = p[28:]
-	if m.dim <= 0 || m.dim > 1<<16 || n < 0 || n > len(p) {
+	m.triDims = int(le.Uint32(p[28:]))
+	npc := int(le.Uint32(p[32:]))
+	m.sifA = math.Float64frombits(le.Uint64(p[36:]))
+	m.idfPool = le.Uint32(p[44:]) == 1
+	p = p[48:]
+	if m.dim <= 0 || m.dim > 1<<16 || n < 0 || n > len(p) || m.triDims < 0 || m.triDims >= m.dim || npc < 0 || npc > m.dim {
 		return nil, errCorrupt
 	}
 	m.terms = make([]string, n)
 	m.counts = make([]int64, n)
+	m.df = make([]int64, n)
 	for i := range n {
 		if !need(2) {
 			return nil, errCorrupt
 		}
 		l := int(le.Uint16(p))
 		p = p[2:]
-		if !need(l + 8) {
+		if !need(l + 16) {
 			return nil, errCorrupt
 		}
 		m.terms[i] = string(p[:l])
 		m.counts[i] = int64(le.Uint64(p[l:]))
-		p = p[l+8:]
+		m.df[i] = int64(le.Uint64(p[l+8:]))
+		p = p[l+16:]
 	}
-	floats := n*m.dim + m.dim
+	sd := m.sdim()
+	floats := n*sd + npc*sd
 	if len(p) != 4*floats {
 		return nil, errCorrupt
 	}
@@ -215,7 +270,7 @@ func decodeModel(raw []byte) (*model, error) {
 	for i := range f {
 		f[i] = math.Float32frombits(le.Uint32(p[4*i:]))
 	}
-	m.vecs, m.pc = f[:n*m.dim], f[n*m.dim:]
+	m.vecs, m.pcs = f[:n*sd], f[n*sd:]
 	m.finish()
 	return m, nil
 }
@@ -247,4 +302,15 @@ func writeAtomic(path string, b []byte) error {
 		return fmt.Errorf("offline: save model: %w", err)
 	}
 	return nil
+}
+
+// removePC subtracts v's projection on the unit vector pc.
+func removePC(v, pc []float32) {
+	var d float32
+	for k := range v {
+		d += v[k] * pc[k]
+	}
+	for k := range v {
+		v[k] -= d * pc[k]
+	}
 }

@@ -233,3 +233,95 @@ func repeat(s string, n int) []string {
 	}
 	return out
 }
+
+func TestTrainVariants(t *testing.T) {
+	docs := corpus(120, 5)
+	for _, tc := range []struct {
+		name string
+		set  func(p *params)
+	}{
+		{"default", func(p *params) {}},
+		{"sif pooling, no doc block", func(p *params) { p.idfPool = false; p.docMix = 0 }},
+		{"harmonic shifted", func(p *params) { p.harmonic = true; p.shift = 2 }},
+		{"two components", func(p *params) { p.npc = 2 }},
+		{"trigram block", func(p *params) { p.triDims = 8 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "model.bin")
+			a, b := NewEmbedder(Options{Dim: 32, ModelPath: path}), NewEmbedder(Options{Dim: 32})
+			tc.set(&a.pr)
+			tc.set(&b.pr)
+			mustFit(t, a, docs)
+			mustFit(t, b, docs)
+			if a.Name() != b.Name() {
+				t.Fatalf("same corpus, names %q and %q", a.Name(), b.Name())
+			}
+			c := NewEmbedder(Options{Dim: 32, ModelPath: path})
+			if c.Name() != a.Name() {
+				t.Fatalf("reloaded name %q, want %q", c.Name(), a.Name())
+			}
+			texts := []string{"kitten leash", "credit deposit", "rocket orbit"}
+			va, vb, vc := mustEmbed(t, a, texts...), mustEmbed(t, b, texts...), mustEmbed(t, c, texts...)
+			for i := range texts {
+				if !slices.Equal(va[i], vb[i]) || !slices.Equal(va[i], vc[i]) {
+					t.Fatalf("text %d embeds differently across equal models", i)
+				}
+				if n := norm(va[i]); math.Abs(n-1) > 1e-5 {
+					t.Fatalf("text %d: norm %v", i, n)
+				}
+			}
+		})
+	}
+}
+
+func TestWithDocBlock(t *testing.T) {
+	// Two terms, three documents; a is the 2×2 identity scaled by 3.
+	a := &csr{n: 2, nc: 2, rowPtr: []int{0, 1, 2}, col: []int32{0, 1}, val: []float64{3, 3}}
+	docs := [][]int32{{0, 0, 1}, {1}, {}}
+	df := []int64{1, 2}
+	got := withDocBlock(a, docs, df, 2)
+	if got.n != 2 || got.nc != 2+3 {
+		t.Fatalf("shape %d×%d, want 2×5", got.n, got.nc)
+	}
+	// Row 0: PPMI entry, then term 0 in doc 0 only; row 1: PPMI, docs 0 and 1.
+	if !slices.Equal(got.rowPtr, []int{0, 2, 5}) || !slices.Equal(got.col, []int32{0, 2, 1, 2, 3}) {
+		t.Fatalf("structure rowPtr %v col %v", got.rowPtr, got.col)
+	}
+	var fa, fx float64
+	for p, c := range got.col {
+		if c < 2 {
+			fa += got.val[p] * got.val[p]
+		} else {
+			fx += got.val[p] * got.val[p]
+		}
+	}
+	if r := math.Sqrt(fx / fa); math.Abs(r-2) > 1e-9 {
+		t.Errorf("doc block norm ratio %v, want 2", r)
+	}
+	// Term 0 occurs twice in doc 0: (1+ln 2)·ln(3/1) before scaling; term 1
+	// once in docs 0 and 1: ln(3/2) each.
+	if r, want := got.val[1]/got.val[3], (1+math.Log(2))*math.Log(3)/math.Log(1.5); math.Abs(r-want) > 1e-9 {
+		t.Errorf("tf-idf ratio %v, want %v", r, want)
+	}
+}
+
+func TestIDFPoolingWeighsRareTermsMore(t *testing.T) {
+	e := NewEmbedder(Options{Dim: 32})
+	mustFit(t, e, corpus(80, 1))
+	m := e.m
+	if !m.idfPool {
+		t.Fatal("default model does not pool by IDF")
+	}
+	common, rare := -1, -1
+	for i := range m.terms {
+		if common < 0 || m.df[i] > m.df[common] {
+			common = i
+		}
+		if rare < 0 || m.df[i] < m.df[rare] {
+			rare = i
+		}
+	}
+	if m.df[rare] >= m.df[common] || m.weights[rare] <= m.weights[common] {
+		t.Errorf("df %d weight %v (rare) vs df %d weight %v (common)", m.df[rare], m.weights[rare], m.df[common], m.weights[common])
+	}
+}

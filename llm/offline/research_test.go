@@ -393,9 +393,8 @@ func TestSciFactSweep(t *testing.T) {
 	}
 	cfgs := []cfg{
 		{"default", Options{}, defaultParams},
-		{"p=0", Options{}, params{cds: 0.75, eigPower: 0, rowNorm: true}},
-		{"p=1", Options{}, params{cds: 0.75, eigPower: 1, rowNorm: true}},
-		{"p=0.5 nonorm", Options{}, params{cds: 0.75, eigPower: 0.5, rowNorm: false}},
+		{"p=1", Options{}, func() params { p := defaultParams; p.eigPower = 1; return p }()},
+		{"p=0.5 nonorm", Options{}, func() params { p := defaultParams; p.eigPower, p.rowNorm = 0.5, false; return p }()},
 		{"win10", Options{Window: 10}, defaultParams},
 		{"dim400", Options{Dim: 400}, defaultParams},
 		{"min1", Options{MinCount: 1}, defaultParams},
