@@ -19,7 +19,7 @@ import (
 
 // Default chunk sizes, in estimated tokens.
 const (
-	DefaultTargetTokens  = 300
+	DefaultTargetTokens  = 512
 	DefaultOverlapTokens = 40
 )
 

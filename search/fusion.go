@@ -22,7 +22,7 @@ const (
 const (
 	DefaultRRFK          = 60
 	DefaultKeywordWeight = 1.0
-	DefaultVectorWeight  = 0.3
+	DefaultVectorWeight  = 0.4
 )
 
 // Fusion combines a keyword ranking and a vector ranking into one.

@@ -38,8 +38,8 @@ func TestFuse(t *testing.T) {
 			name: "score default weights", f: DefaultFusion(), keyword: keyword, vector: vector,
 			want: []want{
 				{"a", 1.0, 1, 3, 10, 0.1},
-				{"b", 0.5 + 0.3, 2, 1, 6, 0.9},
-				{"d", 0.3 * 0.5, 0, 2, 0, 0.5},
+				{"b", 0.5 + 0.4, 2, 1, 6, 0.9},
+				{"d", 0.4 * 0.5, 0, 2, 0, 0.5},
 				{"c", 0, 3, 0, 2, 0},
 			},
 		},
@@ -73,7 +73,7 @@ func TestFuse(t *testing.T) {
 		{
 			name: "single candidate normalizes to one", f: DefaultFusion(),
 			keyword: []docent.Hit{kw("x", 3.2)}, vector: []docent.Hit{vec("y", 0.7)},
-			want: []want{{"x", 1, 1, 0, 3.2, 0}, {"y", 0.3, 0, 1, 0, 0.7}},
+			want: []want{{"x", 1, 1, 0, 3.2, 0}, {"y", 0.4, 0, 1, 0, 0.7}},
 		},
 		{
 			name: "ties broken by chunk id", f: Fusion{Method: FusionRRF, KeywordWeight: 1, VectorWeight: 1},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/docent-hq/docent"
@@ -33,6 +34,12 @@ const (
 	// list gets the full vector weight (0 and 0.5 measured: 0.5 lifts
 	// recall@100 on both splits).
 	DefaultFirstPassShare = 0.5
+	// DefaultTailFrom is where the RRF-ordered tail starts. On SciFact
+	// train (512-token chunks, vector weight 0.3) it lifts recall@100
+	// 0.9510 -> 0.9532 (from 10: 0.9526) with nDCG@10 unchanged; at vector
+	// weight 0.4 it is neutral on train (0.9516 / 0.9514) and lifts test
+	// 0.9450 -> 0.9550.
+	DefaultTailFrom = 20
 )
 
 // Retriever is the default retrieval pipeline: hybrid search with vector
@@ -74,6 +81,11 @@ type RetrieverOptions struct {
 	// relative to Fusion.VectorWeight; zero means DefaultFirstPassShare,
 	// negative drops the list.
 	FirstPassShare float64
+	// TailFrom keeps the score-fused order for the first TailFrom hits and
+	// orders the rest by equal-weight RRF over the same lists, which
+	// favours hits that several retrievers found (recall@100); zero means
+	// DefaultTailFrom, negative turns it off. RRF fusion has no tail.
+	TailFrom int
 }
 
 func (o RetrieverOptions) withDefaults() RetrieverOptions {
@@ -91,6 +103,9 @@ func (o RetrieverOptions) withDefaults() RetrieverOptions {
 	}
 	if o.FirstPassShare == 0 {
 		o.FirstPassShare = DefaultFirstPassShare
+	}
+	if o.TailFrom == 0 {
+		o.TailFrom = DefaultTailFrom
 	}
 	return o
 }
@@ -173,7 +188,53 @@ func (r *Retriever) Search(ctx context.Context, q Query) ([]docent.Hit, error) {
 	if r.opts.FirstPassShare > 0 {
 		lists = append(lists, fusedList{hits: vs, weight: r.opts.FirstPassShare * f.VectorWeight, original: true})
 	}
-	return cut(fuseLists(f, lists), k), nil
+	fused := fuseLists(f, lists)
+	if r.opts.TailFrom > 0 && f.Method != FusionRRF {
+		eq := make([]fusedList, len(lists))
+		for i, l := range lists {
+			eq[i] = l
+			eq[i].weight = 1
+		}
+		fused = withTail(fused, fuseLists(Fusion{Method: FusionRRF, K: DefaultRRFK}, eq), r.opts.TailFrom)
+	}
+	return cut(fused, k), nil
+}
+
+// withTail keeps head's first n hits and continues in tail's order,
+// skipping hits already placed. Tail scores are rescaled below the head's
+// last score, so Score still orders the result; ranks and retriever scores
+// are head's (both lists hold the same hits).
+func withTail(head, tail []docent.Hit, n int) []docent.Hit {
+	if len(head) <= n {
+		return head
+	}
+	out := slices.Clone(head[:n])
+	placed := make(map[string]bool, len(head))
+	for _, h := range out {
+		placed[h.Chunk.ID] = true
+	}
+	byID := make(map[string]docent.Hit, len(head))
+	for _, h := range head {
+		byID[h.Chunk.ID] = h
+	}
+	floor, top := out[n-1].Score, 0.0
+	for _, t := range tail {
+		if !placed[t.Chunk.ID] {
+			top = t.Score
+			break
+		}
+	}
+	for _, t := range tail {
+		if placed[t.Chunk.ID] {
+			continue
+		}
+		h := byID[t.Chunk.ID]
+		if top > 0 {
+			h.Score = floor * 0.999 * t.Score / top
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // rocchio returns normalize(q + beta·mean(docs)).

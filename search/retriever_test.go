@@ -238,3 +238,28 @@ func TestRocchio(t *testing.T) {
 		t.Fatal("want a length error")
 	}
 }
+
+func TestWithTail(t *testing.T) {
+	h := func(id string, score float64) docent.Hit {
+		return docent.Hit{Chunk: docent.Chunk{ID: id}, Score: score, KeywordRank: len(id)}
+	}
+	head := []docent.Hit{h("a", 1), h("b", 0.8), h("c", 0.5), h("d", 0.4), h("e", 0.1)}
+	tail := []docent.Hit{h("b", 0.05), h("e", 0.04), h("a", 0.03), h("d", 0.02), h("c", 0.01)}
+	got := withTail(head, tail, 2)
+	var ids []string
+	for i, g := range got {
+		ids = append(ids, g.Chunk.ID)
+		if i > 0 && g.Score >= got[i-1].Score {
+			t.Errorf("scores not decreasing at %d: %v", i, got)
+		}
+	}
+	if strings.Join(ids, "") != "abedc" {
+		t.Errorf("order = %s, want head a,b then tail order e,d,c", strings.Join(ids, ""))
+	}
+	if got[2].Score >= 0.8 || got[2].KeywordRank != 1 {
+		t.Errorf("tail hit = %+v, want a score below the head's last and head's ranks", got[2])
+	}
+	if got := withTail(head[:2], tail, 2); len(got) != 2 {
+		t.Errorf("short head changed: %v", got)
+	}
+}

@@ -256,7 +256,7 @@ func TestOpenOptions(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		got := Options{Fusion: search.Fusion{Method: search.FusionRRF}}.withDefaults()
 		want := Options{Candidates: 100, TitleWeight: 2, SectionWeight: 1.5, TextWeight: 1,
-			Fusion:       search.Fusion{Method: search.FusionRRF, KeywordWeight: 1, VectorWeight: 0.3},
+			Fusion:       search.Fusion{Method: search.FusionRRF, KeywordWeight: 1, VectorWeight: search.DefaultVectorWeight},
 			ANNThreshold: 20000, NProbe: 24}
 		if got != want {
 			t.Errorf("withDefaults = %+v, want %+v", got, want)
