@@ -91,7 +91,7 @@ func (m *Main) benchBEIR(ctx context.Context, dir string) error {
 	w := m.Stdout
 	fmt.Fprintf(w, "== %s (%s): %d documents, %d chunks, embedder %s\n", b.Name, dir, res.Added+res.Updated+res.Unchanged, chunks, m.Embedder.Name())
 	fmt.Fprintf(w, "index (chunk + train + embed + write): %s, %.0f docs/s\n", indexTime.Round(time.Millisecond), float64(len(b.Corpus))/indexTime.Seconds())
-	fmt.Fprintf(w, "retrieval only (embed + hybrid search, k=10), %d queries: %s\n", len(retrieve), eval.Summarize(retrieve))
+	fmt.Fprintf(w, "retrieval only (embed + default retrieval, k=10), %d queries: %s\n", len(retrieve), eval.Summarize(retrieve))
 	fmt.Fprintf(w, "full offline answer, %d queries:                 %s\n", len(answer), eval.Summarize(answer))
 	fmt.Fprintf(w, "peak RSS: %s\n\n", mib(rss))
 	return m.Close()

@@ -1,9 +1,11 @@
 // Package offline is an embedder that needs no network and no downloaded
 // weights. It learns word vectors from the indexed corpus itself: a PPMI
 // word-context matrix (window 5, context distribution smoothing 0.75) over
-// the corpus vocabulary, reduced by a randomized truncated SVD, with texts
-// embedded by SIF pooling (smooth inverse frequency weights, first
-// principal component removed). Before any Fit it embeds hashed words and
+// the corpus vocabulary, with a term-by-chunk tf-idf block beside it (an
+// LSA-style view, scaled to twice the PPMI block's norm), reduced together
+// by a randomized truncated SVD to Dim dimensions. A text is embedded as
+// the IDF-weighted mean of its words' vectors with the corpus's first
+// principal component removed. Before any Fit it embeds hashed words and
 // character n-grams, a lexical fallback under a different Name.
 //
 // Training is deterministic: the same corpus gives the same model bytes
