@@ -356,6 +356,9 @@ func TestSyncUnreachableSourceOthersSync(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(docs, "hello.md"), []byte("# Hello\n\nThe office opens at nine.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(docs, "logo.md"), []byte("\x89PNG\x00\x00binary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := filepath.Join(dir, "docent.yaml")
 	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nsources:\n" +
 		"  - name: gone\n    type: git\n    git:\n      url: http://127.0.0.1:1/nope.git\n      token: ${SECRET_TOKEN}\n" +
@@ -377,7 +380,10 @@ func TestSyncUnreachableSourceOthersSync(t *testing.T) {
 		}
 	}
 	summary := stdout.String()
-	if !regexp.MustCompile(`local\s+1\s+0\s+0\s+0\s+0\s.*ok`).MatchString(summary) ||
+	if !strings.Contains(summary, "local: skipped local:logo.md:") || !strings.Contains(summary, "binary") {
+		t.Errorf("summary should report the skipped binary file:\n%s", summary)
+	}
+	if !regexp.MustCompile(`local\s+1\s+0\s+0\s+0\s+1\s.*ok`).MatchString(summary) ||
 		!regexp.MustCompile(`gone\s+0\s+0\s+0\s+0\s+0\s.*failed`).MatchString(summary) {
 		t.Errorf("summary should show local synced and gone failed:\n%s", summary)
 	}

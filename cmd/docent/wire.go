@@ -28,27 +28,40 @@ import (
 // Main holds the wired application. Commands open what they need through
 // it and Close releases everything.
 type Main struct {
+	// ConfigPath is the --config flag ("" to resolve by DOCENT_CONFIG or
+	// ./docent.yaml).
 	ConfigPath string
-	Stdout     io.Writer
-	Stderr     io.Writer
-	Getenv     func(string) (string, bool)
+	// Stdout receives command output; Stderr logs and progress.
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv looks up environment variables (os.LookupEnv; tests pass a map).
+	Getenv func(string) (string, bool)
 
-	Config   config.Config
-	Log      *slog.Logger
-	Metrics  *metrics.Metrics
-	Store    *store.DB
-	Index    search.Index
+	// Config is the resolved configuration, set by LoadConfig.
+	Config config.Config
+	// Log is the logger built from Config.Log.
+	Log *slog.Logger
+	// Metrics are the Prometheus instruments served on /metrics.
+	Metrics *metrics.Metrics
+	// Store is the SQLite registry, turns and sync runs.
+	Store *store.DB
+	// Index is the configured search backend.
+	Index search.Index
+	// Embedder embeds chunks and questions.
 	Embedder search.Embedder
 	// Retriever is the default retrieval over Index, the one the answer
 	// pipeline and `eval --mode default` use.
 	Retriever *search.Retriever
-	Engine    *connectors.Engine
-	Sources   []connectors.Source
+	// Engine syncs sources into Index and Store.
+	Engine *connectors.Engine
+	// Sources are the configured sources, in config order.
+	Sources []connectors.Source
 	// LocalDocs are the file systems of sources that live on this machine,
 	// served under /docs/{source}/ so their citations are clickable.
 	LocalDocs map[string]fs.FS
-	Pipeline  *answer.Pipeline
-	Recorder  *answer.Recorder
+	// Pipeline answers questions; Recorder answers and stores each turn.
+	Pipeline *answer.Pipeline
+	Recorder *answer.Recorder
 
 	// OnListen, when set, is called with the address serve listens on.
 	OnListen func(addr string)
