@@ -103,7 +103,9 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 		if newer >= 0 && older >= 0 && len(perSource[newer]) > 0 && len(perSource[older]) > 0 {
 			byScore(perSource[newer])
 			byScore(perSource[older])
-			return GenerateResult{Text: conflictText(req, perSource[newer][0], perSource[older][0])}, nil
+			nu := differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
+			ou := differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
+			return GenerateResult{Text: conflictText(req, nu, ou)}, nil
 		}
 	}
 	all = matchCodes(all, questionCodes(req.Question))
@@ -293,6 +295,45 @@ func sourceWeights(srcs []Source) []float64 {
 		}
 	}
 	return w
+}
+
+// differing returns the unit that states an amount the other source does
+// not, so that a conflict is quoted where the sources differ: the
+// best-scored such unit, or, given like (the other side's quoted unit's
+// terms), the one sharing most terms with it, so both quotes speak of the
+// same thing (the same table row, say). Without such a unit it returns the
+// best unit. units must be sorted by score.
+func differing(units []scoredUnit, other string, like map[string]bool) scoredUnit {
+	theirs := amounts(other)
+	best, bestShared := -1, -1
+	for i, u := range units {
+		differs := false
+		for a := range amounts(u.Text) {
+			if !theirs[a] {
+				differs = true
+				break
+			}
+		}
+		if !differs {
+			continue
+		}
+		shared := 0
+		for t := range u.Terms {
+			if like[t] {
+				shared++
+			}
+		}
+		if shared > bestShared {
+			best, bestShared = i, shared
+		}
+		if like == nil {
+			break
+		}
+	}
+	if best < 0 {
+		return units[0]
+	}
+	return units[best]
 }
 
 // quantityRE matches questions that ask for an amount, a count or a length.

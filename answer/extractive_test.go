@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docent-hq/docent"
 )
@@ -146,5 +147,33 @@ func TestExtractivePrefersAmountsForQuantityQuestions(t *testing.T) {
 	}
 	if !asksQuantity("how many weeks of leave?") || asksQuantity("Who approves leave?") {
 		t.Error("asksQuantity misclassifies")
+	}
+}
+
+func TestExtractiveConflictQuotesTheDifference(t *testing.T) {
+	newer := docent.Chunk{ID: "c-new", DocID: "travel/expense.md", Title: "Expense policy", Section: []string{"Meal per diem"},
+		UpdatedAt: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC),
+		Text: "Expense policy > Meal per diem\n\nOn the first and last day of a trip, claim 75% of the meal per diem.\n\n" +
+			"| Location | Daily per diem | First and last day |\n|---|---|---|\n| United States | $75 | $56 |\n"}
+	older := docent.Chunk{ID: "c-old", DocID: "travel/expense-2021.md", Title: "Expense policy (2021)", Section: []string{"Meal per diem"},
+		UpdatedAt: time.Date(2021, 3, 1, 0, 0, 0, 0, time.UTC),
+		Text: "Expense policy (2021) > Meal per diem\n\nOn the first and last day of a trip, claim 75% of the meal per diem.\n\n" +
+			"| Location | Daily per diem | Receipts |\n|---|---|---|\n| United States | $50 | none |\n"}
+	res, err := NewExtractive().Generate(context.Background(), GenerateRequest{
+		Question: "How much is the meal per diem?",
+		Sources: []Source{
+			{N: 1, Hit: docent.Hit{Chunk: newer, Score: 1}, Relevance: 0.9},
+			{N: 2, Hit: docent.Hit{Chunk: older, Score: 0.9}, Relevance: 0.9},
+		},
+		Conflict: &Conflict{Newer: 1, Older: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "$75") || !strings.Contains(res.Text, "$50") {
+		t.Errorf("conflict answer should quote both amounts ($75 new, $50 old): %q", res.Text)
+	}
+	if strings.Index(res.Text, "$75") > strings.Index(res.Text, "$50") {
+		t.Errorf("the newer amount should come first: %q", res.Text)
 	}
 }
