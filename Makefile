@@ -30,6 +30,7 @@ lint: fmt-check vet
 bench: build
 	./$(BIN) bench --scifact $(SCIFACT) --synthetic 200000
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
+	$(GO) test -run '^$$' -bench Registry -benchtime 20x ./store/
 
 # Retrieval quality on SciFact and the handbook golden set.
 eval: build
