@@ -11,7 +11,7 @@ import (
 )
 
 // Searcher is anything that answers a Query with ranked hits: an Index, or
-// a wrapper around one such as Retriever or Reranker.
+// a wrapper around one such as Retriever.
 type Searcher interface {
 	Search(ctx context.Context, q Query) ([]docent.Hit, error)
 }

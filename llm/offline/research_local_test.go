@@ -46,26 +46,6 @@ func runLocal(tb testing.TB, s searcher, set *beirSet, qrels map[string]map[stri
 	return run
 }
 
-// memo caches an inner searcher's answers by query text, so weight sweeps
-// over a wrapper do not rerun retrieval.
-type memo struct {
-	inner searcher
-	cache map[string][]docent.Hit
-}
-
-func (m *memo) Search(ctx context.Context, q search.Query) ([]docent.Hit, error) {
-	key := fmt.Sprint(q.Mode, q.K, q.Text)
-	if h, ok := m.cache[key]; ok {
-		return slices.Clone(h), nil
-	}
-	h, err := m.inner.Search(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	m.cache[key] = slices.Clone(h)
-	return h, nil
-}
-
 func TestSciFactLocal(t *testing.T) {
 	set := loadBEIR(t, scifactDir())
 	ctx := context.Background()
@@ -117,12 +97,10 @@ func TestSciFactLocal(t *testing.T) {
 	}{{"train", set.train}, {"test", set.test}}
 
 	base := open(local.Options{})
-	pipeline := &search.Reranker{Inner: base, Embedder: e}
 	for _, sp := range splits {
 		for _, mode := range []search.Mode{search.ModeKeyword, search.ModeVector, search.ModeHybrid} {
 			t.Logf("%-5s %-22s %s", sp.name, mode, evaluate(runLocal(t, base, set, sp.qrels, qvecs, mode, 100), sp.qrels))
 		}
-		t.Logf("%-5s %-22s %s", sp.name, "hybrid+rerank", evaluate(runLocal(t, pipeline, set, sp.qrels, qvecs, search.ModeHybrid, 100), sp.qrels))
 	}
 	if os.Getenv("DOCENT_SWEEP") == "" {
 		return
@@ -145,22 +123,6 @@ func TestSciFactLocal(t *testing.T) {
 				mode = search.ModeKeyword
 			}
 			t.Logf("%-5s %-22s %s", sp.name, fmt.Sprint(mode, " ", c.name), evaluate(runLocal(t, ix, set, sp.qrels, qvecs, mode, 100), sp.qrels))
-		}
-	}
-
-	cached := &memo{inner: base, cache: map[string][]docent.Hit{}}
-	for _, w := range []search.RerankWeights{
-		{Fused: 1, Dense: 0.3},
-		{Fused: 1, Coverage: 0.2},
-		{Fused: 1, Proximity: 0.2},
-		{Fused: 1, Dense: 0.3, Coverage: 0.2},
-		{Fused: 1, Dense: 0.3, Coverage: 0.1, Proximity: 0.1},
-		{Fused: 1, Dense: 0.3, Coverage: 0.2, Proximity: 0.2},
-		{Fused: 1, Dense: 0.5, Coverage: 0.2},
-	} {
-		rr := &search.Reranker{Inner: cached, Embedder: e, Weights: w}
-		for _, sp := range splits[:1] {
-			t.Logf("%-5s rerank %+v %s", sp.name, w, evaluate(runLocal(t, rr, set, sp.qrels, qvecs, search.ModeHybrid, 100), sp.qrels))
 		}
 	}
 }
