@@ -168,20 +168,8 @@ func (db *DB) ListDocuments(ctx context.Context, f DocFilter) ([]connectors.DocR
 	}
 	q += " ORDER BY updated_at, id LIMIT ? OFFSET ?"
 	args = append(args, limitOr(f.Limit, 100), max(f.Offset, 0))
-	rows, err := db.db.QueryContext(ctx, q, args...)
+	out, err := queryList(ctx, db.db, q, args, scanDoc)
 	if err != nil {
-		return nil, fmt.Errorf("store: list documents: %w", err)
-	}
-	defer rows.Close()
-	var out []connectors.DocRecord
-	for rows.Next() {
-		rec, err := scanDoc(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list documents: %w", err)
-		}
-		out = append(out, rec)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list documents: %w", err)
 	}
 	return out, nil
@@ -256,6 +244,28 @@ func unmarshalList(s string, dst *[]string) error {
 		return nil
 	}
 	return json.Unmarshal([]byte(s), dst)
+}
+
+// queryList runs q with args and scans every row with scan, in order.
+// Errors are returned unwrapped; callers add their own prefix.
+func queryList[T any](ctx context.Context, db *sql.DB, q string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // limitOr returns limit, or def when limit is not positive.

@@ -112,20 +112,8 @@ func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]Run, er
 	}
 	q += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, limitOr(limit, 50))
-	rows, err := db.db.QueryContext(ctx, q, args...)
+	out, err := queryList(ctx, db.db, q, args, scanRun)
 	if err != nil {
-		return nil, fmt.Errorf("store: list runs: %w", err)
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)
 	}
 	return out, nil

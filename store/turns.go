@@ -113,20 +113,8 @@ func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error
 	}
 	q += " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
 	args = append(args, limitOr(f.Limit, 50), max(f.Offset, 0))
-	rows, err := db.db.QueryContext(ctx, q, args...)
+	out, err := queryList(ctx, db.db, q, args, scanTurn)
 	if err != nil {
-		return nil, fmt.Errorf("store: list turns: %w", err)
-	}
-	defer rows.Close()
-	var out []docent.Turn
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list turns: %w", err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list turns: %w", err)
 	}
 	return out, nil
