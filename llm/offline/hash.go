@@ -21,7 +21,7 @@ func hashEmbed(text string, dim int) []float32 {
 			}
 		}
 	}
-	normalize(v)
+	search.Normalize(v)
 	return v
 }
 

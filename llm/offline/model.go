@@ -130,7 +130,7 @@ func (m *model) embed(terms []string) []float32 {
 		for c := 0; c+sd <= len(m.pcs); c += sd {
 			removePC(v[:sd], m.pcs[c:c+sd])
 		}
-		normalize(v[:sd])
+		search.Normalize(v[:sd])
 	}
 	if m.triDims > 0 {
 		tri := v[sd:]
@@ -144,12 +144,12 @@ func (m *model) embed(terms []string) []float32 {
 				addHashed(tri, g[j:j+3], w)
 			}
 		}
-		normalize(tri)
+		search.Normalize(tri)
 		for k := range tri {
 			tri[k] *= triScale
 		}
 	}
-	normalize(v)
+	search.Normalize(v)
 	return v
 }
 

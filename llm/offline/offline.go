@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math"
 	"os"
 	"sync"
 
@@ -217,19 +216,4 @@ func (e *Embedder) Fit(ctx context.Context, corpus []string) (bool, error) {
 	e.mu.Unlock()
 	e.log.Info("offline: trained model", slog.String("name", m.name), slog.Int("vocab", len(m.terms)), slog.Int("docs", st.docs))
 	return true, nil
-}
-
-// normalize scales v to unit length in place; a zero vector stays zero.
-func normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
 }

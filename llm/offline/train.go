@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/docent-hq/docent/search"
 )
 
 // params are the training choices; defaultParams is what Fit uses. They
@@ -392,7 +394,7 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 			row[j] = float32(u.Data[i*r+j])
 		}
 		if pr.rowNorm {
-			normalize(row)
+			search.Normalize(row)
 		}
 	}
 	return vecs, nil

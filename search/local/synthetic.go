@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // Synthetic corpus shape.
@@ -70,7 +71,7 @@ func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
 		for j := range v {
 			v[j] = centers[t][j] + float32(rng.NormFloat64()*noise/math.Sqrt(float64(dim)))
 		}
-		normalize(v)
+		search.Normalize(v)
 
 		b.Reset()
 		words := 60 + rng.Intn(121)
@@ -118,7 +119,7 @@ func SyntheticQueries(chunks []docent.Chunk, n int, seed int64) [][]float32 {
 		for j := range v {
 			v[j] = c[j] + float32(rng.NormFloat64()*0.7/math.Sqrt(float64(len(c))))
 		}
-		normalize(v)
+		search.Normalize(v)
 		out[i] = v
 	}
 	return out
@@ -129,20 +130,6 @@ func randomUnit(rng *rand.Rand, dim int) []float32 {
 	for j := range v {
 		v[j] = float32(rng.NormFloat64())
 	}
-	normalize(v)
+	search.Normalize(v)
 	return v
-}
-
-func normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
 }
