@@ -170,7 +170,7 @@ func (ix *Index) load(ctx context.Context) error {
 	vs := ix.vectors
 	vs.vecs = make([]float32, 0, n*vs.dim)
 	vs.meta = make([]slotMeta, 0, n)
-	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, id, source, space, labels, updated_at, vector FROM chunks ORDER BY rowid`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, vector FROM chunks ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("local: load vectors: %w", err)
 	}
@@ -183,7 +183,7 @@ func (ix *Index) load(ctx context.Context) error {
 			upd    int64
 			blob   []byte
 		)
-		if err := rows.Scan(&rowid, &c.ID, &c.Source, &c.Space, &labels, &upd, &blob); err != nil {
+		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &blob); err != nil {
 			return fmt.Errorf("local: load vectors: %w", err)
 		}
 		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {

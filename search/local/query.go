@@ -59,43 +59,6 @@ func MatchExpr(text string) string {
 	return strings.Join(terms, " OR ")
 }
 
-// filterSQL renders f as SQL conditions over the chunks table aliased c,
-// each prefixed with " AND ".
-func filterSQL(f docent.Filter) (string, []any) {
-	var (
-		b    strings.Builder
-		args []any
-	)
-	in := func(col string, vals []string) {
-		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",") + ")")
-		for _, v := range vals {
-			args = append(args, v)
-		}
-	}
-	if len(f.Sources) > 0 {
-		in("c.source", f.Sources)
-	}
-	if len(f.Spaces) > 0 {
-		in("c.space", f.Spaces)
-	}
-	if len(f.Labels) > 0 {
-		b.WriteString(" AND c.rowid IN (SELECT chunk_rowid FROM labels WHERE label IN (" +
-			strings.TrimSuffix(strings.Repeat("?,", len(f.Labels)), ",") + "))")
-		for _, v := range f.Labels {
-			args = append(args, v)
-		}
-	}
-	if !f.UpdatedAfter.IsZero() {
-		b.WriteString(" AND c.updated_at >= ?")
-		args = append(args, unixNano(f.UpdatedAfter))
-	}
-	if !f.UpdatedBefore.IsZero() {
-		b.WriteString(" AND c.updated_at < ?")
-		args = append(args, unixNano(f.UpdatedBefore))
-	}
-	return b.String(), args
-}
-
 // Search runs the query. ModeKeyword and ModeVector return one retriever's
 // ranking with Score set to its raw score; ModeHybrid (or empty) fuses both
 // rankings with Options.Fusion. Filters apply inside each retriever before
@@ -314,41 +277,30 @@ func (ix *Index) hydrate(ctx context.Context, hits []docent.Hit) error {
 }
 
 // Facets counts distinct documents by source and by label among the chunks
-// that pass the filter, most frequent first, then by value.
+// that pass the filter, most frequent first, then by value. It counts from
+// the in-memory chunk metadata with the filter Search applies.
 func (ix *Index) Facets(ctx context.Context, f docent.Filter) (search.Facets, error) {
-	where, args := filterSQL(f)
-	var out search.Facets
-	var err error
-	out.Sources, err = ix.facet(ctx, `SELECT c.source, count(DISTINCT c.doc_id) FROM chunks c WHERE 1`+where+` GROUP BY c.source`, args)
-	if err != nil {
-		return out, err
+	if err := ctx.Err(); err != nil {
+		return search.Facets{}, fmt.Errorf("local: facets: %w", err)
 	}
-	out.Labels, err = ix.facet(ctx, `SELECT l.label, count(DISTINCT c.doc_id) FROM labels l JOIN chunks c ON c.rowid = l.chunk_rowid WHERE 1`+where+` GROUP BY l.label`, args)
-	return out, err
-}
-
-func (ix *Index) facet(ctx context.Context, query string, args []any) ([]search.Facet, error) {
-	rows, err := ix.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("local: facets: %w", err)
-	}
-	defer rows.Close()
-	out := []search.Facet{}
-	for rows.Next() {
-		var f search.Facet
-		if err := rows.Scan(&f.Value, &f.Count); err != nil {
-			return nil, fmt.Errorf("local: facets: %w", err)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	vs := ix.vectors
+	cf := vs.compile(f)
+	// Each set holds (value, document) pairs of interned IDs.
+	sources := map[[2]int32]bool{}
+	labels := map[[2]int32]bool{}
+	if !cf.impossible {
+		for i := range vs.meta {
+			m := &vs.meta[i]
+			if !cf.match(m) {
+				continue
+			}
+			sources[[2]int32{m.source, m.doc}] = true
+			for _, l := range m.labels {
+				labels[[2]int32{l, m.doc}] = true
+			}
 		}
-		out = append(out, f)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("local: facets: %w", err)
-	}
-	slices.SortFunc(out, func(a, b search.Facet) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Value, b.Value)
-	})
-	return out, nil
+	return search.Facets{Sources: vs.facet(sources), Labels: vs.facet(labels)}, nil
 }

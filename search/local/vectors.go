@@ -1,19 +1,23 @@
 package local
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 	"github.com/viterin/vek/vek32"
 )
 
-// slotMeta is the per-vector metadata the vector retriever filters on.
+// slotMeta is the per-chunk metadata the retrievers filter on and Facets
+// counts.
 type slotMeta struct {
 	id      string
 	rowid   int64 // chunks.rowid, the FTS rowid
+	doc     int32 // interned document ID
 	source  int32 // interned
 	space   int32 // interned
 	labels  []int32
@@ -31,6 +35,7 @@ type vectorStore struct {
 	slotOf map[string]int
 	ofRow  map[int64]int // rowid -> slot
 	intern map[string]int32
+	names  []string // interned ID -> value
 
 	ivf       *ivf // nil below the ANN threshold
 	threshold int
@@ -57,13 +62,14 @@ func (s *vectorStore) internID(v string) int32 {
 	if id, ok := s.intern[v]; ok {
 		return id
 	}
-	id := int32(len(s.intern))
+	id := int32(len(s.names))
 	s.intern[v] = id
+	s.names = append(s.names, v)
 	return id
 }
 
 func (s *vectorStore) metaOf(c docent.Chunk) slotMeta {
-	m := slotMeta{id: c.ID, source: s.internID(c.Source), space: s.internID(c.Space), updated: unixNano(c.UpdatedAt)}
+	m := slotMeta{id: c.ID, doc: s.internID(c.DocID), source: s.internID(c.Source), space: s.internID(c.Space), updated: unixNano(c.UpdatedAt)}
 	for _, l := range c.Labels {
 		m.labels = append(m.labels, s.internID(l))
 	}
@@ -335,4 +341,24 @@ func fromUnixNano(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
+}
+
+// facet counts the distinct documents of each value in pairs (interned
+// value, interned document), most frequent first, then by value; never nil.
+func (s *vectorStore) facet(pairs map[[2]int32]bool) []search.Facet {
+	counts := map[int32]int{}
+	for p := range pairs {
+		counts[p[0]]++
+	}
+	out := make([]search.Facet, 0, len(counts))
+	for v, n := range counts {
+		out = append(out, search.Facet{Value: s.names[v], Count: n})
+	}
+	slices.SortFunc(out, func(a, b search.Facet) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Value, b.Value)
+	})
+	return out
 }

@@ -576,7 +576,8 @@ func (s *suite) testFilterInsideRetrievers(t *testing.T) {
 }
 
 func (s *suite) testFacets(t *testing.T) {
-	ix := s.openNamed(t, s.name(t))
+	name := s.name(t)
+	ix := s.openNamed(t, name)
 	mustUpsert(t, ix, filterCorpus()...)
 	tests := []struct {
 		name        string
@@ -602,26 +603,47 @@ func (s *suite) testFacets(t *testing.T) {
 			wantLabels:  []search.Facet{{Value: "faq", Count: 2}, {Value: "howto", Count: 1}},
 		},
 		{
+			name:        "updated window",
+			filter:      docent.Filter{UpdatedAfter: day0.AddDate(0, 0, 10), UpdatedBefore: day0.AddDate(0, 0, 30)},
+			wantSources: []search.Facet{{Value: "git", Count: 1}, {Value: "wiki", Count: 1}},
+			wantLabels:  []search.Facet{{Value: "faq", Count: 2}, {Value: "howto", Count: 1}},
+		},
+		{
+			name:        "sources and label",
+			filter:      docent.Filter{Sources: []string{"wiki", "notion"}, Labels: []string{"howto"}},
+			wantSources: []search.Facet{{Value: "wiki", Count: 2}},
+			wantLabels:  []search.Facet{{Value: "howto", Count: 2}, {Value: "faq", Count: 1}},
+		},
+		{
 			name:        "nothing matches",
 			filter:      docent.Filter{Sources: []string{"jira"}},
 			wantSources: []search.Facet{},
 			wantLabels:  []search.Facet{},
 		},
 	}
+	check := func(t *testing.T, ix *handle, filter docent.Filter, wantSources, wantLabels []search.Facet) {
+		t.Helper()
+		got, err := ix.Facets(context.Background(), filter)
+		if err != nil {
+			t.Fatalf("Facets: %v", err)
+		}
+		if !slices.Equal(got.Sources, wantSources) {
+			t.Errorf("Sources = %v, want %v", got.Sources, wantSources)
+		}
+		if !slices.Equal(got.Labels, wantLabels) {
+			t.Errorf("Labels = %v, want %v", got.Labels, wantLabels)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ix.Facets(context.Background(), tt.filter)
-			if err != nil {
-				t.Fatalf("Facets: %v", err)
-			}
-			if !slices.Equal(got.Sources, tt.wantSources) {
-				t.Errorf("Sources = %v, want %v", got.Sources, tt.wantSources)
-			}
-			if !slices.Equal(got.Labels, tt.wantLabels) {
-				t.Errorf("Labels = %v, want %v", got.Labels, tt.wantLabels)
-			}
+			check(t, ix, tt.filter, tt.wantSources, tt.wantLabels)
 		})
 	}
+	t.Run("after reopen", func(t *testing.T) {
+		ix.close(t)
+		re := s.openNamed(t, name)
+		check(t, re, tests[0].filter, tests[0].wantSources, tests[0].wantLabels)
+	})
 }
 
 func (s *suite) testPersistence(t *testing.T) {
