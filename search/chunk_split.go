@@ -238,36 +238,14 @@ func splitList(u chunkUnit, target, overlap int) []chunkUnit {
 // splitProse splits a paragraph at sentence boundaries into pieces of at
 // most budget tokens; a sentence larger than budget is split at words.
 func splitProse(u chunkUnit, budget int) []chunkUnit {
-	budget = max(budget, 1)
-	var out []chunkUnit
-	var cur []string
-	tok := 0
-	emit := func() {
-		if len(cur) > 0 {
-			out = append(out, chunkUnit{kind: u.kind, group: u.group, text: strings.Join(cur, " "), atoms: cur})
-		}
-		cur, tok = nil, 0
-	}
 	atoms := u.atoms
 	if len(atoms) == 0 {
 		atoms = splitSentences(u.text)
 	}
-	for _, s := range atoms {
-		t := EstimateTokens(s)
-		if t > budget {
-			emit()
-			for _, w := range splitWords(s, budget) {
-				out = append(out, chunkUnit{kind: u.kind, group: u.group, text: w, atoms: []string{w}})
-			}
-			continue
-		}
-		if len(cur) > 0 && tok+t > budget {
-			emit()
-		}
-		cur = append(cur, s)
-		tok += t
+	var out []chunkUnit
+	for _, g := range pack(atoms, max(budget, 1)) {
+		out = append(out, chunkUnit{kind: u.kind, group: u.group, text: strings.Join(g, " "), atoms: g})
 	}
-	emit()
 	return out
 }
 
@@ -275,27 +253,37 @@ func splitProse(u chunkUnit, budget int) []chunkUnit {
 // larger than target is split at words.
 func splitLines(u chunkUnit, target int) []chunkUnit {
 	var out []chunkUnit
+	for _, g := range pack(strings.Split(u.text, "\n"), target) {
+		out = append(out, chunkUnit{kind: u.kind, group: u.group, text: strings.Join(g, "\n")})
+	}
+	return out
+}
+
+// pack groups items greedily, in order, into runs of at most budget
+// tokens; an item larger than budget is cut at words into runs of its own.
+func pack(items []string, budget int) [][]string {
+	var out [][]string
 	var cur []string
 	tok := 0
 	emit := func() {
 		if len(cur) > 0 {
-			out = append(out, chunkUnit{kind: u.kind, group: u.group, text: strings.Join(cur, "\n")})
+			out = append(out, cur)
 		}
 		cur, tok = nil, 0
 	}
-	for _, l := range strings.Split(u.text, "\n") {
-		t := EstimateTokens(l)
-		if t > target {
+	for _, it := range items {
+		t := EstimateTokens(it)
+		if t > budget {
 			emit()
-			for _, w := range splitWords(l, target) {
-				out = append(out, chunkUnit{kind: u.kind, group: u.group, text: w})
+			for _, w := range splitWords(it, budget) {
+				out = append(out, []string{w})
 			}
 			continue
 		}
-		if len(cur) > 0 && tok+t > target {
+		if len(cur) > 0 && tok+t > budget {
 			emit()
 		}
-		cur = append(cur, l)
+		cur = append(cur, it)
 		tok += t
 	}
 	emit()
