@@ -8,6 +8,7 @@ package docent
 
 import (
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -86,6 +87,29 @@ func (f Filter) IsZero() bool {
 		f.UpdatedAfter.IsZero() && f.UpdatedBefore.IsZero()
 }
 
+// Match reports whether c passes the filter: its source and space are
+// among those listed, it carries one of the labels, and UpdatedAt lies in
+// [UpdatedAfter, UpdatedBefore). This is the reference meaning every index
+// backend implements inside its retrievers.
+func (f Filter) Match(c Chunk) bool {
+	if len(f.Sources) > 0 && !slices.Contains(f.Sources, c.Source) {
+		return false
+	}
+	if len(f.Spaces) > 0 && !slices.Contains(f.Spaces, c.Space) {
+		return false
+	}
+	if len(f.Labels) > 0 && !slices.ContainsFunc(c.Labels, func(l string) bool { return slices.Contains(f.Labels, l) }) {
+		return false
+	}
+	if !f.UpdatedAfter.IsZero() && c.UpdatedAt.Before(f.UpdatedAfter) {
+		return false
+	}
+	if !f.UpdatedBefore.IsZero() && !c.UpdatedAt.Before(f.UpdatedBefore) {
+		return false
+	}
+	return true
+}
+
 // Hit is one retrieved chunk with the evidence of how it ranked.
 type Hit struct {
 	// Chunk is the retrieved chunk (Vector may be empty).
@@ -120,6 +144,18 @@ type Question struct {
 	User string `json:"user,omitempty"`
 	// Filter scopes retrieval (for example a channel's sources).
 	Filter Filter `json:"filter,omitempty"`
+	// History holds the earlier exchanges of the conversation, oldest
+	// first, so that a follow-up ("and for contractors?") can be made
+	// standalone. Empty for a first question.
+	History []Exchange `json:"history,omitempty"`
+}
+
+// Exchange is one earlier question and the answer docent gave to it.
+type Exchange struct {
+	// Question is what was asked.
+	Question string `json:"question"`
+	// Answer is the reply text (citation markers included).
+	Answer string `json:"answer,omitempty"`
 }
 
 // ErrEmptyQuestion is returned when a question has no text.
@@ -132,6 +168,9 @@ type Status string
 const (
 	// StatusAnswered means the answer is grounded in cited sources.
 	StatusAnswered Status = "answered"
+	// StatusUncertain means docent could not confirm an answer: it asserts
+	// no fact, links the closest page and offers a person.
+	StatusUncertain Status = "uncertain"
 	// StatusNotFound means the docs do not cover the question.
 	StatusNotFound Status = "not_found"
 	// StatusError means the pipeline failed.
@@ -172,28 +211,51 @@ type Answer struct {
 type Trace struct {
 	// Query is the query sent to retrieval (after any rewriting).
 	Query string `json:"query"`
-	// Candidates are the retrieved hits, in fused order, each with its
-	// keyword rank, vector rank and fused score.
+	// SubQueries are the parts a multi-part question was split into, each
+	// retrieved on its own; empty for a single question.
+	SubQueries []string `json:"sub_queries,omitempty"`
+	// Candidates are the retrieved hits, in the order the answer stages
+	// saw them (fused, then reranked), each with its keyword rank, vector
+	// rank, fused score, rerank score and relevance.
 	Candidates []Hit `json:"candidates"`
-	// Used lists the chunk IDs the answer drew on.
+	// Used lists the chunk IDs the answer drew on, in citation order.
 	Used []string `json:"used"`
 	// Threshold is the relevance threshold applied, and TopScore the best
-	// candidate's score measured against it.
+	// candidate's relevance measured against it.
 	Threshold float64 `json:"threshold"`
 	TopScore  float64 `json:"top_score"`
 	// Conflict is set when the sources used disagree; it names the older
 	// and newer documents.
 	Conflict string `json:"conflict,omitempty"`
-	// Stages are per-stage latencies, in order.
+	// Model is the language model that wrote the answer ("" for the
+	// offline extractive answer); Prompt is what it was sent.
+	Model  string `json:"model,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// TokensIn and TokensOut count the model tokens of every LLM call.
+	TokensIn  int `json:"tokens_in,omitempty"`
+	TokensOut int `json:"tokens_out,omitempty"`
+	// CitationsRemoved counts citation markers the verifier dropped because
+	// they named no given source; Uncited counts sentences that made a
+	// claim without a citation.
+	CitationsRemoved int `json:"citations_removed,omitempty"`
+	Uncited          int `json:"uncited,omitempty"`
+	// Error is why the turn failed (secrets masked), "" when it did not.
+	Error string `json:"error,omitempty"`
+	// Stages are the pipeline stages in order, with latency and output.
 	Stages []Stage `json:"stages"`
 }
 
-// Stage is the latency of one pipeline stage.
+// Stage is one pipeline stage of an answer: how long it took and what it
+// produced.
 type Stage struct {
-	// Name is the stage, for example "retrieve", "threshold", "generate".
+	// Name is the stage: "rewrite", "retrieve", "rerank", "gate",
+	// "generate" or "verify".
 	Name string `json:"name"`
-	// Duration is how long it took.
+	// Duration is how long it took; 0 when it did not run.
 	Duration time.Duration `json:"duration_ns"`
+	// Detail says in a few words what the stage produced ("skipped" when
+	// it did not run).
+	Detail string `json:"detail,omitempty"`
 }
 
 // Turn is one question and its answer, as stored.
@@ -205,5 +267,119 @@ type Turn struct {
 	// Answer is what docent replied, with its trace.
 	Answer Answer `json:"answer"`
 	// CreatedAt is when the question arrived.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// DocRecord is what the document registry remembers of one indexed
+// document: its metadata, the content hash the sync engine diffs against,
+// and the IDs of the chunks the index holds for it.
+type DocRecord struct {
+	// ID is the document ID ("<source>:<path>").
+	ID string `json:"id"`
+	// Source is the configured source name.
+	Source string `json:"source"`
+	// Path, URL, Title, Space, Labels, Owner and Author are copied from the document.
+	Path   string   `json:"path"`
+	URL    string   `json:"url"`
+	Title  string   `json:"title"`
+	Space  string   `json:"space,omitempty"`
+	Labels []string `json:"labels,omitempty"`
+	Owner  string   `json:"owner,omitempty"`
+	Author string   `json:"author,omitempty"`
+	// ContentHash is the engine's hash of the indexed content and metadata;
+	// "" forces the next sync to re-index the document.
+	ContentHash string `json:"content_hash"`
+	// UpdatedAt is when the document last changed at the source.
+	UpdatedAt time.Time `json:"updated_at"`
+	// FirstSeen is when the registry first recorded the document; set by the registry.
+	FirstSeen time.Time `json:"first_seen"`
+	// LastSeen is when a sync last wrote the document; set by the registry.
+	LastSeen time.Time `json:"last_seen"`
+	// DeletedAt is when the document was found gone from its source; zero while live.
+	DeletedAt time.Time `json:"deleted_at,omitempty"`
+	// ChunkIDs are the IDs of the document's chunks in the index, in order.
+	ChunkIDs []string `json:"chunk_ids"`
+}
+
+// DocError is one document that a sync skipped, and why.
+type DocError struct {
+	// ID is the document ID (or the path when no ID could be formed).
+	ID string `json:"id"`
+	// Err says what went wrong, safe to show to an admin.
+	Err string `json:"error"`
+}
+
+// RunResult is the outcome of one sync of one source.
+type RunResult struct {
+	// Source is the source name.
+	Source string `json:"source"`
+	// Started and Finished bound the run.
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	// Added, Updated, Unchanged and Deleted count documents by what the run did.
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Deleted   int `json:"deleted"`
+	// Failed counts documents skipped with an error; Errors says why.
+	Failed int        `json:"failed"`
+	Errors []DocError `json:"errors,omitempty"`
+	// Err is the run-level failure ("" when the run completed).
+	Err string `json:"error,omitempty"`
+}
+
+// Duration is how long the run took.
+func (r RunResult) Duration() time.Duration { return r.Finished.Sub(r.Started) }
+
+// RunStatus is the state of a recorded sync run.
+type RunStatus string
+
+// Sync run states.
+const (
+	// RunRunning is a run that has started and not finished (or whose
+	// process died before it could say so).
+	RunRunning RunStatus = "running"
+	// RunOK is a run that applied every change it could (some documents
+	// may still have failed; see Failed and Errors).
+	RunOK RunStatus = "ok"
+	// RunFailed is a run that stopped early: the source could not be read,
+	// a write failed or the run was interrupted.
+	RunFailed RunStatus = "failed"
+)
+
+// SyncRun is a recorded sync run.
+type SyncRun struct {
+	// ID identifies the run.
+	ID int64 `json:"id"`
+	// Status is running, ok or failed.
+	Status RunStatus `json:"status"`
+	// RunResult holds the source, times, counts and errors; Finished is
+	// zero while the run is running.
+	RunResult
+}
+
+// Rating is a person's verdict on an answer.
+type Rating string
+
+// Ratings.
+const (
+	RatingHelpful    Rating = "helpful"
+	RatingNotHelpful Rating = "not_helpful"
+)
+
+// Feedback is one person's rating of one answer (a turn).
+type Feedback struct {
+	// ID is assigned by the store.
+	ID int64 `json:"id"`
+	// TurnID is the turn rated.
+	TurnID int64 `json:"turn_id"`
+	// Rating is helpful or not_helpful.
+	Rating Rating `json:"rating"`
+	// Reason is the optional free text the person gave.
+	Reason string `json:"reason,omitempty"`
+	// Platform and User identify who rated it.
+	Platform string `json:"platform,omitempty"`
+	User     string `json:"user,omitempty"`
+	// CreatedAt is when the rating arrived.
 	CreatedAt time.Time `json:"created_at"`
 }

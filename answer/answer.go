@@ -2,10 +2,9 @@ package answer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,361 +16,290 @@ import (
 const NotFoundText = "I couldn't find this in the docs. Want me to bring in a person? " +
 	"They can answer it, and the docs can be updated so I can next time."
 
-// Searcher retrieves hits for a query. search.Index satisfies it.
-type Searcher interface {
-	// Search runs the query and returns at most q.K hits in fused order.
-	// It returns an error when the mode needs a vector and q.Vector is empty.
-	Search(ctx context.Context, q search.Query) ([]docent.Hit, error)
+// Stage names, in pipeline order.
+const (
+	StageRewrite  = "rewrite"
+	StageRetrieve = "retrieve"
+	StageRerank   = "rerank"
+	StageGate     = "gate"
+	StageGenerate = "generate"
+	StageVerify   = "verify"
+)
+
+// stageOrder lists every stage; the trace always holds all of them.
+var stageOrder = []string{StageRewrite, StageRetrieve, StageRerank, StageGate, StageGenerate, StageVerify}
+
+// StageError is the error of a failed stage. Callers show Stage (which is
+// safe) and log Err (which may hold provider details).
+type StageError struct {
+	// Stage is the stage that failed, one of the Stage* names.
+	Stage string
+	// Err is what went wrong.
+	Err error
 }
 
-// Generator writes an answer from numbered sources. The offline
-// Extractive generator is the default; model-backed generators (Gemini,
-// OpenAI-compatible) implement it elsewhere.
-type Generator interface {
-	// Generate returns answer text that cites req.Sources as [n], n being
-	// the source's Source.N. It may cite any subset, in any order; the
-	// pipeline drops markers that name no source and renumbers the rest in
-	// order of first use. Text that cites nothing is treated as "not
-	// found". Generate returns an error only when it could not run (a
-	// provider failure), never for a question it cannot answer.
-	Generate(ctx context.Context, req GenerateRequest) (GenerateResult, error)
-}
+// Error implements error: "answer: STAGE: ERR".
+func (e *StageError) Error() string { return "answer: " + e.Stage + ": " + e.Err.Error() }
 
-// Source is one numbered source given to a Generator.
-type Source struct {
-	// N is the source's number in the request, from 1.
-	N int
-	// Hit is the retrieved chunk with its ranks and scores.
-	Hit docent.Hit
-	// Relevance is the chunk's absolute relevance (see the package doc).
-	Relevance float64
-}
+// Unwrap returns Err.
+func (e *StageError) Unwrap() error { return e.Err }
 
-// Conflict names two sources that disagree, by their numbers in the request.
-type Conflict struct {
-	// Newer is the source from the most recently updated document; Older
-	// the other one.
-	Newer, Older int
-	// Terms are the heading words the two sources share.
-	Terms []string
-}
-
-// GenerateRequest is what a Generator answers from.
-type GenerateRequest struct {
-	// Question is the question as asked (trimmed).
-	Question string
-	// Sources are numbered from 1, best first. Sources above the relevance
-	// threshold come before those below it.
-	Sources []Source
-	// Conflict is set when two sources disagree; a generator should prefer
-	// the newer one and say that the sources differ.
-	Conflict *Conflict
-	// Terms maps each content term of the question (search.Analyze form) to
-	// its IDF weight. Generators that do their own matching may ignore it.
-	Terms map[string]float64
-}
-
-// GenerateResult is a Generator's answer.
-type GenerateResult struct {
-	// Text is the answer with [n] markers naming GenerateRequest.Sources.
-	Text string
+// Stages are the pipeline's parts. Retriever is required; a nil stage
+// takes its offline implementation (Identity, FusedOrder, a Relevance gate
+// with default options, Extractive, Citations).
+type Stages struct {
+	Rewriter  Rewriter
+	Retriever Retriever
+	Reranker  Reranker
+	Gate      Gate
+	Generator Generator
+	Verifier  Verifier
 }
 
 // Options tune a Pipeline. Zero values take the documented defaults.
 type Options struct {
-	// Mode selects the retrievers; default search.ModeHybrid.
+	// Mode selects the retrievers; default search.ModeDefault.
 	Mode search.Mode
-	// Candidates is how many hits to retrieve and keep in the trace; default 20.
+	// Candidates is how many hits to retrieve (per query) and keep in the
+	// trace; default 20.
 	Candidates int
-	// MaxSources is how many sources (one chunk per document) the generator
-	// sees; default 4. A conflicting near-duplicate may add one more.
-	MaxSources int
-	// MinScore is the relevance threshold; 0 means DefaultMinScore.
-	MinScore float64
-	// Weights combine the relevance components; zero means DefaultWeights.
-	Weights Weights
-	// IDF, when set, gives corpus IDF for a term (search.Analyze form);
-	// terms it does not know are estimated from the candidates.
-	IDF func(term string) (float64, bool)
 	// Now is the clock used to time stages; default time.Now.
 	Now func() time.Time
 }
 
-// Pipeline answers questions from an index. It is safe for concurrent use
-// when its Searcher, Embedder and Generator are.
+// Pipeline answers questions through its stages. It is safe for
+// concurrent use when its stages are.
 type Pipeline struct {
-	searcher Searcher
-	emb      search.Embedder
-	gen      Generator
-	log      *slog.Logger
-	opts     Options
+	st   Stages
+	log  *slog.Logger
+	opts Options
 }
 
-// New returns a Pipeline. emb may be nil when opts.Mode is
-// search.ModeKeyword; gen nil means the offline Extractive generator; log
-// nil discards logs.
-func New(s Searcher, emb search.Embedder, gen Generator, log *slog.Logger, opts Options) *Pipeline {
-	if opts.Mode == "" {
-		opts.Mode = search.ModeHybrid
-	}
-	if opts.Candidates <= 0 {
-		opts.Candidates = 20
-	}
-	if opts.MaxSources <= 0 {
-		opts.MaxSources = 4
-	}
-	if opts.MinScore == 0 {
-		opts.MinScore = DefaultMinScore
-	}
-	if opts.Weights == (Weights{}) {
-		opts.Weights = DefaultWeights
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if gen == nil {
-		gen = NewExtractive()
+// New returns a Pipeline. It fails when st has no Retriever. log nil
+// discards logs.
+func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
+	if st.Retriever == nil {
+		return nil, errors.New("answer: new pipeline: no retriever")
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pipeline{searcher: s, emb: emb, gen: gen, log: log, opts: opts}
+	if st.Rewriter == nil {
+		st.Rewriter = Identity{}
+	}
+	if st.Reranker == nil {
+		st.Reranker = FusedOrder{}
+	}
+	if st.Gate == nil {
+		st.Gate = NewRelevance(GateOptions{}, log)
+	}
+	if st.Generator == nil {
+		st.Generator = NewExtractive()
+	}
+	if st.Verifier == nil {
+		st.Verifier = Citations{}
+	}
+	if opts.Mode == "" {
+		opts.Mode = search.ModeDefault
+	}
+	if opts.Candidates <= 0 {
+		opts.Candidates = 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Pipeline{st: st, log: log, opts: opts}, nil
 }
 
-// Answer answers q. A question without text returns an error wrapping
-// docent.ErrEmptyQuestion. When embedding, retrieval or generation fails it
-// returns the error with an Answer of StatusError whose Trace holds the
-// stages that ran. When no candidate reaches the relevance threshold, or
-// the generator cites nothing, the Answer is StatusNotFound with
-// NotFoundText. Trace.Stages always lists embed, retrieve, threshold and
-// generate in that order; a stage that did not run has zero duration.
+// Answer answers q through the stages rewrite, retrieve, rerank, gate,
+// generate and verify. A question without text returns an error wrapping
+// docent.ErrEmptyQuestion. When a stage fails it returns a *StageError
+// with an Answer of StatusError whose Trace holds the stages that ran and
+// the error text. When the gate finds no answer, or the verified answer
+// cites nothing, the Answer is StatusNotFound with NotFoundText.
+// Trace.Stages always lists the six stages in order; a stage that did not
+// run has zero duration and the detail "skipped".
 func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer, error) {
 	text := strings.TrimSpace(q.Text)
 	if text == "" {
 		return docent.Answer{Status: docent.StatusError}, fmt.Errorf("answer: %w", docent.ErrEmptyQuestion)
 	}
 	st := &stages{now: p.opts.Now}
-	a := docent.Answer{Trace: docent.Trace{Query: text, Threshold: p.opts.MinScore}}
-	fail := func(err error) (docent.Answer, error) {
+	a := docent.Answer{Trace: docent.Trace{Query: text}}
+	var usage Usage
+	fail := func(stage string, err error) (docent.Answer, error) {
+		st.stop(stage, "failed")
+		serr := &StageError{Stage: stage, Err: err}
 		a.Status = docent.StatusError
-		a.Trace.Stages = st.all()
-		return a, err
+		a.Trace.Error = serr.Error()
+		p.finish(&a, st, usage)
+		return a, serr
 	}
 
-	// embed
+	// rewrite
 	st.start()
-	var vec []float32
-	if p.opts.Mode != search.ModeKeyword {
-		if p.emb == nil {
-			return fail(fmt.Errorf("answer: embed: no embedder for mode %s", p.opts.Mode))
-		}
-		vs, err := p.emb.Embed(ctx, []string{text})
-		if err != nil {
-			st.stop("embed")
-			return fail(fmt.Errorf("answer: embed: %w", err))
-		}
-		if len(vs) != 1 {
-			st.stop("embed")
-			return fail(fmt.Errorf("answer: embed: got %d vectors for 1 text", len(vs)))
-		}
-		vec = vs[0]
+	rw, err := p.st.Rewriter.Rewrite(ctx, RewriteRequest{Question: text, History: q.History})
+	if err != nil {
+		return fail(StageRewrite, err)
 	}
-	st.stop("embed")
+	usage = usage.Add(rw.Usage)
+	query := strings.TrimSpace(rw.Query)
+	if query == "" {
+		query = text
+	}
+	a.Trace.Query, a.Trace.SubQueries = query, rw.SubQueries
+	st.stop(StageRewrite, rewriteDetail(text, query, rw.SubQueries))
 
 	// retrieve
 	st.start()
-	hits, err := p.searcher.Search(ctx, search.Query{
-		Text: text, Vector: vec, Filter: q.Filter, K: p.opts.Candidates, Mode: p.opts.Mode,
-	})
-	st.stop("retrieve")
+	hits, err := p.retrieve(ctx, query, rw.SubQueries, q.Filter)
 	if err != nil {
-		return fail(fmt.Errorf("answer: retrieve: %w", err))
+		return fail(StageRetrieve, err)
 	}
-	if len(hits) > p.opts.Candidates {
-		hits = hits[:p.opts.Candidates]
-	}
-	a.Trace.Candidates = hits
+	st.stop(StageRetrieve, fmt.Sprintf("%d candidates (%s)", len(hits), p.opts.Mode))
 
-	// threshold
+	// rerank
 	st.start()
-	terms := queryTerms(text)
-	sets := make([]map[string]bool, len(hits))
-	for i, h := range hits {
-		sets[i] = termSet(h.Chunk.Text)
+	rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: query, Hits: hits})
+	if err != nil {
+		return fail(StageRerank, err)
 	}
-	sc := newScorer(terms, sets, p.opts.IDF, p.opts.Weights)
-	rels := make([]relevance, len(hits))
-	best := -1
-	for i, h := range hits {
-		rels[i] = sc.score(h, sets[i])
-		hits[i].Relevance = round4(rels[i].Score)
-		if best < 0 || rels[i].Score > rels[best].Score {
-			best = i
-		}
-	}
-	if best >= 0 {
-		a.Trace.TopScore = round4(rels[best].Score)
-		r := rels[best]
-		p.log.DebugContext(ctx, "relevance", slog.String("chunk", hits[best].Chunk.ID),
-			slog.Float64("score", r.Score), slog.Float64("coverage", r.Coverage),
-			slog.Float64("vector", r.Vector), slog.Float64("keyword", r.Keyword),
-			slog.Any("terms", terms))
-	}
-	found := best >= 0 && rels[best].Score >= p.opts.MinScore
-	st.stop("threshold")
+	usage = usage.Add(rr.Usage)
+	hits = rr.Hits
+	a.Trace.Candidates = hits
+	st.stop(StageRerank, fmt.Sprintf("%d kept", len(hits)))
 
-	if !found {
-		st.skip("generate")
-		p.notFound(&a, st)
-		p.log.DebugContext(ctx, "not found", slog.Float64("top_score", a.Trace.TopScore),
-			slog.Float64("threshold", p.opts.MinScore))
+	// gate
+	st.start()
+	d, err := p.st.Gate.Gate(ctx, GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Hits: hits})
+	if err != nil {
+		return fail(StageGate, err)
+	}
+	a.Trace.Threshold, a.Trace.TopScore = d.Threshold, d.TopScore
+	st.stop(StageGate, d.Detail)
+	if d.Status != docent.StatusAnswered {
+		p.log.DebugContext(ctx, "not found", slog.Float64("top_score", d.TopScore), slog.Float64("threshold", d.Threshold))
+		p.notFound(&a)
+		p.finish(&a, st, usage)
 		return a, nil
 	}
 
 	// generate
 	st.start()
-	srcs := p.selectSources(hits, rels, sc)
-	req := GenerateRequest{Question: text, Sources: srcs, Terms: sc.idf}
-	if c, desc := detectConflict(srcs, sc); c != nil {
-		req.Conflict = c
-		a.Trace.Conflict = desc
-	}
-	res, err := p.gen.Generate(ctx, req)
-	st.stop("generate")
+	res, err := p.st.Generator.Generate(ctx, GenerateRequest{
+		Question: text, Query: query, History: q.History,
+		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms,
+	})
+	usage = usage.Add(res.Usage)
+	a.Trace.Model, a.Trace.Prompt = res.Model, res.Prompt
 	if err != nil {
-		return fail(fmt.Errorf("answer: generate: %w", err))
+		return fail(StageGenerate, err)
 	}
-	out, cites := renumber(res.Text, srcs)
-	if len(cites) == 0 {
-		a.Trace.Conflict = ""
-		p.notFound(&a, st)
+	st.stop(StageGenerate, generateDetail(res))
+	if res.NotFound {
+		p.notFound(&a)
+		p.finish(&a, st, usage)
 		return a, nil
 	}
-	a.Text = out
-	a.Citations = cites
+
+	// verify
+	st.start()
+	v, err := p.st.Verifier.Verify(ctx, VerifyRequest{Text: res.Text, Sources: d.Sources})
+	if err != nil {
+		return fail(StageVerify, err)
+	}
+	a.Trace.CitationsRemoved, a.Trace.Uncited = v.Removed, v.Uncited
+	st.stop(StageVerify, fmt.Sprintf("%d citations, %d removed", len(v.Citations), v.Removed))
+	if len(v.Citations) == 0 {
+		p.notFound(&a)
+		p.finish(&a, st, usage)
+		return a, nil
+	}
+	a.Text = v.Text
+	a.Citations = v.Citations
 	a.Status = docent.StatusAnswered
-	for _, c := range cites {
+	a.Trace.Conflict = d.ConflictNote
+	for _, c := range v.Citations {
 		a.Trace.Used = append(a.Trace.Used, c.ChunkID)
 	}
-	a.Trace.Stages = st.all()
+	p.finish(&a, st, usage)
 	return a, nil
 }
 
+// retrieve runs the query and each sub-query and merges their rankings
+// round-robin (each part's best first), without duplicates, up to
+// Candidates per query.
+func (p *Pipeline) retrieve(ctx context.Context, query string, parts []string, f docent.Filter) ([]docent.Hit, error) {
+	queries := append([]string{query}, parts...)
+	lists := make([][]docent.Hit, len(queries))
+	for i, qt := range queries {
+		res, err := p.st.Retriever.Retrieve(ctx, search.Request{Text: qt, Filter: f, K: p.opts.Candidates, Mode: p.opts.Mode})
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = res.Hits
+		if len(lists[i]) > p.opts.Candidates {
+			lists[i] = lists[i][:p.opts.Candidates]
+		}
+	}
+	if len(lists) == 1 {
+		return lists[0], nil
+	}
+	var out []docent.Hit
+	seen := map[string]bool{}
+	for r := 0; ; r++ {
+		more := false
+		for _, l := range lists {
+			if r >= len(l) {
+				continue
+			}
+			more = true
+			if !seen[l[r].Chunk.ID] {
+				seen[l[r].Chunk.ID] = true
+				out = append(out, l[r])
+			}
+		}
+		if !more {
+			return out, nil
+		}
+	}
+}
+
 // notFound turns a into the not-found reply.
-func (p *Pipeline) notFound(a *docent.Answer, st *stages) {
+func (p *Pipeline) notFound(a *docent.Answer) {
 	a.Status = docent.StatusNotFound
 	a.Text = NotFoundText
 	a.Citations = nil
 	a.Trace.Used = nil
+	a.Trace.Conflict = ""
+}
+
+// finish fills the trace's token counts and stage list.
+func (p *Pipeline) finish(a *docent.Answer, st *stages, u Usage) {
+	a.Trace.TokensIn, a.Trace.TokensOut = u.InputTokens, u.OutputTokens
 	a.Trace.Stages = st.all()
 }
 
-// selectSources picks up to MaxSources hits, one per document, in fused
-// (retrieval) order, skipping hits whose relevance is under half the best
-// candidate's: retrieval order is the better-measured ranking, relevance
-// only keeps weak matches out.
-func (p *Pipeline) selectSources(hits []docent.Hit, rels []relevance, sc *scorer) []Source {
-	var srcs []Source
-	seen := map[string]bool{}
-	top := 0.0
-	for _, r := range rels {
-		top = max(top, r.Score)
+func rewriteDetail(question, query string, parts []string) string {
+	d := "query unchanged"
+	if query != question {
+		d = "rewritten"
 	}
-	for i, h := range hits {
-		if len(srcs) == p.opts.MaxSources {
-			break
-		}
-		if rels[i].Score < top*minSourceShare || seen[docKey(h.Chunk)] {
-			continue
-		}
-		seen[docKey(h.Chunk)] = true
-		srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: round4(rels[i].Score)})
+	if len(parts) > 0 {
+		d += fmt.Sprintf(", %d parts", len(parts))
 	}
-	// A near-duplicate of a chosen source from another document may hold a
-	// different (newer or older) version of the answer: bring in the
-	// best-ranked candidate that conflicts with a source, so the conflict
-	// is seen and the newer version preferred.
-	for i, h := range hits {
-		if seen[docKey(h.Chunk)] {
-			continue
-		}
-		for _, s := range srcs {
-			if ok, _, _ := conflicts(s.Hit.Chunk, h.Chunk, sc); ok {
-				seen[docKey(h.Chunk)] = true
-				srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: round4(rels[i].Score)})
-				return srcs
-			}
-		}
-	}
-	return srcs
+	return d
 }
 
-// minSourceShare is the smallest relevance, relative to the best
-// candidate's, that a source may have.
-const minSourceShare = 0.5
-
-func docKey(c docent.Chunk) string {
-	if c.DocID != "" {
-		return c.DocID
+func generateDetail(res GenerateResult) string {
+	who := "extractive"
+	if res.Model != "" {
+		who = res.Model
 	}
-	return c.ID
-}
-
-var markerRE = regexp.MustCompile(`\[(\d+)\]`)
-
-// renumber rewrites [n] markers that name a source so that sources are
-// numbered in order of first use, drops markers that name none, and
-// returns the citations in their new order.
-func renumber(text string, srcs []Source) (string, []docent.Citation) {
-	byN := make(map[int]Source, len(srcs))
-	for _, s := range srcs {
-		byN[s.N] = s
+	if res.NotFound {
+		return who + ": the sources do not say"
 	}
-	newN := map[int]int{}
-	var cites []docent.Citation
-	out := markerRE.ReplaceAllStringFunc(text, func(m string) string {
-		n, err := strconv.Atoi(m[1 : len(m)-1])
-		if err != nil {
-			return ""
-		}
-		s, ok := byN[n]
-		if !ok {
-			return ""
-		}
-		k, ok := newN[n]
-		if !ok {
-			k = len(cites) + 1
-			newN[n] = k
-			cites = append(cites, citation(k, s.Hit.Chunk))
-		}
-		return "[" + strconv.Itoa(k) + "]"
-	})
-	return cleanSpaces(out), cites
-}
-
-// cleanSpaces collapses runs of spaces inside lines and trims the text,
-// keeping line breaks.
-func cleanSpaces(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		l = strings.Join(strings.Fields(l), " ")
-		for _, p := range []string{".", ",", ";", ":", "!", "?"} {
-			l = strings.ReplaceAll(l, " "+p, p)
-		}
-		lines[i] = l
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-func citation(n int, c docent.Chunk) docent.Citation {
-	return docent.Citation{
-		N: n, DocID: c.DocID, ChunkID: c.ID, Title: c.Title,
-		Section: strings.Join(c.Section, " › "), URL: c.URL, UpdatedAt: c.UpdatedAt,
-	}
-}
-
-func round4(f float64) float64 {
-	return float64(int64(f*10000+0.5)) / 10000
+	return fmt.Sprintf("%s, %d characters", who, len(res.Text))
 }
 
 // stages times pipeline stages with an injectable clock.
@@ -384,28 +312,35 @@ type stages struct {
 
 func (s *stages) start() { s.t0 = s.now() }
 
-func (s *stages) stop(name string) {
-	s.add(name, s.now().Sub(s.t0))
+func (s *stages) stop(name, detail string) {
+	s.add(docent.Stage{Name: name, Duration: s.now().Sub(s.t0), Detail: detail})
 }
 
-func (s *stages) skip(name string) { s.add(name, 0) }
-
-func (s *stages) add(name string, d time.Duration) {
+func (s *stages) add(st docent.Stage) {
 	if s.names == nil {
 		s.names = map[string]bool{}
 	}
-	if s.names[name] {
+	if s.names[st.Name] {
 		return
 	}
-	s.names[name] = true
-	s.list = append(s.list, docent.Stage{Name: name, Duration: d})
+	s.names[st.Name] = true
+	s.list = append(s.list, st)
 }
 
-// all returns the recorded stages plus zero-duration entries for the
-// stages that did not run, in pipeline order.
+// all returns the recorded stages plus zero-duration "skipped" entries
+// for the stages that did not run, in pipeline order.
 func (s *stages) all() []docent.Stage {
-	for _, n := range []string{"embed", "retrieve", "threshold", "generate"} {
-		s.skip(n)
+	byName := map[string]docent.Stage{}
+	for _, st := range s.list {
+		byName[st.Name] = st
 	}
-	return s.list
+	out := make([]docent.Stage, 0, len(stageOrder))
+	for _, n := range stageOrder {
+		st, ok := byName[n]
+		if !ok {
+			st = docent.Stage{Name: n, Detail: "skipped"}
+		}
+		out = append(out, st)
+	}
+	return out
 }

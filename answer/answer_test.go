@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"hash/fnv"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,47 +20,30 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
-// fakeSearcher returns fixed hits and records the last query.
+// fakeSearcher is a Retriever returning fixed hits; it records the last
+// request.
 type fakeSearcher struct {
 	hits  []docent.Hit
 	err   error
 	calls int
-	last  search.Query
+	last  search.Request
 }
 
-func (f *fakeSearcher) Search(_ context.Context, q search.Query) ([]docent.Hit, error) {
+func (f *fakeSearcher) Retrieve(_ context.Context, q search.Request) (search.Result, error) {
 	f.calls++
 	f.last = q
-	return f.hits, f.err
+	return search.Result{Hits: slices.Clone(f.hits)}, f.err
 }
 
-// fakeEmbedder hashes words into a small normalized vector.
-type fakeEmbedder struct{ err error }
-
-func (fakeEmbedder) Name() string { return "fake-8" }
-func (fakeEmbedder) Dim() int     { return 8 }
-func (f fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	if f.err != nil {
-		return nil, f.err
+// pipeline builds a Pipeline over s with the given generator (nil for
+// Extractive), gate options and pipeline options.
+func pipeline(t *testing.T, s Retriever, gen Generator, log *slog.Logger, g GateOptions, opts Options) *Pipeline {
+	t.Helper()
+	p, err := New(Stages{Retriever: s, Generator: gen, Gate: NewRelevance(g, log)}, log, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 8)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(w))
-			v[h.Sum32()%8]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n))
-		}
-		out[i] = v
-	}
-	return out, nil
+	return p
 }
 
 // fakeGenerator returns fixed text and records the request.
@@ -193,7 +175,7 @@ func TestAnswer(t *testing.T) {
 		name       string
 		question   string
 		hits       []docent.Hit
-		opts       Options
+		opts       GateOptions
 		wantStatus docent.Status
 		wantCites  []string // chunk IDs in citation order
 		wantText   []string // substrings, in this order
@@ -274,7 +256,7 @@ func TestAnswer(t *testing.T) {
 			name:       "not found under a strict threshold",
 			question:   "How many vacation days do I get per year?",
 			hits:       []docent.Hit{hit(chPTO, 1, 1, 1, 0.71)},
-			opts:       Options{MinScore: 0.99},
+			opts:       GateOptions{MinScore: 0.99},
 			wantStatus: docent.StatusNotFound,
 			wantText:   []string{NotFoundText},
 		},
@@ -303,7 +285,7 @@ func TestAnswer(t *testing.T) {
 				hit(chWifi, 0.5, 2, 2, 0.1),
 				hit(chHotelOld, 0.3, 3, 3, 0.7),
 			},
-			opts:       Options{MaxSources: 1},
+			opts:       GateOptions{MaxSources: 1},
 			wantStatus: docent.StatusAnswered,
 			wantCites:  []string{"c-hotel-new", "c-hotel-old"},
 			wantText:   []string{"the most recent (Expense policy, updated 2026-03-01)", "$250", "$180"},
@@ -325,9 +307,7 @@ func TestAnswer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &fakeSearcher{hits: tt.hits}
-			opts := tt.opts
-			opts.Now = tickClock()
-			p := New(s, fakeEmbedder{}, nil, nil, opts)
+			p := pipeline(t, s, nil, nil, tt.opts, Options{Now: tickClock()})
 			a, err := p.Answer(context.Background(), docent.Question{Text: tt.question})
 			if err != nil {
 				t.Fatalf("Answer: %v", err)
@@ -385,7 +365,7 @@ func TestAnswerEmptyQuestion(t *testing.T) {
 	for _, q := range []string{"", "   ", "\n\t "} {
 		t.Run(strconv.Quote(q), func(t *testing.T) {
 			s := &fakeSearcher{hits: []docent.Hit{hit(chPTO, 1, 1, 1, 0.9)}}
-			p := New(s, fakeEmbedder{}, nil, nil, Options{})
+			p := pipeline(t, s, nil, nil, GateOptions{}, Options{})
 			_, err := p.Answer(context.Background(), docent.Question{Text: q})
 			if !errors.Is(err, docent.ErrEmptyQuestion) {
 				t.Fatalf("err = %v, want ErrEmptyQuestion", err)
@@ -408,17 +388,17 @@ func TestAnswerTrace(t *testing.T) {
 	}
 	s := &fakeSearcher{hits: hits}
 	filter := docent.Filter{Sources: []string{"handbook"}}
-	p := New(s, fakeEmbedder{}, nil, nil, Options{Candidates: 7, Now: tickClock()})
+	p := pipeline(t, s, nil, nil, GateOptions{}, Options{Candidates: 7, Now: tickClock()})
 	a, err := p.Answer(context.Background(), docent.Question{Text: "  How many vacation days do I get? ", Filter: filter})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The query sent to the index.
-	if s.last.Text != "How many vacation days do I get?" || s.last.K != 7 || s.last.Mode != search.ModeHybrid {
+	if s.last.Text != "How many vacation days do I get?" || s.last.K != 7 || s.last.Mode != search.ModeDefault {
 		t.Errorf("query = %+v", s.last)
 	}
-	if len(s.last.Vector) != 8 || len(s.last.Filter.Sources) != 1 {
-		t.Errorf("query vector len %d, filter %+v", len(s.last.Vector), s.last.Filter)
+	if s.last.Vector != nil || len(s.last.Filter.Sources) != 1 {
+		t.Errorf("query vector %v (the retriever embeds), filter %+v", s.last.Vector, s.last.Filter)
 	}
 	tr := a.Trace
 	if tr.Query != "How many vacation days do I get?" {
@@ -450,7 +430,7 @@ func TestAnswerTrace(t *testing.T) {
 			t.Errorf("stage %s took %v, want 1ms", st.Name, st.Duration)
 		}
 	}
-	if strings.Join(names, ",") != "embed,retrieve,threshold,generate" {
+	if strings.Join(names, ",") != "rewrite,retrieve,rerank,gate,generate,verify" {
 		t.Errorf("stages = %v", names)
 	}
 	if len(tr.Used) == 0 || tr.Used[0] != "c-pto" {
@@ -482,7 +462,7 @@ func TestAnswerLogsNotFoundAtDebug(t *testing.T) {
 	}{{slog.LevelInfo, false}, {slog.LevelDebug, true}} {
 		buf.Reset()
 		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level}))
-		p := New(&fakeSearcher{hits: hits}, fakeEmbedder{}, nil, log, Options{})
+		p := pipeline(t, &fakeSearcher{hits: hits}, nil, log, GateOptions{}, Options{})
 		a, err := p.Answer(context.Background(), docent.Question{Text: "Can I bring my dog to work?"})
 		if err != nil || a.Status != docent.StatusNotFound {
 			t.Fatalf("status %s, err %v; want not found", a.Status, err)
@@ -494,27 +474,28 @@ func TestAnswerLogsNotFoundAtDebug(t *testing.T) {
 }
 
 func TestAnswerStagesWhenNotFound(t *testing.T) {
-	p := New(&fakeSearcher{}, fakeEmbedder{}, nil, nil, Options{Now: tickClock()})
+	p := pipeline(t, &fakeSearcher{}, nil, nil, GateOptions{}, Options{Now: tickClock()})
 	a, err := p.Answer(context.Background(), docent.Question{Text: "Where is the moon base?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ms := time.Millisecond
-	want := []docent.Stage{{Name: "embed", Duration: ms}, {Name: "retrieve", Duration: ms},
-		{Name: "threshold", Duration: ms}, {Name: "generate", Duration: 0}}
-	if len(a.Trace.Stages) != len(want) {
-		t.Fatalf("stages = %v", a.Trace.Stages)
+	want := []docent.Stage{
+		{Name: "rewrite", Duration: ms, Detail: "query unchanged"},
+		{Name: "retrieve", Duration: ms, Detail: "0 candidates (default)"},
+		{Name: "rerank", Duration: ms, Detail: "0 kept"},
+		{Name: "gate", Duration: ms, Detail: "no candidates"},
+		{Name: "generate", Detail: "skipped"},
+		{Name: "verify", Detail: "skipped"},
 	}
-	for i := range want {
-		if a.Trace.Stages[i] != want[i] {
-			t.Errorf("stage %d = %v, want %v", i, a.Trace.Stages[i], want[i])
-		}
+	if !slices.Equal(a.Trace.Stages, want) {
+		t.Errorf("stages = %+v\nwant %+v", a.Trace.Stages, want)
 	}
 }
 
-func TestAnswerKeywordModeSkipsEmbedding(t *testing.T) {
+func TestAnswerPassesModeToRetriever(t *testing.T) {
 	s := &fakeSearcher{hits: []docent.Hit{hit(chPTO, 1, 1, 0, 0)}}
-	p := New(s, nil, nil, nil, Options{Mode: search.ModeKeyword})
+	p := pipeline(t, s, nil, nil, GateOptions{}, Options{Mode: search.ModeKeyword})
 	a, err := p.Answer(context.Background(), docent.Question{Text: "How many vacation days per year?"})
 	if err != nil {
 		t.Fatal(err)
@@ -528,27 +509,56 @@ func TestAnswerKeywordModeSkipsEmbedding(t *testing.T) {
 	}
 }
 
+// stageFuncs implement stage contracts with functions, for tests.
+type stageFuncs struct {
+	rewrite func(RewriteRequest) (Rewrite, error)
+	rerank  func(RerankRequest) (Reranked, error)
+	gate    func(GateRequest) (Decision, error)
+	verify  func(VerifyRequest) (Verified, error)
+}
+
+func (f stageFuncs) Rewrite(_ context.Context, r RewriteRequest) (Rewrite, error) {
+	return f.rewrite(r)
+}
+func (f stageFuncs) Rerank(_ context.Context, r RerankRequest) (Reranked, error) { return f.rerank(r) }
+func (f stageFuncs) Gate(_ context.Context, r GateRequest) (Decision, error)     { return f.gate(r) }
+func (f stageFuncs) Verify(_ context.Context, r VerifyRequest) (Verified, error) { return f.verify(r) }
+
 func TestAnswerErrors(t *testing.T) {
 	boom := errors.New("boom")
+	good := []docent.Hit{hit(chPTO, 1, 1, 1, 0.8)}
+	fails := stageFuncs{
+		rewrite: func(RewriteRequest) (Rewrite, error) { return Rewrite{}, boom },
+		rerank:  func(RerankRequest) (Reranked, error) { return Reranked{}, boom },
+		gate:    func(GateRequest) (Decision, error) { return Decision{}, boom },
+		verify:  func(VerifyRequest) (Verified, error) { return Verified{}, boom },
+	}
 	tests := []struct {
-		name     string
-		searcher *fakeSearcher
-		emb      search.Embedder
-		gen      Generator
-		prefix   string
-		stages   int // stages with a non-zero duration
+		name   string
+		stages Stages
+		stage  string
+		ran    int // stages with a non-zero duration, the failed one included
 	}{
-		{"embed fails", &fakeSearcher{}, fakeEmbedder{err: boom}, nil, "answer: embed: ", 1},
-		{"retrieve fails", &fakeSearcher{err: boom}, fakeEmbedder{}, nil, "answer: retrieve: ", 2},
-		{"generate fails", &fakeSearcher{hits: []docent.Hit{hit(chPTO, 1, 1, 1, 0.8)}}, fakeEmbedder{},
-			&fakeGenerator{err: boom}, "answer: generate: ", 4},
+		{"rewrite fails", Stages{Retriever: &fakeSearcher{hits: good}, Rewriter: fails}, "rewrite", 1},
+		{"retrieve fails", Stages{Retriever: &fakeSearcher{err: boom}}, "retrieve", 2},
+		{"rerank fails", Stages{Retriever: &fakeSearcher{hits: good}, Reranker: fails}, "rerank", 3},
+		{"gate fails", Stages{Retriever: &fakeSearcher{hits: good}, Gate: fails}, "gate", 4},
+		{"generate fails", Stages{Retriever: &fakeSearcher{hits: good}, Generator: &fakeGenerator{err: boom}}, "generate", 5},
+		{"verify fails", Stages{Retriever: &fakeSearcher{hits: good}, Verifier: fails}, "verify", 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := New(tt.searcher, tt.emb, tt.gen, nil, Options{Now: tickClock()})
+			p, err := New(tt.stages, nil, Options{Now: tickClock()})
+			if err != nil {
+				t.Fatal(err)
+			}
 			a, err := p.Answer(context.Background(), docent.Question{Text: "How many vacation days per year?"})
-			if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), tt.prefix) {
-				t.Fatalf("err = %v, want %q wrapping boom", err, tt.prefix)
+			var se *StageError
+			if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != tt.stage {
+				t.Fatalf("err = %v, want a %s StageError wrapping boom", err, tt.stage)
+			}
+			if want := "answer: " + tt.stage + ": boom"; err.Error() != want || a.Trace.Error != want {
+				t.Errorf("error %q, trace error %q; want %q", err, a.Trace.Error, want)
 			}
 			if a.Status != docent.StatusError {
 				t.Errorf("Status = %s, want error", a.Status)
@@ -558,11 +568,17 @@ func TestAnswerErrors(t *testing.T) {
 				if st.Duration > 0 {
 					ran++
 				}
+				if st.Name == tt.stage && st.Detail != "failed" {
+					t.Errorf("failed stage detail = %q", st.Detail)
+				}
 			}
-			if len(a.Trace.Stages) != 4 || ran != tt.stages {
-				t.Errorf("stages = %v, want 4 with %d timed", a.Trace.Stages, tt.stages)
+			if len(a.Trace.Stages) != 6 || ran != tt.ran {
+				t.Errorf("stages = %v, want 6 with %d timed", a.Trace.Stages, tt.ran)
 			}
 		})
+	}
+	if _, err := New(Stages{}, nil, Options{}); err == nil {
+		t.Error("New without a retriever succeeded")
 	}
 }
 
@@ -588,7 +604,7 @@ func TestAnswerRenumbersGeneratorCitations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gen := &fakeGenerator{text: tt.text}
-			p := New(&fakeSearcher{hits: hits}, fakeEmbedder{}, gen, nil, Options{})
+			p := pipeline(t, &fakeSearcher{hits: hits}, gen, nil, GateOptions{}, Options{})
 			a, err := p.Answer(context.Background(), docent.Question{Text: "How many vacation and sick days do I get?"})
 			if err != nil {
 				t.Fatal(err)
@@ -624,7 +640,7 @@ func TestSelectSourcesFusedOrderDedupedRelevant(t *testing.T) {
 		hit(chSick, 0.7, 4, 4, 0.6),
 	}
 	gen := &fakeGenerator{text: "x [1]."}
-	p := New(&fakeSearcher{hits: hits}, fakeEmbedder{}, gen, nil, Options{})
+	p := pipeline(t, &fakeSearcher{hits: hits}, gen, nil, GateOptions{}, Options{})
 	if _, err := p.Answer(context.Background(), docent.Question{Text: "How many vacation days per year?"}); err != nil {
 		t.Fatal(err)
 	}
@@ -647,10 +663,10 @@ func TestSelectSourcesFusedOrderDedupedRelevant(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	answered := func() docent.Answer {
-		p := New(&fakeSearcher{hits: []docent.Hit{
+		p := pipeline(t, &fakeSearcher{hits: []docent.Hit{
 			hit(chHotelOld, 1, 1, 1, 0.74),
 			hit(chHotelNew, 0.9, 2, 2, 0.7),
-		}}, fakeEmbedder{}, nil, nil, Options{})
+		}}, nil, nil, GateOptions{}, Options{})
 		a, err := p.Answer(context.Background(), docent.Question{Text: "What is the hotel limit per night?"})
 		if err != nil {
 			t.Fatal(err)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/redact"
 )
 
 // Answerer answers one question. *Pipeline implements it.
@@ -32,18 +34,24 @@ type Recorder struct {
 	turns    TurnSaver
 	observer Observer
 	log      *slog.Logger
+	redact   func(string) string
 	now      func() time.Time
 }
 
 // NewRecorder wraps an Answerer so that each answer is stored as a turn.
-// observer may be nil.
-func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logger) *Recorder {
-	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, now: time.Now}
+// observer may be nil. redact masks secrets in the error text of a failed
+// turn before it is stored or logged; nil masks only URL credentials.
+func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logger, redact func(string) string) *Recorder {
+	if redact == nil {
+		redact = redactURLs
+	}
+	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, redact: redact, now: time.Now}
 }
 
 // Ask answers q and stores the turn. An empty question returns
 // docent.ErrEmptyQuestion and stores nothing. A pipeline error is stored as
-// a turn with status error and returned.
+// a turn with status error, its error text (secrets masked) in
+// Trace.Error, and returned.
 func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, error) {
 	turn := docent.Turn{Question: q, CreatedAt: r.now().UTC()}
 	a, err := r.answerer.Answer(ctx, q)
@@ -52,6 +60,7 @@ func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, err
 	}
 	if err != nil {
 		a = docent.Answer{Status: docent.StatusError, Trace: a.Trace}
+		a.Trace.Error = r.redact(err.Error())
 	}
 	turn.Answer = a
 	if r.observer != nil {
@@ -60,7 +69,7 @@ func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, err
 	// Store the turn even when the asker has gone (a cancelled request):
 	// the retrieval log must miss nothing.
 	if serr := r.turns.CreateTurn(context.WithoutCancel(ctx), &turn); serr != nil {
-		r.log.ErrorContext(ctx, "store turn", slog.Any("error", serr))
+		r.log.ErrorContext(ctx, "store turn", slog.String("error", r.redact(serr.Error())))
 		if err == nil {
 			err = fmt.Errorf("answer: store turn: %w", serr)
 		}
@@ -69,4 +78,11 @@ func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, err
 		return turn, fmt.Errorf("answer: %w", err)
 	}
 	return turn, nil
+}
+
+var urlRE = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// redactURLs masks the credentials of every URL in s.
+func redactURLs(s string) string {
+	return urlRE.ReplaceAllStringFunc(s, redact.URL)
 }

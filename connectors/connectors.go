@@ -34,16 +34,9 @@ type Changes struct {
 	// Failed are documents that could not be read or converted: binary,
 	// oversized, malformed. They are skipped and reported; a document that
 	// failed keeps its previous indexed version.
-	Failed []DocError
+	Failed []docent.DocError
 	// Cursor is what to pass to the next Changes call once this sync has
 	// been applied completely.
 	Cursor string
 }
 
-// DocError is one document that a sync skipped, and why.
-type DocError struct {
-	// ID is the document ID (or the path when no ID could be formed).
-	ID string `json:"id"`
-	// Err says what went wrong, safe to show to an admin.
-	Err string `json:"error"`
-}

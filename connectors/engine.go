@@ -105,7 +105,7 @@ type run struct {
 	src      Source
 	name     string
 	id       int64
-	res      RunResult
+	res      docent.RunResult
 	progress func(Progress)
 	done     int
 	total    int
@@ -119,14 +119,14 @@ type run struct {
 // the run. It returns an error, with the run recorded as failed, when the
 // source cannot be read (the index is left as it was), when the registry
 // or the index fails, or when ctx is cancelled (ErrInterrupted). Documents
-// that cannot be indexed are skipped and listed in RunResult.Errors; they
+// that cannot be indexed are skipped and listed in docent.RunResult.Errors; they
 // do not fail the run, but when one failed to chunk or embed the source's
 // cursor is not advanced, so the next run lists it again. progress, if
 // not nil, is called after each document.
-func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) (RunResult, error) {
+func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) (docent.RunResult, error) {
 	name := src.Name()
 	if name == "" {
-		return RunResult{}, errors.New("connectors: sync: source has no name")
+		return docent.RunResult{}, errors.New("connectors: sync: source has no name")
 	}
 	if _, trainable := e.emb.(search.Trainable); trainable {
 		e.model.Lock()
@@ -136,7 +136,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		reembed, err := e.plainNeedsReembed(ctx)
 		if err != nil {
 			e.model.RUnlock()
-			return RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err)
+			return docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err)
 		}
 		if reembed {
 			e.model.RUnlock()
@@ -148,7 +148,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 	}
 
 	r := &run{e: e, src: src, name: name, progress: progress,
-		res: RunResult{Source: name, Started: e.opts.Clock().UTC()}}
+		res: docent.RunResult{Source: name, Started: e.opts.Clock().UTC()}}
 	id, err := e.reg.StartRun(ctx, name)
 	if err != nil {
 		return r.res, fmt.Errorf("connectors: sync %s: %w", name, err)
@@ -159,7 +159,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 }
 
 // finish records the run's outcome and returns it.
-func (r *run) finish(ctx context.Context, err error) (RunResult, error) {
+func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 	e := r.e
 	r.res.Finished = e.opts.Clock().UTC()
 	r.res.Failed = len(r.res.Errors)
@@ -197,7 +197,7 @@ func (r *run) sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	indexed, err := e.idx.DocChunkIDs(ctx)
+	indexed, err := e.idx.ChunkIDs(ctx, name)
 	if err != nil {
 		return fmt.Errorf("read index: %w", err)
 	}
@@ -426,7 +426,7 @@ func (r *run) write(ctx context.Context, p *pendingDoc) error {
 		ids[i] = c.ID
 	}
 	d := p.doc
-	return e.reg.PutDocument(ctx, DocRecord{
+	return e.reg.PutDocument(ctx, docent.DocRecord{
 		ID: d.ID, Source: r.name, Path: d.Path, URL: d.URL, Title: d.Title, Space: d.Space,
 		Labels: d.Labels, Owner: d.Owner, Author: d.Author, ContentHash: p.hash,
 		UpdatedAt: d.UpdatedAt.UTC(), ChunkIDs: ids,
@@ -435,7 +435,7 @@ func (r *run) write(ctx context.Context, p *pendingDoc) error {
 
 // fail records a skipped document.
 func (r *run) fail(id, msg string) {
-	r.res.Errors = append(r.res.Errors, DocError{ID: id, Err: msg})
+	r.res.Errors = append(r.res.Errors, docent.DocError{ID: id, Err: msg})
 	r.e.log.Warn("document skipped", slog.String("source", r.name), slog.String("id", id), slog.String("error", msg))
 }
 

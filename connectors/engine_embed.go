@@ -162,7 +162,7 @@ func (e *Engine) embedChunks(ctx context.Context, chunks []*docent.Chunk) error 
 		for i, c := range part {
 			texts[i] = c.Text
 		}
-		vecs, err := e.emb.Embed(ctx, texts)
+		vecs, err := e.emb.EmbedDocuments(ctx, texts)
 		if err != nil {
 			return err
 		}

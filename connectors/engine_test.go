@@ -52,7 +52,7 @@ func (e *env) engine() *connectors.Engine {
 }
 
 // sync runs a healthy sync and fails the test on a run-level error.
-func (e *env) sync() connectors.RunResult {
+func (e *env) sync() docent.RunResult {
 	e.t.Helper()
 	res, err := e.engine().Sync(context.Background(), e.src, nil)
 	if err != nil {
@@ -68,7 +68,7 @@ func (e *env) converged(want []docent.Document) {
 
 func (e *env) chunkIDs() map[string][]string {
 	e.t.Helper()
-	m, err := e.idx.DocChunkIDs(context.Background())
+	m, err := e.idx.ChunkIDs(context.Background(), e.src.Name())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func (e *env) chunkIDs() map[string][]string {
 
 type counts struct{ added, updated, unchanged, deleted, failed int }
 
-func countsOf(r connectors.RunResult) counts {
+func countsOf(r docent.RunResult) counts {
 	return counts{r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed}
 }
 
@@ -131,7 +131,7 @@ func TestSyncCounts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if run.Status != store.RunOK || countsOf(run.RunResult) != want {
+				if run.Status != docent.RunOK || countsOf(run.RunResult) != want {
 					t.Errorf("%s: recorded run = %+v", s.name, run)
 				}
 				if c, _ := e.db.Cursor(ctx, "hb"); c != s.wantCursor {
@@ -172,7 +172,7 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 		doc("embed.md", "this is unembeddable"),
 		wrongSource,
 	)
-	e.src.SetFailed(connectors.DocError{ID: "hb:unreadable.md", Err: "permission denied"})
+	e.src.SetFailed(docent.DocError{ID: "hb:unreadable.md", Err: "permission denied"})
 
 	res := e.sync()
 	if got, want := countsOf(res), (counts{added: 2, failed: 7}); got != want {
@@ -192,7 +192,7 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 	}
 	e.converged(good)
 	run, _ := e.db.LastRun(ctx, "hb")
-	if run.Status != store.RunOK || len(run.Errors) != 7 {
+	if run.Status != docent.RunOK || len(run.Errors) != 7 {
 		t.Errorf("recorded run = %+v", run)
 	}
 
@@ -277,7 +277,7 @@ func TestSyncRetriesEngineFailuresIncrementally(t *testing.T) {
 		e.src.Put(doc("a.md", "Alpha."))
 		e.sync()
 		e.src.Put(doc("b.md", "Bravo."))
-		e.src.SetFailed(connectors.DocError{ID: "hb:image.md", Err: "binary file"})
+		e.src.SetFailed(docent.DocError{ID: "hb:image.md", Err: "binary file"})
 		res := e.sync()
 		if got, want := countsOf(res), (counts{added: 1, failed: 1}); got != want {
 			t.Errorf("counts = %+v, want %+v", got, want)
@@ -305,14 +305,14 @@ func TestSyncSourceErrorLeavesIndexUntouched(t *testing.T) {
 		t.Fatalf("Sync error = %v, want the source's error", err)
 	}
 	if !strings.Contains(res.Err, "503 from wiki") {
-		t.Errorf("RunResult.Err = %q", res.Err)
+		t.Errorf("docent.RunResult.Err = %q", res.Err)
 	}
 	if after := e.chunkIDs(); !mapsEqual(before, after) {
 		t.Errorf("index changed after a source error: %v -> %v", before, after)
 	}
 	e.converged(docs)
 	run, _ := e.db.LastRun(ctx, "hb")
-	if run.Status != store.RunFailed || !strings.Contains(run.Err, "503 from wiki") {
+	if run.Status != docent.RunFailed || !strings.Contains(run.Err, "503 from wiki") {
 		t.Errorf("recorded run = %+v", run)
 	}
 	if c, _ := e.db.Cursor(ctx, "hb"); c != "1" {
@@ -371,7 +371,7 @@ func TestSyncInterrupted(t *testing.T) {
 		t.Errorf("last progress = %+v, want 2 of 6", last)
 	}
 	run, _ := e.db.LastRun(context.Background(), "hb")
-	if run.Status != store.RunFailed || run.Err != "interrupted" {
+	if run.Status != docent.RunFailed || run.Err != "interrupted" {
 		t.Errorf("recorded run = %+v", run)
 	}
 	if c, _ := e.db.Cursor(context.Background(), "hb"); c != "1" {
@@ -441,7 +441,7 @@ func crashAtEveryWrite(t *testing.T, trainable, incremental, panics bool) {
 			}
 			if err != nil {
 				run, _ := e.db.LastRun(ctx, "hb")
-				if run.Status != store.RunFailed {
+				if run.Status != docent.RunFailed {
 					t.Errorf("crash at write %d: run recorded as %q", n+1, run.Status)
 				}
 			}
@@ -477,7 +477,7 @@ func TestSyncReconcilesIndexWithRegistry(t *testing.T) {
 
 	// An orphan in the index (written before a crash, never registered)
 	// and a registered document missing from the index.
-	vec, _ := e.emb.Embed(ctx, []string{"ghost"})
+	vec, _ := e.emb.EmbedDocuments(ctx, []string{"ghost"})
 	if err := e.idx.Upsert(ctx, []docent.Chunk{{ID: "ghost1", DocID: "hb:ghost.md", Source: "hb", Text: "ghost", Vector: vec[0]}}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docent-hq/docent"
 	"log/slog"
 	"sync"
 	"time"
@@ -29,7 +30,7 @@ var (
 // Syncer runs one sync of a source; *Engine implements it.
 type Syncer interface {
 	// Sync brings the index up to date with src (see Engine.Sync).
-	Sync(ctx context.Context, src Source, progress func(Progress)) (RunResult, error)
+	Sync(ctx context.Context, src Source, progress func(Progress)) (docent.RunResult, error)
 }
 
 // SchedulerOptions configure a Scheduler. Zero fields take the defaults.
@@ -70,7 +71,7 @@ type job struct {
 	queued   bool
 	busy     bool
 	progress Progress
-	last     RunResult
+	last     docent.RunResult
 	lastErr  error
 }
 
@@ -85,7 +86,7 @@ type JobStatus struct {
 	Progress Progress
 	// Last is the result of the last sync this scheduler ran (zero if
 	// none) and LastErr its error.
-	Last    RunResult
+	Last    docent.RunResult
 	LastErr error
 	// Next is when the schedule fires next (zero before Start).
 	Next time.Time

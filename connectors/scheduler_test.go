@@ -3,13 +3,13 @@ package connectors_test
 import (
 	"context"
 	"errors"
+	"github.com/docent-hq/docent"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"
-	"github.com/docent-hq/docent/store"
 )
 
 // fakeSyncer blocks each sync until released (or its context ends) and
@@ -30,7 +30,7 @@ func newFakeSyncer() *fakeSyncer {
 		started: make(chan string, 100), release: make(chan struct{})}
 }
 
-func (f *fakeSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (connectors.RunResult, error) {
+func (f *fakeSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
 	name := src.Name()
 	f.mu.Lock()
 	f.calls[name]++
@@ -51,9 +51,9 @@ func (f *fakeSyncer) Sync(ctx context.Context, src connectors.Source, progress f
 	f.started <- name
 	select {
 	case <-f.release:
-		return connectors.RunResult{Source: name, Added: 1}, nil
+		return docent.RunResult{Source: name, Added: 1}, nil
 	case <-ctx.Done():
-		return connectors.RunResult{Source: name, Err: "interrupted"}, ctx.Err()
+		return docent.RunResult{Source: name, Err: "interrupted"}, ctx.Err()
 	}
 }
 
@@ -243,7 +243,7 @@ func TestSchedulerWithEngine(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		run, err := e.db.LastRun(context.Background(), "hb")
-		if err == nil && run.Status == store.RunOK {
+		if err == nil && run.Status == docent.RunOK {
 			if run.Added != 1 {
 				t.Errorf("run = %+v", run)
 			}

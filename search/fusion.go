@@ -73,46 +73,59 @@ func (f Fusion) Validate() error {
 // sorted by Score descending and then by chunk ID ascending. Chunk fields
 // come from the keyword hit when both lists hold the chunk.
 func (f Fusion) Fuse(keyword, vector []docent.Hit) []docent.Hit {
-	method := f.Method
-	if method == "" {
-		method = FusionScore
-	}
+	return fuseLists(f, []fusedList{
+		{hits: keyword, weight: f.KeywordWeight, keyword: true},
+		{hits: vector, weight: f.VectorWeight, original: true},
+	})
+}
+
+// fusedList is one ranking in the final fusion.
+type fusedList struct {
+	hits   []docent.Hit
+	weight float64
+	// keyword marks the BM25 list (scores in KeywordScore); otherwise the
+	// list is a vector list (scores in VectorScore).
+	keyword bool
+	// original marks the vector list of the original query vector, whose
+	// ranks and similarities the hits report.
+	original bool
+}
+
+// fuseLists is the one fusion implementation, over any number of lists: each list's scores
+// min-max normalized (or its ranks, for RRF), weighted and summed, a
+// missing hit contributing 0. Ties go by chunk ID.
+func fuseLists(f Fusion, lists []fusedList) []docent.Hit {
 	k := f.K
 	if k <= 0 {
 		k = DefaultRRFK
 	}
-
-	index := make(map[string]int, len(keyword)+len(vector))
-	out := make([]docent.Hit, 0, len(keyword)+len(vector))
-	get := func(h docent.Hit) *docent.Hit {
-		if i, ok := index[h.Chunk.ID]; ok {
-			return &out[i]
+	index := map[string]int{}
+	var out []docent.Hit
+	for _, l := range lists {
+		score := func(h docent.Hit) float64 { return h.VectorScore }
+		if l.keyword {
+			score = func(h docent.Hit) float64 { return h.KeywordScore }
 		}
-		index[h.Chunk.ID] = len(out)
-		out = append(out, docent.Hit{Chunk: h.Chunk, RerankScore: h.RerankScore})
-		return &out[len(out)-1]
-	}
-
-	kmin, kmax := minMax(keyword, func(h docent.Hit) float64 { return h.KeywordScore })
-	for i, h := range keyword {
-		o := get(h)
-		o.KeywordRank = i + 1
-		o.KeywordScore = h.KeywordScore
-		if method == FusionRRF {
-			o.Score += f.KeywordWeight / (k + float64(i+1))
-		} else {
-			o.Score += f.KeywordWeight * normalize(h.KeywordScore, kmin, kmax)
-		}
-	}
-	vmin, vmax := minMax(vector, func(h docent.Hit) float64 { return h.VectorScore })
-	for i, h := range vector {
-		o := get(h)
-		o.VectorRank = i + 1
-		o.VectorScore = h.VectorScore
-		if method == FusionRRF {
-			o.Score += f.VectorWeight / (k + float64(i+1))
-		} else {
-			o.Score += f.VectorWeight * normalize(h.VectorScore, vmin, vmax)
+		lo, hi := minMax(l.hits, score)
+		for i, h := range l.hits {
+			j, ok := index[h.Chunk.ID]
+			if !ok {
+				j = len(out)
+				index[h.Chunk.ID] = j
+				out = append(out, docent.Hit{Chunk: h.Chunk})
+			}
+			o := &out[j]
+			switch {
+			case l.keyword:
+				o.KeywordRank, o.KeywordScore = i+1, h.KeywordScore
+			case l.original:
+				o.VectorRank, o.VectorScore = i+1, h.VectorScore
+			}
+			if f.Method == FusionRRF {
+				o.Score += l.weight / (k + float64(i+1))
+			} else {
+				o.Score += l.weight * normalize(score(h), lo, hi)
+			}
 		}
 	}
 	SortHits(out)

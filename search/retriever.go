@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,17 +11,9 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// Searcher is anything that answers a Query with ranked hits: an Index, or
-// a wrapper around one such as Retriever.
-type Searcher interface {
-	Search(ctx context.Context, q Query) ([]docent.Hit, error)
-}
-
-var _ Searcher = (*Retriever)(nil)
-
 // Feedback defaults, chosen on the BEIR SciFact train split through the
-// real local index (search/research_test.go, -tags research). Against
-// plain hybrid (nDCG@10 / R@100): train 0.7055 / 0.9396 -> 0.7069 / 0.9452,
+// real local index (research/, -tags research). Against plain hybrid
+// (nDCG@10 / R@100): train 0.7055 / 0.9396 -> 0.7069 / 0.9452,
 // test 0.6868 / 0.9337 -> 0.6907 / 0.9453.
 const (
 	// DefaultFeedbackDocs is how many top fused hits feed the second
@@ -42,25 +35,28 @@ const (
 	DefaultTailFrom = 20
 )
 
-// Retriever is the default retrieval pipeline: hybrid search with vector
-// pseudo-relevance feedback. It wraps an index and the embedder the
-// index's vectors came from.
+// Retriever is the retrieval pipeline every caller uses, over any Index:
+// it embeds the query (once per request), runs the keyword and vector
+// retrievers, fuses their rankings, applies vector pseudo-relevance
+// feedback from stored vectors, and loads the chunks of the final hits.
 //
-// For a hybrid query it runs BM25 and vector search (Candidates deep each),
-// fuses them with Fusion, embeds the texts of the top FeedbackDocs fused
-// hits, and searches vectors again with the Rocchio query
+// In ModeDefault it runs BM25 and vector search (Candidates deep each),
+// fuses them with Fusion, reads the stored vectors of the top FeedbackDocs
+// fused hits, and searches vectors again with the Rocchio query
 // q' = normalize(q + FeedbackWeight·mean(hit vectors)). The final ranking
 // fuses three lists: BM25 with the keyword weight, the feedback vector list
 // with the vector weight, and the first vector list with
 // FirstPassShare·vector weight. The feedback pass pulls in documents that
 // share no term with the query but sit near the documents that match it.
+// ModeHybrid stops after the first fusion; ModeKeyword and ModeVector
+// return one retriever's ranking.
 //
-// Keyword and vector queries go straight to the index. Hit.KeywordScore
-// and Hit.VectorScore keep their meaning (BM25 score, cosine similarity
-// with the original query vector, 0 when the first-pass list lacks the
-// hit); Hit.Score is the final fused score.
+// Every hit reports KeywordRank/KeywordScore (BM25) and VectorRank/
+// VectorScore (cosine with the original query vector), 0 where that
+// retriever did not return it, and Score, the fused score that orders
+// the hits (the raw score in single-retriever modes).
 type Retriever struct {
-	idx  Searcher
+	idx  Index
 	emb  Embedder
 	opts RetrieverOptions
 }
@@ -110,76 +106,162 @@ func (o RetrieverOptions) withDefaults() RetrieverOptions {
 	return o
 }
 
-// NewRetriever returns the default pipeline over idx. emb embeds the
-// feedback texts (and queries that come without a vector); nil turns
-// feedback off.
-func NewRetriever(idx Searcher, emb Embedder, opts RetrieverOptions) *Retriever {
-	return &Retriever{idx: idx, emb: emb, opts: opts.withDefaults()}
+// NewRetriever returns the pipeline over idx. emb embeds queries that come
+// without a vector; nil allows only ModeKeyword and requests that carry
+// their vector. It returns an error for an invalid Fusion.
+func NewRetriever(idx Index, emb Embedder, opts RetrieverOptions) (*Retriever, error) {
+	opts = opts.withDefaults()
+	if err := opts.Fusion.Validate(); err != nil {
+		return nil, err
+	}
+	return &Retriever{idx: idx, emb: emb, opts: opts}, nil
 }
 
-// Search runs q. Hybrid (or empty-mode) queries run the feedback pipeline;
-// keyword and vector queries run on the index alone. It returns at most
-// q.K hits (10 when q.K is not positive). Errors are prefixed
-// "search: retrieve:".
-func (r *Retriever) Search(ctx context.Context, q Query) ([]docent.Hit, error) {
-	if q.Mode == ModeKeyword || q.Mode == ModeVector {
-		return r.idx.Search(ctx, q)
+// Request is one retrieval.
+type Request struct {
+	// Text is the query text (keyword retriever, and what is embedded).
+	Text string
+	// Vector is the query embedding when the caller already has it; the
+	// Retriever then does not embed Text.
+	Vector []float32
+	// Filter restricts every retriever before its ranking is cut.
+	Filter docent.Filter
+	// K is how many hits to return; zero or less means 10.
+	K int
+	// Mode picks the retrievers; empty means ModeDefault.
+	Mode Mode
+}
+
+// Result is what a retrieval found.
+type Result struct {
+	// Hits are at most K hits, best first, with their chunks loaded.
+	Hits []docent.Hit
+	// Vector is the query vector the vector retriever used; nil in
+	// ModeKeyword.
+	Vector []float32
+}
+
+// Retrieve runs req. Errors are prefixed "search: retrieve:"; a mode that
+// needs a vector when the request has none and the Retriever no embedder
+// is ErrNoVector.
+func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
+	mode, err := ParseMode(string(req.Mode))
+	if err != nil {
+		return Result{}, err
 	}
-	k := q.K
+	k := req.K
 	if k <= 0 {
 		k = 10
 	}
-	depth := max(r.opts.Candidates, k)
-	vec := q.Vector
-	if len(vec) == 0 && r.emb != nil {
-		vs, err := r.emb.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return nil, fmt.Errorf("search: retrieve: embed query: %w", err)
+	var res Result
+	if mode != ModeKeyword {
+		if res.Vector, err = r.queryVector(ctx, req); err != nil {
+			return Result{}, err
 		}
-		vec = vs[0]
 	}
-	if len(vec) == 0 {
-		return nil, fmt.Errorf("search: retrieve: hybrid query without a vector and no embedder")
+	var hits []docent.Hit
+	switch mode {
+	case ModeKeyword:
+		hits, err = r.idx.KeywordSearch(ctx, KeywordQuery{Text: req.Text, Filter: req.Filter, K: k})
+		setScores(hits, func(h docent.Hit) float64 { return h.KeywordScore })
+	case ModeVector:
+		hits, err = r.idx.VectorSearch(ctx, VectorQuery{Vector: res.Vector, Filter: req.Filter, K: k})
+		setScores(hits, func(h docent.Hit) float64 { return h.VectorScore })
+	default:
+		hits, err = r.hybrid(ctx, req, res.Vector, k, mode == ModeDefault)
 	}
+	if err != nil {
+		return Result{}, fmt.Errorf("search: retrieve: %w", err)
+	}
+	if err := r.load(ctx, hits); err != nil {
+		return Result{}, fmt.Errorf("search: retrieve: %w", err)
+	}
+	res.Hits = hits
+	return res, nil
+}
 
-	var (
-		kw, vs       []docent.Hit
-		kwErr, vsErr error
-		wg           sync.WaitGroup
-	)
-	wg.Go(func() {
-		kw, kwErr = r.idx.Search(ctx, Query{Text: q.Text, Filter: q.Filter, K: depth, Mode: ModeKeyword})
-	})
-	vs, vsErr = r.idx.Search(ctx, Query{Vector: vec, Filter: q.Filter, K: depth, Mode: ModeVector})
-	wg.Wait()
-	if kwErr != nil {
-		return nil, fmt.Errorf("search: retrieve: %w", kwErr)
+// queryVector returns the request's vector, embedding its text if needed.
+func (r *Retriever) queryVector(ctx context.Context, req Request) ([]float32, error) {
+	if len(req.Vector) > 0 {
+		return req.Vector, nil
 	}
-	if vsErr != nil {
-		return nil, fmt.Errorf("search: retrieve: %w", vsErr)
+	if r.emb == nil {
+		return nil, fmt.Errorf("search: retrieve: %w (no embedder)", ErrNoVector)
+	}
+	v, err := r.emb.EmbedQuery(ctx, req.Text)
+	if err != nil {
+		return nil, fmt.Errorf("search: retrieve: embed query: %w", err)
+	}
+	if len(v) == 0 {
+		return nil, fmt.Errorf("search: retrieve: embed query: %w", ErrNoVector)
+	}
+	return v, nil
+}
+
+// setScores sets each hit's Score from one retriever's raw score.
+func setScores(hits []docent.Hit, score func(docent.Hit) float64) {
+	for i := range hits {
+		hits[i].Score = score(hits[i])
+	}
+}
+
+// both runs the two first-pass retrievers, in one round trip when the
+// backend can.
+func (r *Retriever) both(ctx context.Context, kq KeywordQuery, vq VectorQuery) (kw, vs []docent.Hit, err error) {
+	if b, ok := r.idx.(BothSearcher); ok {
+		return b.SearchBoth(ctx, kq, vq)
+	}
+	var (
+		kwErr error
+		wg    sync.WaitGroup
+	)
+	wg.Go(func() { kw, kwErr = r.idx.KeywordSearch(ctx, kq) })
+	vs, err = r.idx.VectorSearch(ctx, vq)
+	wg.Wait()
+	return kw, vs, errors.Join(kwErr, err)
+}
+
+// hybrid fuses the keyword and vector rankings, with the feedback pass
+// when feedback is set.
+func (r *Retriever) hybrid(ctx context.Context, req Request, vec []float32, k int, feedback bool) ([]docent.Hit, error) {
+	depth := max(r.opts.Candidates, k)
+	kw, vs, err := r.both(ctx,
+		KeywordQuery{Text: req.Text, Filter: req.Filter, K: depth},
+		VectorQuery{Vector: vec, Filter: req.Filter, K: depth})
+	if err != nil {
+		return nil, err
 	}
 	f := r.opts.Fusion
 	first := f.Fuse(kw, vs)
-	if r.opts.FeedbackDocs < 0 || r.emb == nil || len(first) == 0 {
+	if !feedback || r.opts.FeedbackDocs < 0 || len(first) == 0 {
 		return cut(first, k), nil
 	}
 
 	n := min(r.opts.FeedbackDocs, len(first))
-	texts := make([]string, n)
+	ids := make([]string, n)
 	for i := range n {
-		texts[i] = first[i].Chunk.Text
+		ids[i] = first[i].Chunk.ID
 	}
-	dvecs, err := r.emb.Embed(ctx, texts)
+	stored, err := r.idx.Vectors(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("search: retrieve: embed feedback: %w", err)
+		return nil, fmt.Errorf("feedback vectors: %w", err)
+	}
+	dvecs := make([][]float32, 0, n)
+	for _, id := range ids {
+		if v, ok := stored[id]; ok {
+			dvecs = append(dvecs, v)
+		}
+	}
+	if len(dvecs) == 0 {
+		return cut(first, k), nil
 	}
 	q2, err := rocchio(vec, dvecs, r.opts.FeedbackWeight)
 	if err != nil {
-		return nil, fmt.Errorf("search: retrieve: %w", err)
+		return nil, err
 	}
-	fb, err := r.idx.Search(ctx, Query{Vector: q2, Filter: q.Filter, K: depth, Mode: ModeVector})
+	fb, err := r.idx.VectorSearch(ctx, VectorQuery{Vector: q2, Filter: req.Filter, K: depth})
 	if err != nil {
-		return nil, fmt.Errorf("search: retrieve: %w", err)
+		return nil, err
 	}
 	lists := []fusedList{
 		{hits: kw, weight: f.KeywordWeight, keyword: true},
@@ -197,7 +279,36 @@ func (r *Retriever) Search(ctx context.Context, q Query) ([]docent.Hit, error) {
 		}
 		fused = withTail(fused, fuseLists(Fusion{Method: FusionRRF, K: DefaultRRFK}, eq), r.opts.TailFrom)
 	}
+	// Hits only the feedback list found keep VectorScore 0 (the contract:
+	// the cosine with the original query, which that list did not measure).
 	return cut(fused, k), nil
+}
+
+// load fills in the chunks of hits that came back without their text.
+func (r *Retriever) load(ctx context.Context, hits []docent.Hit) error {
+	var ids []string
+	for _, h := range hits {
+		if h.Chunk.Text == "" {
+			ids = append(ids, h.Chunk.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	chunks, err := r.idx.Chunks(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("load chunks: %w", err)
+	}
+	byID := make(map[string]docent.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	for i := range hits {
+		if c, ok := byID[hits[i].Chunk.ID]; ok && hits[i].Chunk.Text == "" {
+			hits[i].Chunk = c
+		}
+	}
+	return nil
 }
 
 // withTail keeps head's first n hits and continues in tail's order,
@@ -264,59 +375,6 @@ func rocchio(q []float32, docs [][]float32, beta float64) ([]float32, error) {
 		out[i] = float32(x * s)
 	}
 	return out, nil
-}
-
-// fusedList is one ranking in the final fusion.
-type fusedList struct {
-	hits   []docent.Hit
-	weight float64
-	// keyword marks the BM25 list (scores in KeywordScore); otherwise the
-	// list is a vector list (scores in VectorScore).
-	keyword bool
-	// original marks the vector list of the original query vector, whose
-	// ranks and similarities the hits report.
-	original bool
-}
-
-// fuseLists is Fusion.Fuse over any number of lists: each list's scores
-// min-max normalized (or its ranks, for RRF), weighted and summed, a
-// missing hit contributing 0. Ties go by chunk ID.
-func fuseLists(f Fusion, lists []fusedList) []docent.Hit {
-	k := f.K
-	if k <= 0 {
-		k = DefaultRRFK
-	}
-	index := map[string]int{}
-	var out []docent.Hit
-	for _, l := range lists {
-		score := func(h docent.Hit) float64 { return h.VectorScore }
-		if l.keyword {
-			score = func(h docent.Hit) float64 { return h.KeywordScore }
-		}
-		lo, hi := minMax(l.hits, score)
-		for i, h := range l.hits {
-			j, ok := index[h.Chunk.ID]
-			if !ok {
-				j = len(out)
-				index[h.Chunk.ID] = j
-				out = append(out, docent.Hit{Chunk: h.Chunk})
-			}
-			o := &out[j]
-			switch {
-			case l.keyword:
-				o.KeywordRank, o.KeywordScore = i+1, h.KeywordScore
-			case l.original:
-				o.VectorRank, o.VectorScore = i+1, h.VectorScore
-			}
-			if f.Method == FusionRRF {
-				o.Score += l.weight / (k + float64(i+1))
-			} else {
-				o.Score += l.weight * normalize(score(h), lo, hi)
-			}
-		}
-	}
-	SortHits(out)
-	return out
 }
 
 func cut(h []docent.Hit, k int) []docent.Hit {

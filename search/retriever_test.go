@@ -12,69 +12,117 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// tinyIndex is an in-memory Searcher: keyword score is the number of query
-// words a chunk holds, vector score the dot product.
+// tinyIndex is an in-memory Index with only the methods the Retriever
+// calls: keyword score is the number of query words a chunk holds,
+// vector score the dot product. It records every call.
 type tinyIndex struct {
-	chunks  []docent.Chunk
-	mu      sync.Mutex
-	queries []Query
-	err     error
+	Index // nil: the Retriever must call nothing else
+	chunks []docent.Chunk
+	mu     sync.Mutex
+	calls  []string
+	kq     []KeywordQuery
+	vq     []VectorQuery
+	err    error
 }
 
-func (ix *tinyIndex) Search(_ context.Context, q Query) ([]docent.Hit, error) {
+func (ix *tinyIndex) record(call string) {
 	ix.mu.Lock()
-	ix.queries = append(ix.queries, q)
+	ix.calls = append(ix.calls, call)
+	ix.mu.Unlock()
+}
+
+func (ix *tinyIndex) KeywordSearch(_ context.Context, q KeywordQuery) ([]docent.Hit, error) {
+	ix.record("keyword")
+	ix.mu.Lock()
+	ix.kq = append(ix.kq, q)
 	ix.mu.Unlock()
 	if ix.err != nil {
 		return nil, ix.err
 	}
 	var hits []docent.Hit
 	for _, c := range ix.chunks {
-		h := docent.Hit{Chunk: c}
-		switch q.Mode {
-		case ModeKeyword:
-			for _, w := range strings.Fields(q.Text) {
-				if slices.Contains(strings.Fields(c.Text), w) {
-					h.KeywordScore++
-				}
+		h := docent.Hit{Chunk: docent.Chunk{ID: c.ID, DocID: c.DocID}}
+		for _, w := range strings.Fields(q.Text) {
+			if slices.Contains(strings.Fields(c.Text), w) {
+				h.KeywordScore++
 			}
-			if h.KeywordScore == 0 {
-				continue
-			}
-			h.Score = h.KeywordScore
-		case ModeVector:
-			for i := range q.Vector {
-				h.VectorScore += float64(q.Vector[i] * c.Vector[i])
-			}
-			h.Score = h.VectorScore
-		default:
-			return nil, errors.New("tinyIndex: hybrid not supported")
 		}
+		if h.KeywordScore > 0 {
+			h.Score = h.KeywordScore
+			hits = append(hits, h)
+		}
+	}
+	SortHits(hits)
+	return cut(hits, q.K), nil
+}
+
+func (ix *tinyIndex) VectorSearch(_ context.Context, q VectorQuery) ([]docent.Hit, error) {
+	ix.record("vector")
+	ix.mu.Lock()
+	ix.vq = append(ix.vq, q)
+	ix.mu.Unlock()
+	if ix.err != nil {
+		return nil, ix.err
+	}
+	var hits []docent.Hit
+	for _, c := range ix.chunks {
+		h := docent.Hit{Chunk: docent.Chunk{ID: c.ID, DocID: c.DocID}}
+		for i := range q.Vector {
+			h.VectorScore += float64(q.Vector[i] * c.Vector[i])
+		}
+		h.Score = h.VectorScore
 		hits = append(hits, h)
 	}
 	SortHits(hits)
 	return cut(hits, q.K), nil
 }
 
-// tinyEmbedder maps each chunk text to its vector.
+func (ix *tinyIndex) Chunks(_ context.Context, ids []string) ([]docent.Chunk, error) {
+	ix.record("chunks")
+	var out []docent.Chunk
+	for _, id := range ids {
+		for _, c := range ix.chunks {
+			if c.ID == id {
+				c.Vector = nil
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (ix *tinyIndex) Vectors(_ context.Context, ids []string) (map[string][]float32, error) {
+	ix.record("vectors")
+	out := map[string][]float32{}
+	for _, c := range ix.chunks {
+		if slices.Contains(ids, c.ID) {
+			out[c.ID] = c.Vector
+		}
+	}
+	return out, nil
+}
+
+// tinyEmbedder embeds queries from a table and counts its calls; it
+// refuses to embed documents (the Retriever must read stored vectors).
 type tinyEmbedder struct {
-	vecs  map[string][]float32
-	calls int
+	vecs    map[string][]float32
+	queries int
+	docs    int
 }
 
 func (e *tinyEmbedder) Name() string { return "tiny" }
 func (e *tinyEmbedder) Dim() int     { return 3 }
-func (e *tinyEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	e.calls++
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v, ok := e.vecs[t]
-		if !ok {
-			return nil, errors.New("tinyEmbedder: unknown text " + t)
-		}
-		out[i] = v
+func (e *tinyEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, error) {
+	e.queries++
+	v, ok := e.vecs[text]
+	if !ok {
+		return nil, errors.New("tinyEmbedder: unknown text " + text)
 	}
-	return out, nil
+	return v, nil
+}
+func (e *tinyEmbedder) EmbedDocuments(_ context.Context, texts []string) ([][]float32, error) {
+	e.docs++
+	return nil, errors.New("tinyEmbedder: documents are not embedded at query time")
 }
 
 func unit(v ...float64) []float32 {
@@ -99,12 +147,18 @@ func tinyCorpus() (*tinyIndex, *tinyEmbedder, []float32) {
 		{ID: "c#0", DocID: "c", Text: "office plants watering", Vector: unit(0.2, 0, 0.98)},
 	}
 	emb := &tinyEmbedder{vecs: map[string][]float32{}}
-	for _, c := range chunks {
-		emb.vecs[c.Text] = c.Vector
-	}
 	q := unit(1, 0, 0)
 	emb.vecs["pager"] = q
 	return &tinyIndex{chunks: chunks}, emb, q
+}
+
+func mustRetriever(t *testing.T, ix Index, emb Embedder, opts RetrieverOptions) *Retriever {
+	t.Helper()
+	r, err := NewRetriever(ix, emb, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func hitIDs(hits []docent.Hit) []string {
@@ -127,11 +181,12 @@ func TestRetrieverFeedbackPullsInRelatedDoc(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, emb, q := tinyCorpus()
-			r := NewRetriever(ix, emb, tt.opts)
-			hits, err := r.Search(context.Background(), Query{Text: "pager", Vector: q, K: 3})
+			r := mustRetriever(t, ix, emb, tt.opts)
+			res, err := r.Retrieve(context.Background(), Request{Text: "pager", Vector: q, K: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
+			hits := res.Hits
 			if got := hitIDs(hits); !slices.Equal(got, tt.want) {
 				t.Fatalf("ranking %v, want %v", got, tt.want)
 			}
@@ -154,49 +209,79 @@ func TestRetrieverFeedbackPullsInRelatedDoc(t *testing.T) {
 
 func TestRetrieverDeterministic(t *testing.T) {
 	ix, emb, q := tinyCorpus()
-	r := NewRetriever(ix, emb, RetrieverOptions{})
-	first, err := r.Search(context.Background(), Query{Text: "pager", Vector: q, K: 3})
+	r := mustRetriever(t, ix, emb, RetrieverOptions{})
+	first, err := r.Retrieve(context.Background(), Request{Text: "pager", Vector: q, K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		again, err := r.Search(context.Background(), Query{Text: "pager", Vector: q, K: 3})
+		again, err := r.Retrieve(context.Background(), Request{Text: "pager", Vector: q, K: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.EqualFunc(first, again, func(a, b docent.Hit) bool { return a.Chunk.ID == b.Chunk.ID && a.Score == b.Score }) {
-			t.Fatalf("run differs: %v vs %v", hitIDs(first), hitIDs(again))
+		if !slices.EqualFunc(first.Hits, again.Hits, func(a, b docent.Hit) bool { return a.Chunk.ID == b.Chunk.ID && a.Score == b.Score }) {
+			t.Fatalf("run differs: %v vs %v", hitIDs(first.Hits), hitIDs(again.Hits))
 		}
 	}
 }
 
 func TestRetrieverModesAndInputs(t *testing.T) {
-	t.Run("keyword mode goes straight to the index", func(t *testing.T) {
+	ctx := context.Background()
+	t.Run("keyword mode embeds nothing and loads chunks", func(t *testing.T) {
 		ix, emb, _ := tinyCorpus()
-		r := NewRetriever(ix, emb, RetrieverOptions{})
-		hits, err := r.Search(context.Background(), Query{Text: "pager", K: 5, Mode: ModeKeyword})
+		res, err := mustRetriever(t, ix, emb, RetrieverOptions{}).Retrieve(ctx, Request{Text: "pager", K: 5, Mode: ModeKeyword})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ix.queries) != 1 || !slices.Equal(hitIDs(hits), []string{"a#0"}) || emb.calls != 0 {
-			t.Fatalf("queries %d, hits %v, embed calls %d", len(ix.queries), hitIDs(hits), emb.calls)
+		if !slices.Equal(ix.calls, []string{"keyword", "chunks"}) || !slices.Equal(hitIDs(res.Hits), []string{"a#0"}) || emb.queries != 0 || res.Vector != nil {
+			t.Fatalf("calls %v, hits %v, embed calls %d, vector %v", ix.calls, hitIDs(res.Hits), emb.queries, res.Vector)
+		}
+		if h := res.Hits[0]; h.Chunk.Text != "pager rotation schedule" || h.Score != h.KeywordScore || h.KeywordRank != 0 && h.KeywordRank != 1 {
+			t.Errorf("hit %+v: want the loaded chunk scored by BM25", h)
 		}
 	})
-	t.Run("query without a vector is embedded", func(t *testing.T) {
-		ix, emb, _ := tinyCorpus()
-		r := NewRetriever(ix, emb, RetrieverOptions{})
-		hits, err := r.Search(context.Background(), Query{Text: "pager", K: 2})
+	t.Run("vector mode", func(t *testing.T) {
+		ix, emb, q := tinyCorpus()
+		res, err := mustRetriever(t, ix, emb, RetrieverOptions{}).Retrieve(ctx, Request{Text: "pager", K: 1, Mode: ModeVector})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(hits) != 2 || hits[0].Chunk.ID != "a#0" || math.Abs(hits[0].VectorScore-0.8) > 1e-6 {
-			t.Fatalf("hits %v", hits)
+		if !slices.Equal(hitIDs(res.Hits), []string{"a#0"}) || emb.queries != 1 || !slices.Equal(res.Vector, q) || res.Hits[0].Score != res.Hits[0].VectorScore {
+			t.Fatalf("hits %+v, embed calls %d, vector %v", res.Hits, emb.queries, res.Vector)
+		}
+	})
+	t.Run("query embedded once, feedback from stored vectors", func(t *testing.T) {
+		ix, emb, q := tinyCorpus()
+		res, err := mustRetriever(t, ix, emb, RetrieverOptions{}).Retrieve(ctx, Request{Text: "pager", K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 2 || res.Hits[0].Chunk.ID != "a#0" || math.Abs(res.Hits[0].VectorScore-0.8) > 1e-6 {
+			t.Fatalf("hits %v", res.Hits)
+		}
+		if emb.queries != 1 || emb.docs != 0 {
+			t.Errorf("embedder: %d query calls, %d document calls; want 1 and 0", emb.queries, emb.docs)
+		}
+		if !slices.Contains(ix.calls, "vectors") {
+			t.Errorf("index calls %v: feedback did not read stored vectors", ix.calls)
+		}
+		if !slices.Equal(res.Vector, q) {
+			t.Errorf("result vector %v, want the query's %v", res.Vector, q)
+		}
+	})
+	t.Run("a given vector is not embedded again", func(t *testing.T) {
+		ix, emb, q := tinyCorpus()
+		if _, err := mustRetriever(t, ix, emb, RetrieverOptions{}).Retrieve(ctx, Request{Text: "pager", Vector: q}); err != nil {
+			t.Fatal(err)
+		}
+		if emb.queries != 0 {
+			t.Errorf("embedded %d times, want 0", emb.queries)
 		}
 	})
 	t.Run("no vector and no embedder fails", func(t *testing.T) {
 		ix, _, _ := tinyCorpus()
-		_, err := NewRetriever(ix, nil, RetrieverOptions{}).Search(context.Background(), Query{Text: "pager"})
-		if err == nil || !strings.HasPrefix(err.Error(), "search: retrieve:") {
+		_, err := mustRetriever(t, ix, nil, RetrieverOptions{}).Retrieve(ctx, Request{Text: "pager"})
+		if !errors.Is(err, ErrNoVector) || !strings.HasPrefix(err.Error(), "search: retrieve:") {
 			t.Fatalf("err %v", err)
 		}
 	})
@@ -204,23 +289,34 @@ func TestRetrieverModesAndInputs(t *testing.T) {
 		ix, emb, q := tinyCorpus()
 		boom := errors.New("boom")
 		ix.err = boom
-		_, err := NewRetriever(ix, emb, RetrieverOptions{}).Search(context.Background(), Query{Text: "pager", Vector: q})
+		_, err := mustRetriever(t, ix, emb, RetrieverOptions{}).Retrieve(ctx, Request{Text: "pager", Vector: q})
 		if !errors.Is(err, boom) {
 			t.Fatalf("err %v, want boom", err)
+		}
+	})
+	t.Run("bad fusion", func(t *testing.T) {
+		ix, emb, _ := tinyCorpus()
+		if _, err := NewRetriever(ix, emb, RetrieverOptions{Fusion: Fusion{Method: "borda", KeywordWeight: 1}}); err == nil {
+			t.Fatal("NewRetriever accepted an unknown fusion method")
 		}
 	})
 	t.Run("filter and depth reach every retriever", func(t *testing.T) {
 		ix, emb, q := tinyCorpus()
 		f := docent.Filter{Sources: []string{"handbook"}}
-		if _, err := NewRetriever(ix, emb, RetrieverOptions{Candidates: 7}).Search(context.Background(), Query{Text: "pager", Vector: q, Filter: f, K: 2}); err != nil {
+		if _, err := mustRetriever(t, ix, emb, RetrieverOptions{Candidates: 7}).Retrieve(ctx, Request{Text: "pager", Vector: q, Filter: f, K: 2}); err != nil {
 			t.Fatal(err)
 		}
-		if len(ix.queries) != 3 {
-			t.Fatalf("%d index queries, want 3 (keyword, vector, feedback)", len(ix.queries))
+		if len(ix.kq) != 1 || len(ix.vq) != 2 {
+			t.Fatalf("%d keyword and %d vector queries, want 1 and 2 (first pass, feedback)", len(ix.kq), len(ix.vq))
 		}
-		for _, iq := range ix.queries {
-			if iq.K != 7 || !slices.Equal(iq.Filter.Sources, f.Sources) {
-				t.Errorf("index query K %d filter %v", iq.K, iq.Filter)
+		for _, kq := range ix.kq {
+			if kq.K != 7 || !slices.Equal(kq.Filter.Sources, f.Sources) {
+				t.Errorf("keyword query K %d filter %v", kq.K, kq.Filter)
+			}
+		}
+		for _, vq := range ix.vq {
+			if vq.K != 7 || !slices.Equal(vq.Filter.Sources, f.Sources) {
+				t.Errorf("vector query K %d filter %v", vq.K, vq.Filter)
 			}
 		}
 	})

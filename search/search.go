@@ -1,21 +1,44 @@
 // Package search holds the retrieval contracts (Index, Embedder), the
-// structure-aware markdown chunker, and rank/score fusion shared by the
-// index backends in search/local and search/typesense.
+// structure-aware markdown chunker, and the Retriever: the one place that
+// embeds a query, runs the keyword and vector retrievers of any Index,
+// fuses their rankings and applies vector feedback.
+//
+// Backends (search/local, search/typesense, the reference index in
+// search/searchtest) implement only retrieval primitives; everything a
+// caller sees of ranking happens here, the same for every backend.
 package search
 
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/docent-hq/docent"
 )
 
-// Mode selects which retrievers a query runs.
+// Sentinel errors every backend returns (wrapped) for the same conditions.
+var (
+	// ErrDimension is returned when a vector's length differs from the
+	// index's dimension (an upserted chunk, or a vector query), or an
+	// upserted chunk has no vector.
+	ErrDimension = errors.New("search: vector dimension mismatch")
+	// ErrNoVector is returned by VectorSearch for a query without a vector,
+	// and by the Retriever for a mode that needs one when it has no embedder.
+	ErrNoVector = errors.New("search: query needs a vector")
+	// ErrEmptyID is returned by Upsert for a chunk without an ID or DocID.
+	ErrEmptyID = errors.New("search: chunk without id")
+)
+
+// Mode selects which retrievers a Retriever request runs.
 type Mode string
 
 // Retrieval modes.
 const (
-	// ModeHybrid runs keyword and vector search and fuses the rankings.
+	// ModeDefault is the full pipeline: hybrid search with vector
+	// feedback (see Retriever). The empty Mode means ModeDefault.
+	ModeDefault Mode = "default"
+	// ModeHybrid runs keyword and vector search and fuses the rankings,
+	// without the feedback pass.
 	ModeHybrid Mode = "hybrid"
 	// ModeKeyword runs BM25 only.
 	ModeKeyword Mode = "bm25"
@@ -26,26 +49,35 @@ const (
 // ParseMode returns the Mode named s, or an error naming the valid modes.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
-	case ModeHybrid, ModeKeyword, ModeVector:
+	case ModeDefault, ModeHybrid, ModeKeyword, ModeVector:
 		return Mode(s), nil
+	case "":
+		return ModeDefault, nil
 	case "keyword":
 		return ModeKeyword, nil
 	}
-	return "", errors.New(`search: unknown mode "` + s + `" (want bm25, vector or hybrid)`)
+	return "", fmt.Errorf("search: unknown mode %q (want bm25, vector, hybrid or default)", s)
 }
 
-// Query is one retrieval request.
-type Query struct {
-	// Text is the keyword query.
+// KeywordQuery is one BM25 request to an Index.
+type KeywordQuery struct {
+	// Text is free text; backends drop their query syntax from it, so no
+	// operator in the text changes the query.
 	Text string
-	// Vector is the embedded query; required for vector and hybrid modes.
-	Vector []float32
-	// Filter restricts both retrievers before ranking.
+	// Filter restricts the ranking before it is cut to K.
 	Filter docent.Filter
-	// K is how many fused hits to return.
+	// K is how many hits to return; at most K come back.
 	K int
-	// Mode picks the retrievers; empty means hybrid.
-	Mode Mode
+}
+
+// VectorQuery is one nearest-neighbour request to an Index.
+type VectorQuery struct {
+	// Vector is the query embedding; it need not be normalized.
+	Vector []float32
+	// Filter restricts the ranking before it is cut to K.
+	Filter docent.Filter
+	// K is how many hits to return; at most K come back.
+	K int
 }
 
 // Facet is a value and how many documents carry it.
@@ -60,28 +92,51 @@ type Facets struct {
 	Labels  []Facet `json:"labels"`
 }
 
-// Index stores chunks and answers hybrid queries. The local (SQLite) and
-// Typesense backends implement it and share one contract test suite.
+// Index stores chunks and serves the two retrieval primitives. It neither
+// embeds nor fuses: the Retriever does both, once, for every backend. The
+// local (SQLite) and Typesense backends and the in-memory reference index
+// implement it and run one contract suite (search/searchtest).
 type Index interface {
 	// Upsert replaces every chunk of the documents named by the chunks'
-	// DocIDs with the given chunks, atomically per call. Chunks must carry
-	// vectors of the index's dimension.
+	// DocIDs with the given chunks, atomically per call. A chunk ID stored
+	// under another document moves to the new one. Every chunk must carry
+	// a vector of the index's dimension (the first upsert into an empty
+	// index sets it): otherwise Upsert returns ErrDimension and changes
+	// nothing. A chunk without ID or DocID is ErrEmptyID.
 	Upsert(ctx context.Context, chunks []docent.Chunk) error
 	// DeleteDocs removes every chunk of the given documents. Unknown IDs
 	// are not an error.
 	DeleteDocs(ctx context.Context, docIDs ...string) error
-	// Search runs the query and returns at most q.K hits in fused order.
-	// It returns an error when the mode needs a vector and q.Vector is empty.
-	Search(ctx context.Context, q Query) ([]docent.Hit, error)
+	// KeywordSearch ranks chunks by BM25 over title, section and text and
+	// returns at most q.K hits, best first, ties by chunk ID. Each hit
+	// carries Chunk.ID, Chunk.DocID, KeywordScore (the raw score, higher
+	// is better) and KeywordRank (1-based); the other Chunk fields may be
+	// empty (Chunks loads them). Text with no searchable term gives no hits.
+	KeywordSearch(ctx context.Context, q KeywordQuery) ([]docent.Hit, error)
+	// VectorSearch ranks chunks by cosine similarity to q.Vector and
+	// returns at most q.K hits, best first, each with Chunk.ID,
+	// Chunk.DocID, VectorScore (the cosine) and VectorRank (1-based). It
+	// returns ErrNoVector for an empty vector and ErrDimension for a
+	// vector of another length than the stored ones. Results may be
+	// approximate on large indexes.
+	VectorSearch(ctx context.Context, q VectorQuery) ([]docent.Hit, error)
+	// Chunks returns the stored chunks with the given IDs (Vector empty),
+	// in the order asked; unknown IDs are left out.
+	Chunks(ctx context.Context, ids []string) ([]docent.Chunk, error)
+	// Vectors returns the stored vectors of the given chunk IDs; unknown
+	// IDs are left out. The caller must not modify the returned slices.
+	Vectors(ctx context.Context, ids []string) (map[string][]float32, error)
 	// Facets counts documents by source and label under the filter.
 	Facets(ctx context.Context, f docent.Filter) (Facets, error)
-	// DocChunkIDs returns the chunk IDs stored per document, for
-	// reconciling the index with the registry after a crash.
-	DocChunkIDs(ctx context.Context) (map[string][]string, error)
+	// ChunkIDs returns, for every document of source, the IDs of its
+	// stored chunks in Ord order: what the sync engine reconciles the
+	// registry against after a crash.
+	ChunkIDs(ctx context.Context, source string) (map[string][]string, error)
 	// Count returns the number of chunks stored.
 	Count(ctx context.Context) (int, error)
 	// Scan calls fn for every stored chunk, without vectors, in DocID and
-	// Ord order; it stops at the first error fn returns.
+	// Ord order; it stops at the first error fn returns and returns it.
+	// fn must not write to the index.
 	Scan(ctx context.Context, fn func(docent.Chunk) error) error
 	// EmbedderName is the Embedder.Name the stored vectors were made with,
 	// "" when the index is empty or a re-embedding did not finish.
@@ -92,15 +147,28 @@ type Index interface {
 	Close() error
 }
 
-// Embedder turns text into vectors.
+// BothSearcher is an Index that can serve a keyword and a vector query in
+// one round trip (Typesense's multi_search). The Retriever uses it when the
+// backend offers it; the results must equal the two separate calls'.
+type BothSearcher interface {
+	SearchBoth(ctx context.Context, kq KeywordQuery, vq VectorQuery) (keyword, vector []docent.Hit, err error)
+}
+
+// Embedder turns text into vectors. Queries and documents are embedded
+// by separate calls because many models (Gemini's task types, instruction-
+// tuned open models) embed them differently.
 type Embedder interface {
 	// Name identifies the model and its version. Vectors made under one
 	// name are never compared with vectors made under another.
 	Name() string
 	// Dim is the vector length.
 	Dim() int
-	// Embed returns one L2-normalized vector per text, in order.
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// EmbedDocuments returns one L2-normalized vector per text, in order.
+	// It returns an error when the provider fails; a text it cannot embed
+	// is an error for the whole call.
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+	// EmbedQuery returns the L2-normalized vector of a search query.
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 }
 
 // Trainable is an Embedder that learns from the indexed corpus itself (the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent"
 )
 
 // BenchmarkRegistry measures the registry at the scale of a 200k-chunk
@@ -18,12 +18,12 @@ func BenchmarkRegistry(b *testing.B) {
 	ctx := context.Background()
 	db := MustOpen(b)
 	const docs, perDoc = 40000, 5
-	rec := func(i int) connectors.DocRecord {
+	rec := func(i int) docent.DocRecord {
 		ids := make([]string, perDoc)
 		for j := range ids {
 			ids[j] = fmt.Sprintf("%032x", i*perDoc+j)
 		}
-		return connectors.DocRecord{
+		return docent.DocRecord{
 			ID: fmt.Sprintf("wiki:page-%06d", i), Source: "wiki", Path: fmt.Sprintf("page-%06d", i),
 			Title: "Page", ContentHash: fmt.Sprintf("%064x", i), UpdatedAt: time.Unix(int64(i), 0), ChunkIDs: ids,
 		}

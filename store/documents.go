@@ -6,26 +6,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docent-hq/docent"
 	"strings"
 	"time"
-
-	"github.com/docent-hq/docent/connectors"
 )
-
-var _ connectors.Registry = (*DB)(nil)
 
 const docColumns = `id, source, path, url, title, space, labels, owner, author, content_hash,
 	updated_at, first_seen, last_seen, deleted_at, chunk_ids`
 
 // Documents returns the live (not deleted) documents of source, by ID.
-func (db *DB) Documents(ctx context.Context, source string) (map[string]connectors.DocRecord, error) {
+func (db *DB) Documents(ctx context.Context, source string) (map[string]docent.DocRecord, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT `+docColumns+` FROM documents
 		WHERE source = ? AND deleted_at IS NULL`, source)
 	if err != nil {
 		return nil, fmt.Errorf("store: documents of %s: %w", source, err)
 	}
 	defer rows.Close()
-	out := make(map[string]connectors.DocRecord)
+	out := make(map[string]docent.DocRecord)
 	for rows.Next() {
 		rec, err := scanDoc(rows)
 		if err != nil {
@@ -40,14 +37,14 @@ func (db *DB) Documents(ctx context.Context, source string) (map[string]connecto
 }
 
 // Document returns one document record, live or deleted, or ErrNotFound.
-func (db *DB) Document(ctx context.Context, id string) (connectors.DocRecord, error) {
+func (db *DB) Document(ctx context.Context, id string) (docent.DocRecord, error) {
 	row := db.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`, id)
 	rec, err := scanDoc(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return connectors.DocRecord{}, fmt.Errorf("store: document %q: %w", id, ErrNotFound)
+		return docent.DocRecord{}, fmt.Errorf("store: document %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return connectors.DocRecord{}, fmt.Errorf("store: document %q: %w", id, err)
+		return docent.DocRecord{}, fmt.Errorf("store: document %q: %w", id, err)
 	}
 	return rec, nil
 }
@@ -55,7 +52,7 @@ func (db *DB) Document(ctx context.Context, id string) (connectors.DocRecord, er
 // PutDocument inserts or replaces the record rec.ID and marks it live.
 // FirstSeen is set when the ID is new (and kept otherwise), LastSeen always;
 // the FirstSeen, LastSeen and DeletedAt fields of rec are ignored.
-func (db *DB) PutDocument(ctx context.Context, rec connectors.DocRecord) error {
+func (db *DB) PutDocument(ctx context.Context, rec docent.DocRecord) error {
 	if rec.ID == "" || rec.Source == "" {
 		return errors.New("store: put document: ID and Source are required")
 	}
@@ -142,7 +139,7 @@ type DocFilter struct {
 }
 
 // ListDocuments returns documents matching f, least recently updated first.
-func (db *DB) ListDocuments(ctx context.Context, f DocFilter) ([]connectors.DocRecord, error) {
+func (db *DB) ListDocuments(ctx context.Context, f DocFilter) ([]docent.DocRecord, error) {
 	var where []string
 	var args []any
 	if f.Source != "" {
@@ -202,8 +199,8 @@ func (db *DB) SetCursor(ctx context.Context, source, cursor string) error {
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-func scanDoc(s scanner) (connectors.DocRecord, error) {
-	var rec connectors.DocRecord
+func scanDoc(s scanner) (docent.DocRecord, error) {
+	var rec docent.DocRecord
 	var labels, chunks string
 	var updated, first, last, deleted sql.NullString
 	if err := s.Scan(&rec.ID, &rec.Source, &rec.Path, &rec.URL, &rec.Title, &rec.Space, &labels,

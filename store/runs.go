@@ -7,35 +7,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent"
 )
-
-// RunStatus is the state of a sync run.
-type RunStatus string
-
-// Sync run states.
-const (
-	// RunRunning is a run that has started and not finished (or whose
-	// process died; see AbandonRuns).
-	RunRunning RunStatus = "running"
-	// RunOK is a run that applied every change it could (some documents
-	// may still have failed; see Failed and Errors).
-	RunOK RunStatus = "ok"
-	// RunFailed is a run that stopped early: the source could not be read,
-	// a write failed or the run was interrupted.
-	RunFailed RunStatus = "failed"
-)
-
-// Run is a recorded sync run.
-type Run struct {
-	// ID identifies the run.
-	ID int64 `json:"id"`
-	// Status is running, ok or failed.
-	Status RunStatus `json:"status"`
-	// RunResult holds the source, times, counts and errors; Finished is
-	// zero while the run is running.
-	connectors.RunResult
-}
 
 // StartRun records that a sync of source started now and returns its ID.
 func (db *DB) StartRun(ctx context.Context, source string) (int64, error) {
@@ -54,10 +27,10 @@ func (db *DB) StartRun(ctx context.Context, source string) (int64, error) {
 // FinishRun records the outcome of run id: status failed when r.Err is set,
 // ok otherwise. Finished defaults to now. It returns ErrNotFound for an
 // unknown run.
-func (db *DB) FinishRun(ctx context.Context, id int64, r connectors.RunResult) error {
-	status := RunOK
+func (db *DB) FinishRun(ctx context.Context, id int64, r docent.RunResult) error {
+	status := docent.RunOK
 	if r.Err != "" {
-		status = RunFailed
+		status = docent.RunFailed
 	}
 	errs := []byte("[]")
 	if len(r.Errors) > 0 {
@@ -103,7 +76,7 @@ const runColumns = `id, source, started_at, finished_at, status, added, updated,
 
 // ListRuns returns the latest runs, newest first: of source, or of every
 // source when source is "". limit defaults to 50.
-func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]Run, error) {
+func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]docent.SyncRun, error) {
 	q := `SELECT ` + runColumns + ` FROM sync_runs`
 	var args []any
 	if source != "" {
@@ -120,20 +93,20 @@ func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]Run, er
 }
 
 // LastRun returns the latest run of source, or ErrNotFound.
-func (db *DB) LastRun(ctx context.Context, source string) (Run, error) {
+func (db *DB) LastRun(ctx context.Context, source string) (docent.SyncRun, error) {
 	r, err := scanRun(db.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM sync_runs
 		WHERE source = ? ORDER BY id DESC LIMIT 1`, source))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Run{}, fmt.Errorf("store: last run of %s: %w", source, ErrNotFound)
+		return docent.SyncRun{}, fmt.Errorf("store: last run of %s: %w", source, ErrNotFound)
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("store: last run of %s: %w", source, err)
+		return docent.SyncRun{}, fmt.Errorf("store: last run of %s: %w", source, err)
 	}
 	return r, nil
 }
 
-func scanRun(s scanner) (Run, error) {
-	var r Run
+func scanRun(s scanner) (docent.SyncRun, error) {
+	var r docent.SyncRun
 	var started, finished sql.NullString
 	var errs string
 	if err := s.Scan(&r.ID, &r.Source, &started, &finished, &r.Status, &r.Added, &r.Updated,

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/connectors"
 )
 
 // clock is an injectable clock that tests advance by hand.
@@ -152,7 +151,7 @@ func TestMigrateFromEachVersion(t *testing.T) {
 				t.Fatalf("old schema version = %d, want %d", v, from)
 			}
 			if from >= 1 {
-				rec := connectors.DocRecord{ID: "git:a.md", Source: "git", Title: "A", UpdatedAt: updated, ChunkIDs: []string{"c1"}}
+				rec := docent.DocRecord{ID: "git:a.md", Source: "git", Title: "A", UpdatedAt: updated, ChunkIDs: []string{"c1"}}
 				if err := old.PutDocument(ctx, rec); err != nil {
 					t.Fatal(err)
 				}
@@ -213,15 +212,15 @@ func TestDocuments(t *testing.T) {
 	clk := newClock()
 	db := MustOpen(t, WithClock(clk.Now))
 	t0 := clk.Now()
-	a := connectors.DocRecord{
+	a := docent.DocRecord{
 		ID: "git:a.md", Source: "git", Path: "a.md", URL: "https://x/a", Title: "A", Space: "handbook",
 		Labels: []string{"hr", "policy"}, Owner: "people-team", Author: "ann", ContentHash: "h1",
 		UpdatedAt: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), ChunkIDs: []string{"c1", "c2"},
 	}
-	b := connectors.DocRecord{ID: "git:b.md", Source: "git", Title: "B", ContentHash: "h2",
+	b := docent.DocRecord{ID: "git:b.md", Source: "git", Title: "B", ContentHash: "h2",
 		UpdatedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
-	other := connectors.DocRecord{ID: "wiki:1", Source: "wiki", Title: "W", ContentHash: "h3"}
-	for _, r := range []connectors.DocRecord{a, b, other} {
+	other := docent.DocRecord{ID: "wiki:1", Source: "wiki", Title: "W", ContentHash: "h3"}
+	for _, r := range []docent.DocRecord{a, b, other} {
 		if err := db.PutDocument(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +309,7 @@ func TestDocuments(t *testing.T) {
 	if _, err := db.Document(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Document(nope) error = %v, want ErrNotFound", err)
 	}
-	if err := db.PutDocument(ctx, connectors.DocRecord{ID: "x"}); err == nil {
+	if err := db.PutDocument(ctx, docent.DocRecord{ID: "x"}); err == nil {
 		t.Error("PutDocument without Source succeeded")
 	}
 }
@@ -480,17 +479,17 @@ func TestRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if running.ID != id1 || running.Status != RunRunning || !running.Started.Equal(t0) || !running.Finished.IsZero() {
+	if running.ID != id1 || running.Status != docent.RunRunning || !running.Started.Equal(t0) || !running.Finished.IsZero() {
 		t.Errorf("running run = %+v", running)
 	}
-	ok := connectors.RunResult{Source: "git", Finished: t0.Add(time.Minute), Added: 3, Updated: 2,
-		Unchanged: 10, Deleted: 1, Failed: 1, Errors: []connectors.DocError{{ID: "git:bin.png", Err: "binary"}}}
+	ok := docent.RunResult{Source: "git", Finished: t0.Add(time.Minute), Added: 3, Updated: 2,
+		Unchanged: 10, Deleted: 1, Failed: 1, Errors: []docent.DocError{{ID: "git:bin.png", Err: "binary"}}}
 	if err := db.FinishRun(ctx, id1, ok); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Hour)
 	id2, _ := db.StartRun(ctx, "git")
-	if err := db.FinishRun(ctx, id2, connectors.RunResult{Source: "git", Err: "source unreachable"}); err != nil {
+	if err := db.FinishRun(ctx, id2, docent.RunResult{Source: "git", Err: "source unreachable"}); err != nil {
 		t.Fatal(err)
 	}
 	idWiki, _ := db.StartRun(ctx, "wiki")
@@ -499,7 +498,7 @@ func TestRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last.ID != id2 || last.Status != RunFailed || last.Err != "source unreachable" || !last.Finished.Equal(clk.Now()) {
+	if last.ID != id2 || last.Status != docent.RunFailed || last.Err != "source unreachable" || !last.Finished.Equal(clk.Now()) {
 		t.Errorf("last run = %+v", last)
 	}
 	runs, err := db.ListRuns(ctx, "git", 10)
@@ -511,7 +510,7 @@ func TestRuns(t *testing.T) {
 	}
 	want := ok
 	want.Started = t0
-	if runs[1].Status != RunOK || !reflect.DeepEqual(runs[1].RunResult, want) {
+	if runs[1].Status != docent.RunOK || !reflect.DeepEqual(runs[1].RunResult, want) {
 		t.Errorf("ok run = %+v\nwant %+v", runs[1].RunResult, want)
 	}
 	all, _ := db.ListRuns(ctx, "", 0)
@@ -524,7 +523,7 @@ func TestRuns(t *testing.T) {
 		t.Fatalf("AbandonRuns = %d, %v; want 1", n, err)
 	}
 	w, _ := db.LastRun(ctx, "wiki")
-	if w.Status != RunFailed || w.Err == "" {
+	if w.Status != docent.RunFailed || w.Err == "" {
 		t.Errorf("abandoned run = %+v", w)
 	}
 	if err := db.FinishRun(ctx, 999, ok); !errors.Is(err, ErrNotFound) {

@@ -138,12 +138,16 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 	reopen := time.Since(start)
 
 	qv := local.SyntheticQueries(chunks, nq, 2)
+	retriever, err := search.NewRetriever(ix, nil, search.RetrieverOptions{FeedbackDocs: -1})
+	if err != nil {
+		return err
+	}
 	rng := rand.New(rand.NewSource(3))
 	var vecLat, kwLat, hybLat []time.Duration
 	var recall float64
 	for i, v := range qv {
 		t0 := time.Now()
-		hits, err := ix.Search(ctx, search.Query{Vector: v, K: 10, Mode: search.ModeVector})
+		hits, err := ix.VectorSearch(ctx, search.VectorQuery{Vector: v, K: 10})
 		if err != nil {
 			return err
 		}
@@ -153,12 +157,12 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 		words := strings.Fields(chunks[rng.Intn(len(chunks))].Title)
 		text := words[0] + " " + local.SyntheticWord(100+rng.Intn(4900)) + " " + local.SyntheticWord(100+rng.Intn(4900))
 		t0 = time.Now()
-		if _, err := ix.Search(ctx, search.Query{Text: text, K: 10, Mode: search.ModeKeyword}); err != nil {
+		if _, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: text, K: 10}); err != nil {
 			return err
 		}
 		kwLat = append(kwLat, time.Since(t0))
 		t0 = time.Now()
-		if _, err := ix.Search(ctx, search.Query{Text: text, Vector: qv[(i+1)%len(qv)], K: 10, Mode: search.ModeHybrid}); err != nil {
+		if _, err := retriever.Retrieve(ctx, search.Request{Text: text, Vector: qv[(i+1)%len(qv)], K: 10, Mode: search.ModeHybrid}); err != nil {
 			return err
 		}
 		hybLat = append(hybLat, time.Since(t0))

@@ -97,16 +97,14 @@ type beirArgs struct {
 func (m *Main) evalBEIR(ctx context.Context, a beirArgs, dataDir string) error {
 	modes := []string{a.mode}
 	if a.mode == "all" {
-		modes = []string{string(search.ModeKeyword), string(search.ModeVector), string(search.ModeHybrid), "default"}
+		modes = []string{string(search.ModeKeyword), string(search.ModeVector), string(search.ModeHybrid), string(search.ModeDefault)}
 	}
 	if a.runFile != "" && len(modes) > 1 {
 		return fmt.Errorf("eval: --run needs a single --mode")
 	}
 	for _, md := range modes {
-		if md != "default" {
-			if _, err := search.ParseMode(md); err != nil {
-				return err
-			}
+		if _, err := search.ParseMode(md); err != nil {
+			return err
 		}
 	}
 	b, err := eval.LoadBEIR(a.dir, a.split)
@@ -169,25 +167,14 @@ func (m *Main) runBEIR(ctx context.Context, b *eval.BEIR, mode string, a beirArg
 	return rep, err
 }
 
-// searcher returns the retrieval used for a BEIR mode: a single retriever,
-// plain hybrid, or "default", the retrieval the answer pipeline uses
-// (search.Retriever: hybrid with vector feedback).
+// searcher returns the retrieval used for a BEIR mode: a single
+// retriever, plain hybrid, or "default", the retrieval the answer pipeline
+// uses (hybrid with vector feedback). Every mode goes through the one
+// search.Retriever, which embeds the query once.
 func (m *Main) searcher(mode string) eval.Searcher {
 	return eval.SearcherFunc(func(ctx context.Context, query string, k int) ([]docent.Hit, error) {
-		q := search.Query{Text: query, K: k, Mode: search.Mode(mode)}
-		var s search.Searcher = m.Index
-		if mode == "default" {
-			q.Mode = search.ModeHybrid
-			s = m.Retriever
-		}
-		if q.Mode != search.ModeKeyword {
-			vecs, err := m.Embedder.Embed(ctx, []string{query})
-			if err != nil {
-				return nil, err
-			}
-			q.Vector = vecs[0]
-		}
-		return s.Search(ctx, q)
+		res, err := m.Retriever.Retrieve(ctx, search.Request{Text: query, K: k, Mode: search.Mode(mode)})
+		return res.Hits, err
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/docent-hq/docent"
 	"log/slog"
 	"net"
 	"net/http"
@@ -163,7 +164,7 @@ type readySyncer struct {
 	server *api.Server
 }
 
-func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (connectors.RunResult, error) {
+func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
 	res, err := s.Syncer.Sync(ctx, src, progress)
 	if err == nil {
 		s.server.SetReady(true)

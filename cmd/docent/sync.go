@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/docent-hq/docent"
 	"io"
 	"os"
 	"text/tabwriter"
@@ -67,7 +68,7 @@ func newProgressPrinter(w io.Writer) func(connectors.Progress) {
 }
 
 // writeSyncSummary prints one row per source and the documents that failed.
-func writeSyncSummary(w io.Writer, results []connectors.RunResult) {
+func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "source\tadded\tupdated\tunchanged\tdeleted\tfailed\tdocs/s\ttime\tstatus\t")
 	for _, r := range results {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docent-hq/docent"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -143,7 +144,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{MaxDocBytes: int(cfg.Sync.MaxDocBytes)})
 
-	m.Retriever = search.NewRetriever(idx, emb, search.RetrieverOptions{
+	m.Retriever, err = search.NewRetriever(idx, emb, search.RetrieverOptions{
 		Fusion: search.Fusion{
 			Method:        cfg.Index.Fusion,
 			K:             float64(cfg.Index.RRFK),
@@ -152,11 +153,20 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 		},
 		Candidates: cfg.Index.Candidates,
 	})
-	m.Pipeline = answer.New(m.Retriever, emb, answer.NewExtractive(), m.Log, answer.Options{
-		MaxSources: cfg.Answerer.MaxSources,
-		MinScore:   cfg.Answerer.MinScore,
-	})
-	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log)
+	if err != nil {
+		return err
+	}
+	m.Pipeline, err = answer.New(answer.Stages{
+		Retriever: m.Retriever,
+		Gate: answer.NewRelevance(answer.GateOptions{
+			MaxSources: cfg.Answerer.MaxSources,
+			MinScore:   cfg.Answerer.MinScore,
+		}, m.Log),
+	}, m.Log, answer.Options{})
+	if err != nil {
+		return err
+	}
+	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, nil)
 	return nil
 }
 
@@ -180,15 +190,7 @@ func (m *Main) openEmbedder(c config.EmbedderConfig, dataDir string) (search.Emb
 func (m *Main) openIndex(ctx context.Context, c config.IndexConfig, dataDir string) (search.Index, error) {
 	backends := map[string]func() (search.Index, error){
 		"local": func() (search.Index, error) {
-			return local.Open(ctx, filepath.Join(dataDir, "index.db"), local.Options{
-				Fusion: search.Fusion{
-					Method:        c.Fusion,
-					K:             float64(c.RRFK),
-					KeywordWeight: c.KeywordWeight,
-					VectorWeight:  c.VectorWeight,
-				},
-				Candidates: c.Candidates,
-			})
+			return local.Open(ctx, filepath.Join(dataDir, "index.db"), local.Options{})
 		},
 	}
 	open, ok := backends[c.Backend]
@@ -246,8 +248,8 @@ func (m *Main) source(name string) (connectors.Source, error) {
 
 // SyncSources syncs each source in turn; one failing source does not stop
 // the others. It returns an error naming every source that failed.
-func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, progress func(connectors.Progress)) ([]connectors.RunResult, error) {
-	var results []connectors.RunResult
+func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, progress func(connectors.Progress)) ([]docent.RunResult, error) {
+	var results []docent.RunResult
 	var errs []error
 	for _, src := range sources {
 		res, err := m.syncer().Sync(ctx, src, progress)
@@ -274,7 +276,7 @@ type meteredSyncer struct {
 	metrics *metrics.Metrics
 }
 
-func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (connectors.RunResult, error) {
+func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
 	start := time.Now()
 	res, err := s.engine.Sync(ctx, src, progress)
 	s.metrics.ObserveSync(src.Name(), err == nil, metrics.SyncCounts{

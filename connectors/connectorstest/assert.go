@@ -26,7 +26,7 @@ func AssertConverged(tb testing.TB, idx search.Index, reg connectors.Registry, c
 	if err != nil {
 		tb.Fatalf("registry: %v", err)
 	}
-	indexed, err := idx.DocChunkIDs(ctx)
+	indexed, err := idx.ChunkIDs(ctx, source)
 	if err != nil {
 		tb.Fatalf("index: %v", err)
 	}
@@ -90,11 +90,11 @@ func AssertConverged(tb testing.TB, idx search.Index, reg connectors.Registry, c
 		tb.Errorf("index embedder name = %q, want %q", name, emb.Name())
 	}
 	for id, text := range texts {
-		vecs, err := emb.Embed(ctx, []string{text})
+		vecs, err := emb.EmbedDocuments(ctx, []string{text})
 		if err != nil {
 			tb.Fatalf("embed: %v", err)
 		}
-		hits, err := idx.Search(ctx, search.Query{Vector: vecs[0], Mode: search.ModeVector, K: len(texts)})
+		hits, err := idx.VectorSearch(ctx, search.VectorQuery{Vector: vecs[0], K: len(texts)})
 		if err != nil {
 			tb.Fatalf("search: %v", err)
 		}

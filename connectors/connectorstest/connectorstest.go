@@ -36,7 +36,7 @@ type Source struct {
 	version     int
 	incremental bool
 	err         error
-	failed      []connectors.DocError
+	failed      []docent.DocError
 	cursors     []string
 }
 
@@ -65,7 +65,7 @@ func (s *Source) SetErr(err error) {
 }
 
 // SetFailed makes Changes report these documents as failed.
-func (s *Source) SetFailed(failed ...connectors.DocError) {
+func (s *Source) SetFailed(failed ...docent.DocError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failed = failed
@@ -200,10 +200,11 @@ type Embedder struct {
 
 	mu     sync.Mutex
 	dim    int // 0 means Dim
-	calls  int
-	texts  int
+	calls   int
+	texts   int
+	queries int
 	model  string // mixed into the hashes; Trainable changes it
-	before func() // called at the start of Embed (tests use it to cancel)
+	before func() // called at the start of EmbedDocuments (tests use it to cancel)
 }
 
 var _ search.Embedder = (*Embedder)(nil)
@@ -237,22 +238,42 @@ func (e *Embedder) Dim() int {
 	return Dim
 }
 
-// OnEmbed sets a function called at the start of every Embed call.
+// OnEmbed sets a function called at the start of every EmbedDocuments call.
 func (e *Embedder) OnEmbed(fn func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.before = fn
 }
 
-// Calls returns how many Embed calls and texts the embedder has served.
+// Queries returns how many EmbedQuery calls the embedder has served.
+func (e *Embedder) Queries() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.queries
+}
+
+// Calls returns how many EmbedDocuments calls and texts the embedder has served.
 func (e *Embedder) Calls() (calls, texts int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.calls, e.texts
 }
 
-// Embed returns one vector per text.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+// EmbedQuery returns the query's vector, the same as its text's as a
+// document, and counts the call.
+func (e *Embedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	e.mu.Lock()
+	e.queries++
+	model := e.modelLocked()
+	e.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return vectorOf(model, text, e.Dim()), nil
+}
+
+// EmbedDocuments returns one vector per text.
+func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	e.mu.Lock()
 	before := e.before
 	e.calls++

@@ -95,7 +95,7 @@ type FaultRegistry struct {
 }
 
 // PutDocument fails or panics when Faults says so, and otherwise writes.
-func (r FaultRegistry) PutDocument(ctx context.Context, rec connectors.DocRecord) error {
+func (r FaultRegistry) PutDocument(ctx context.Context, rec docent.DocRecord) error {
 	if err := r.Faults.hit(); err != nil {
 		return err
 	}

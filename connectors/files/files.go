@@ -76,7 +76,7 @@ func (s *Source) Changes(ctx context.Context, _ string) (connectors.Changes, err
 			if p == "." {
 				return err
 			}
-			ch.Failed = append(ch.Failed, connectors.DocError{ID: s.id(p), Err: "cannot read: " + err.Error()})
+			ch.Failed = append(ch.Failed, docent.DocError{ID: s.id(p), Err: "cannot read: " + err.Error()})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -96,7 +96,7 @@ func (s *Source) Changes(ctx context.Context, _ string) (connectors.Changes, err
 		}
 		doc, content, err := s.read(p, d)
 		if err != nil {
-			ch.Failed = append(ch.Failed, connectors.DocError{ID: s.id(p), Err: err.Error()})
+			ch.Failed = append(ch.Failed, docent.DocError{ID: s.id(p), Err: err.Error()})
 			fmt.Fprintf(sum, "failed %q %q\n", p, err.Error())
 			return nil
 		}

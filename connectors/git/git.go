@@ -582,7 +582,7 @@ func (r *reader) read(ctx context.Context, entries []entry, ch *connectors.Chang
 		}
 		doc, err := r.doc(e, last[e.path])
 		if err != nil {
-			ch.Failed = append(ch.Failed, connectors.DocError{ID: r.s.name + ":" + e.path, Err: err.Error()})
+			ch.Failed = append(ch.Failed, docent.DocError{ID: r.s.name + ":" + e.path, Err: err.Error()})
 			continue
 		}
 		ch.Docs = append(ch.Docs, doc)

@@ -135,7 +135,7 @@ func sorted(s []string) []string {
 	return out
 }
 
-func failedIDs(f []connectors.DocError) []string {
+func failedIDs(f []docent.DocError) []string {
 	var out []string
 	for _, e := range f {
 		out = append(out, e.ID)

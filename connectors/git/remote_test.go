@@ -3,6 +3,7 @@ package git_test
 import (
 	"context"
 	"errors"
+	"github.com/docent-hq/docent"
 	"io"
 	"log/slog"
 	"net"
@@ -226,7 +227,7 @@ func TestRemoteUnreachable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if run.Status != store.RunFailed || !strings.Contains(run.Err, tt.wantURL) || strings.Contains(run.Err, token) {
+			if run.Status != docent.RunFailed || !strings.Contains(run.Err, tt.wantURL) || strings.Contains(run.Err, token) {
 				t.Errorf("stored run = %s %q, want failed naming %s without the token", run.Status, run.Err, tt.wantURL)
 			}
 			if !strings.Contains(logs.String(), "sync failed") {

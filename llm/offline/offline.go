@@ -150,10 +150,20 @@ func (e *Embedder) Trained() bool {
 	return e.m != nil
 }
 
-// Embed returns one L2-normalized vector per text, in order. A text with
-// no term the model knows (for example an empty one) gets the zero
-// vector, which is similar to nothing.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+// EmbedQuery embeds a search query exactly as EmbedDocuments embeds a
+// text: the offline model has one space for both.
+func (e *Embedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := e.EmbedDocuments(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+// EmbedDocuments returns one L2-normalized vector per text, in order. A
+// text with no term the model knows (for example an empty one) gets the
+// zero vector, which is similar to nothing.
+func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	e.mu.RLock()
 	m := e.m
 	e.mu.RUnlock()

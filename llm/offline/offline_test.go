@@ -50,7 +50,7 @@ func mustFit(tb testing.TB, e *Embedder, docs []string) bool {
 
 func mustEmbed(tb testing.TB, e *Embedder, texts ...string) [][]float32 {
 	tb.Helper()
-	v, err := e.Embed(context.Background(), texts)
+	v, err := e.EmbedDocuments(context.Background(), texts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestFitTinyCorpusKeepsFallback(t *testing.T) {
 func TestEmbedCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewEmbedder(Options{}).Embed(ctx, []string{"x"}); err == nil {
+	if _, err := NewEmbedder(Options{}).EmbedDocuments(ctx, []string{"x"}); err == nil {
 		t.Fatal("Embed with a cancelled context succeeded")
 	}
 }

@@ -58,7 +58,7 @@ func TestSciFactLocal(t *testing.T) {
 	if _, err := e.Fit(ctx, texts); err != nil {
 		t.Fatal(err)
 	}
-	vecs, err := e.Embed(ctx, texts)
+	vecs, err := e.EmbedDocuments(ctx, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestSciFactLocal(t *testing.T) {
 	ix.Close()
 	qvecs := map[string][]float32{}
 	for q, text := range set.queries {
-		v, _ := e.Embed(ctx, []string{text})
+		v, _ := e.EmbedDocuments(ctx, []string{text})
 		qvecs[q] = v[0]
 	}
 	open := func(o local.Options) *local.Index {

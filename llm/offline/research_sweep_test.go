@@ -79,10 +79,10 @@ func TestSciFactSweep2(t *testing.T) {
 			t.Fatal(err)
 		}
 		fit := time.Since(start)
-		dvecs, _ := e.Embed(ctx, texts)
+		dvecs, _ := e.EmbedDocuments(ctx, texts)
 		dnRuns := map[string][]scored{}
 		for q := range qrels {
-			qv, _ := e.Embed(ctx, []string{set.queries[q]})
+			qv, _ := e.EmbedDocuments(ctx, []string{set.queries[q]})
 			s := make([]float64, len(dvecs))
 			for d, v := range dvecs {
 				s[d] = dot(qv[0], v)

@@ -323,7 +323,7 @@ func TestSciFactResearch(t *testing.T) {
 	}
 	t.Logf("fit %s in %s", e.Name(), time.Since(start))
 	start = time.Now()
-	dvecs, err := e.Embed(ctx, texts)
+	dvecs, err := e.EmbedDocuments(ctx, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestSciFactResearch(t *testing.T) {
 		dnRuns := map[string][]scored{}
 		for q := range split.qrels {
 			kwRuns[q] = topK(ix.scores(search.Analyze(set.queries[q])), 1000)
-			qv, _ := e.Embed(ctx, []string{set.queries[q]})
+			qv, _ := e.EmbedDocuments(ctx, []string{set.queries[q]})
 			s := make([]float64, len(dvecs))
 			for d, v := range dvecs {
 				s[d] = dot(qv[0], v)
@@ -410,10 +410,10 @@ func TestSciFactSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		fit := time.Since(start)
-		dvecs, _ := e.Embed(ctx, texts)
+		dvecs, _ := e.EmbedDocuments(ctx, texts)
 		dnRuns := map[string][]scored{}
 		for q := range set.train {
-			qv, _ := e.Embed(ctx, []string{set.queries[q]})
+			qv, _ := e.EmbedDocuments(ctx, []string{set.queries[q]})
 			s := make([]float64, len(dvecs))
 			for d, v := range dvecs {
 				s[d] = dot(qv[0], v)

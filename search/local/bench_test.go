@@ -121,13 +121,13 @@ func peakRSSMB() float64 {
 // runQueries times b.N searches and reports latency percentiles and peak RSS.
 // extra metrics are reported alongside (ReportMetric before b.Loop would
 // be reset).
-func runQueries(b *testing.B, ix *Index, q func(i int) search.Query, extra map[string]float64) {
+func runQueries(b *testing.B, q func(ctx context.Context, i int) error, extra map[string]float64) {
 	b.Helper()
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		if _, err := ix.Search(ctx, q(i)); err != nil {
+		if err := q(ctx, i); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(start))
@@ -153,7 +153,7 @@ func recall10(ix *Index, f docent.Filter, n int) float64 {
 	for _, q := range bench.queries[:n] {
 		cf := vs.compile(f)
 		exact := vs.exact(q, 10, &cf)
-		got := vs.search(q, max(10, ix.opts.Candidates), f)[:min(10, len(exact))]
+		got := vs.search(q, 100, f)[:min(10, len(exact))]
 		for _, g := range got {
 			if slices.ContainsFunc(exact, func(e scored) bool { return e.slot == g.slot }) {
 				hit++
@@ -187,9 +187,7 @@ func BenchmarkSearchANN(b *testing.B) {
 				ix.vectors.nprobe = nprobe
 				defer func() { ix.vectors.nprobe = ix.opts.NProbe }()
 				recall := recall10(ix, bf.f, 200)
-				runQueries(b, ix, func(i int) search.Query {
-					return search.Query{Vector: bench.queries[i%len(bench.queries)], Filter: bf.f, K: 10, Mode: search.ModeVector}
-				}, map[string]float64{"recall@10": recall})
+				runQueries(b, vectorQuery(ix, bf.f), map[string]float64{"recall@10": recall})
 			})
 		}
 	}
@@ -204,9 +202,7 @@ func BenchmarkSearchExact(b *testing.B) {
 	defer func() { ix.vectors.ivf = saved }()
 	for _, bf := range benchFilters {
 		b.Run(bf.name, func(b *testing.B) {
-			runQueries(b, ix, func(i int) search.Query {
-				return search.Query{Vector: bench.queries[i%len(bench.queries)], Filter: bf.f, K: 10, Mode: search.ModeVector}
-			}, nil)
+			runQueries(b, vectorQuery(ix, bf.f), nil)
 		})
 	}
 }
@@ -217,23 +213,41 @@ func BenchmarkSearchKeyword(b *testing.B) {
 	ix := benchIndex(b)
 	for _, bf := range benchFilters {
 		b.Run(bf.name, func(b *testing.B) {
-			runQueries(b, ix, func(i int) search.Query {
-				return search.Query{Text: bench.texts[i%len(bench.texts)], Filter: bf.f, K: 10, Mode: search.ModeKeyword}
+			runQueries(b, func(ctx context.Context, i int) error {
+				_, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: bench.texts[i%len(bench.texts)], Filter: bf.f, K: 10})
+				return err
 			}, nil)
 		})
 	}
 }
 
-// BenchmarkSearchHybrid: both retrievers, fused, with the default options.
+// BenchmarkSearchHybrid: both retrievers fused by search.Retriever with
+// the default options (plain hybrid, and the default pipeline with
+// feedback from stored vectors).
 func BenchmarkSearchHybrid(b *testing.B) {
 	ix := benchIndex(b)
-	for _, bf := range benchFilters[:2] {
-		b.Run(bf.name, func(b *testing.B) {
-			runQueries(b, ix, func(i int) search.Query {
-				j := i % len(bench.queries)
-				return search.Query{Text: bench.texts[j], Vector: bench.queries[j], Filter: bf.f, K: 10}
-			}, nil)
-		})
+	r, err := search.NewRetriever(ix, nil, search.RetrieverOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []search.Mode{search.ModeHybrid, search.ModeDefault} {
+		for _, bf := range benchFilters[:2] {
+			b.Run(string(mode)+"/"+bf.name, func(b *testing.B) {
+				runQueries(b, func(ctx context.Context, i int) error {
+					j := i % len(bench.queries)
+					_, err := r.Retrieve(ctx, search.Request{Text: bench.texts[j], Vector: bench.queries[j], Filter: bf.f, K: 10, Mode: mode})
+					return err
+				}, nil)
+			})
+		}
+	}
+}
+
+// vectorQuery returns a benchmark query function for VectorSearch.
+func vectorQuery(ix *Index, f docent.Filter) func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) error {
+		_, err := ix.VectorSearch(ctx, search.VectorQuery{Vector: bench.queries[i%len(bench.queries)], Filter: f, K: 10})
+		return err
 	}
 }
 

@@ -45,7 +45,7 @@ func TestIndexSuiteANN(t *testing.T) {
 			t.Fatalf("Open: %v", err)
 		}
 		return ix
-	})
+	}, searchtest.Capabilities{ExactTies: true, FTSSyntax: true, Stemming: true, LargeBatch: 1000})
 }
 
 func TestMemoryIndex(t *testing.T) {
@@ -59,7 +59,7 @@ func TestMemoryIndex(t *testing.T) {
 	if err := ix.Upsert(ctx, chunks); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := ix.Search(ctx, search.Query{Text: chunks[7].Title, Vector: chunks[7].Vector, K: 3})
+	hits, err := ix.VectorSearch(ctx, search.VectorQuery{Vector: chunks[7].Vector, K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,74 +247,52 @@ func TestOpenOptions(t *testing.T) {
 			t.Errorf("journal_mode = %q, %v; want wal", mode, err)
 		}
 	})
-	t.Run("bad fusion", func(t *testing.T) {
-		if ix, err := Open(ctx, ":memory:", Options{Fusion: search.Fusion{Method: "borda"}}); err == nil {
-			ix.Close()
-			t.Fatal("Open accepted an unknown fusion method")
-		}
-	})
 	t.Run("defaults", func(t *testing.T) {
-		got := Options{Fusion: search.Fusion{Method: search.FusionRRF}}.withDefaults()
-		want := Options{Candidates: 100, TitleWeight: 2, SectionWeight: 1.5, TextWeight: 1,
-			Fusion:       search.Fusion{Method: search.FusionRRF, KeywordWeight: 1, VectorWeight: search.DefaultVectorWeight},
-			ANNThreshold: 20000, NProbe: 24}
+		got := Options{}.withDefaults()
+		want := Options{TitleWeight: 2, SectionWeight: 1.5, TextWeight: 1, ANNThreshold: 20000, NProbe: 24}
 		if got != want {
 			t.Errorf("withDefaults = %+v, want %+v", got, want)
 		}
 	})
 }
 
-func TestSearchDepthAndFusionOption(t *testing.T) {
+func TestSearchDepth(t *testing.T) {
 	ctx := context.Background()
 	chunks := GenerateSynthetic(300, 16, 5)
 	for i := range chunks {
 		chunks[i].Text += " common"
 	}
-	open := func(o Options) *Index {
-		ix, err := Open(ctx, ":memory:", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ix.Close() })
-		if err := ix.Upsert(ctx, chunks); err != nil {
-			t.Fatal(err)
-		}
-		return ix
+	ix, err := Open(ctx, ":memory:", Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	score := open(Options{Candidates: 20})
-	rrf := open(Options{Candidates: 20, Fusion: search.Fusion{Method: search.FusionRRF, KeywordWeight: 1, VectorWeight: 1}})
+	t.Cleanup(func() { ix.Close() })
+	if err := ix.Upsert(ctx, chunks); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name     string
-		ix       *Index
-		q        search.Query
-		wantLen  int
-		wantTop1 func(h docent.Hit) bool
+		name    string
+		run     func() ([]docent.Hit, error)
+		wantLen int
 	}{
-		{"k above candidates keyword", score, search.Query{Text: "common", K: 150, Mode: search.ModeKeyword}, 150, nil},
-		{"k above candidates vector", score, search.Query{Vector: chunks[0].Vector, K: 150, Mode: search.ModeVector}, 150, nil},
-		{"default k", score, search.Query{Vector: chunks[0].Vector, Mode: search.ModeVector}, DefaultK, nil},
-		{"rrf scores", rrf, search.Query{Text: "common", Vector: chunks[0].Vector, K: 5}, 5, func(h docent.Hit) bool {
-			want := 0.0
-			if h.KeywordRank > 0 {
-				want += 1 / (60 + float64(h.KeywordRank))
-			}
-			if h.VectorRank > 0 {
-				want += 1 / (60 + float64(h.VectorRank))
-			}
-			return h.Score > 0 && h.Score == want
-		}},
+		{"k above 100 keyword", func() ([]docent.Hit, error) {
+			return ix.KeywordSearch(ctx, search.KeywordQuery{Text: "common", K: 150})
+		}, 150},
+		{"k above 100 vector", func() ([]docent.Hit, error) {
+			return ix.VectorSearch(ctx, search.VectorQuery{Vector: chunks[0].Vector, K: 150})
+		}, 150},
+		{"default k", func() ([]docent.Hit, error) {
+			return ix.VectorSearch(ctx, search.VectorQuery{Vector: chunks[0].Vector})
+		}, DefaultK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hits, err := tt.ix.Search(ctx, tt.q)
+			hits, err := tt.run()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(hits) != tt.wantLen {
 				t.Errorf("got %d hits, want %d", len(hits), tt.wantLen)
-			}
-			if tt.wantTop1 != nil && (len(hits) == 0 || !tt.wantTop1(hits[0])) {
-				t.Errorf("top hit %+v fails the check", hits[0])
 			}
 		})
 	}
@@ -349,8 +327,12 @@ func TestConcurrentSearchAndWrite(t *testing.T) {
 		go func() {
 			for i := range 40 {
 				c := chunks[i*5]
-				if _, err := ix.Search(ctx, search.Query{Text: c.Title, Vector: c.Vector, K: 5,
-					Filter: docent.Filter{Sources: []string{c.Source}}}); err != nil {
+				f := docent.Filter{Sources: []string{c.Source}}
+				if _, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: c.Title, K: 5, Filter: f}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := ix.VectorSearch(ctx, search.VectorQuery{Vector: c.Vector, K: 5, Filter: f}); err != nil {
 					errs <- err
 					return
 				}

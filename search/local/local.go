@@ -28,15 +28,9 @@ import (
 // Options configure an Index. Zero fields take the defaults documented on
 // each field.
 type Options struct {
-	// Candidates is how many hits each retriever contributes to fusion
-	// (at least the query's K); default 100.
-	Candidates int
 	// TitleWeight, SectionWeight and TextWeight weight the BM25 columns;
 	// defaults 2, 1.5 and 1.
 	TitleWeight, SectionWeight, TextWeight float64
-	// Fusion combines the keyword and vector rankings; an empty Method means
-	// score fusion and two zero weights mean the default weights.
-	Fusion search.Fusion
 	// ANNThreshold is the chunk count from which vector search uses the
 	// approximate index instead of an exact scan; default 20000, negative
 	// means always exact.
@@ -47,18 +41,8 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Candidates <= 0 {
-		o.Candidates = 100
-	}
 	if o.TitleWeight == 0 && o.SectionWeight == 0 && o.TextWeight == 0 {
 		o.TitleWeight, o.SectionWeight, o.TextWeight = 2, 1.5, 1
-	}
-	if o.Fusion.Method == "" {
-		o.Fusion.Method = search.FusionScore
-	}
-	if o.Fusion.KeywordWeight == 0 && o.Fusion.VectorWeight == 0 {
-		d := search.DefaultFusion()
-		o.Fusion.KeywordWeight, o.Fusion.VectorWeight = d.KeywordWeight, d.VectorWeight
 	}
 	if o.ANNThreshold == 0 {
 		o.ANNThreshold = 20000
@@ -80,10 +64,6 @@ type Index struct {
 }
 
 var _ search.Index = (*Index)(nil)
-
-// ErrDimension is returned by Upsert when a chunk's vector is missing or
-// does not have the index's dimension.
-var ErrDimension = errors.New("local: vector dimension mismatch")
 
 const schema = `
 CREATE TABLE IF NOT EXISTS chunks (
@@ -125,9 +105,6 @@ CREATE TABLE IF NOT EXISTS meta (
 // in-memory one for ":memory:", and loads every stored vector.
 func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	opts = opts.withDefaults()
-	if err := opts.Fusion.Validate(); err != nil {
-		return nil, fmt.Errorf("local: open: %w", err)
-	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	if path == ":memory:" {
 		dsn = ":memory:"
@@ -191,7 +168,7 @@ func (ix *Index) load(ctx context.Context) error {
 		}
 		c.UpdatedAt = fromUnixNano(upd)
 		if len(blob) != 4*vs.dim {
-			return fmt.Errorf("local: chunk %s: %w: stored %d bytes, dim %d", c.ID, ErrDimension, len(blob), vs.dim)
+			return fmt.Errorf("local: chunk %s: %w: stored %d bytes, dim %d", c.ID, search.ErrDimension, len(blob), vs.dim)
 		}
 		slot := len(vs.meta)
 		vs.vecs = slices.Grow(vs.vecs, vs.dim)[:(slot+1)*vs.dim]
@@ -234,10 +211,10 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	}
 	for _, c := range chunks {
 		if c.ID == "" || c.DocID == "" {
-			return fmt.Errorf("local: upsert: chunk %q of doc %q: empty id", c.ID, c.DocID)
+			return fmt.Errorf("local: upsert: chunk %q of doc %q: %w", c.ID, c.DocID, search.ErrEmptyID)
 		}
 		if len(c.Vector) == 0 || len(c.Vector) != dim {
-			return fmt.Errorf("local: upsert chunk %s: %w: got %d, want %d", c.ID, ErrDimension, len(c.Vector), dim)
+			return fmt.Errorf("local: upsert chunk %s: %w: got %d, want %d", c.ID, search.ErrDimension, len(c.Vector), dim)
 		}
 	}
 
@@ -415,23 +392,23 @@ func (ix *Index) Count(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// DocChunkIDs returns the chunk IDs stored per document, in Ord order.
-func (ix *Index) DocChunkIDs(ctx context.Context) (map[string][]string, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT doc_id, id FROM chunks ORDER BY doc_id, ord, id`)
+// ChunkIDs returns the chunk IDs stored per document of source, in Ord order.
+func (ix *Index) ChunkIDs(ctx context.Context, source string) (map[string][]string, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT doc_id, id FROM chunks WHERE source = ? ORDER BY doc_id, ord, id`, source)
 	if err != nil {
-		return nil, fmt.Errorf("local: doc chunk ids: %w", err)
+		return nil, fmt.Errorf("local: chunk ids: %w", err)
 	}
 	defer rows.Close()
 	out := map[string][]string{}
 	for rows.Next() {
 		var doc, id string
 		if err := rows.Scan(&doc, &id); err != nil {
-			return nil, fmt.Errorf("local: doc chunk ids: %w", err)
+			return nil, fmt.Errorf("local: chunk ids: %w", err)
 		}
 		out[doc] = append(out[doc], id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("local: doc chunk ids: %w", err)
+		return nil, fmt.Errorf("local: chunk ids: %w", err)
 	}
 	return out, nil
 }

@@ -3,20 +3,14 @@ package local
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
 )
-
-// ErrNoVector is returned by Search when the mode needs a query vector and
-// the query has none.
-var ErrNoVector = errors.New("local: query needs a vector for this mode")
 
 // DefaultK is the number of hits Search returns when Query.K is not positive.
 const DefaultK = 10
@@ -59,77 +53,51 @@ func MatchExpr(text string) string {
 	return strings.Join(terms, " OR ")
 }
 
-// Search runs the query. ModeKeyword and ModeVector return one retriever's
-// ranking with Score set to its raw score; ModeHybrid (or empty) fuses both
-// rankings with Options.Fusion. Filters apply inside each retriever before
-// its ranking is cut to Options.Candidates. A query with no keyword terms
-// gets no keyword hits. It returns ErrNoVector when the mode needs a vector
-// and q.Vector is empty, and ErrDimension when it has the wrong length.
-func (ix *Index) Search(ctx context.Context, q search.Query) ([]docent.Hit, error) {
-	mode := search.ModeHybrid
-	if q.Mode != "" {
-		var err error
-		if mode, err = search.ParseMode(string(q.Mode)); err != nil {
-			return nil, fmt.Errorf("local: %w", err)
-		}
-	}
-	k := q.K
-	if k <= 0 {
-		k = DefaultK
-	}
-	depth := max(ix.opts.Candidates, k)
-	if mode != search.ModeKeyword && len(q.Vector) == 0 {
-		return nil, ErrNoVector
-	}
-
+// KeywordSearch returns at most q.K BM25 hits (Chunk.ID and DocID,
+// KeywordScore, KeywordRank), best first, ties by chunk ID. The filter
+// applies before the ranking is cut. Text with no keyword terms gets no
+// hits. See search.Index.
+func (ix *Index) KeywordSearch(ctx context.Context, q search.KeywordQuery) ([]docent.Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-
-	// The retrievers run side by side: BM25 in SQLite, vectors in memory.
-	var (
-		keyword, vector []docent.Hit
-		vecErr          error
-		wg              sync.WaitGroup
-	)
-	if mode != search.ModeKeyword {
-		wg.Go(func() { vector, vecErr = ix.vectorSearch(q.Vector, q.Filter, depth) })
-	}
-	if mode != search.ModeVector {
-		var err error
-		if keyword, err = ix.keywordSearch(ctx, q.Text, q.Filter, depth); err != nil {
-			wg.Wait()
-			return nil, err
-		}
-	}
-	wg.Wait()
-	if vecErr != nil {
-		return nil, vecErr
-	}
-
-	var hits []docent.Hit
-	switch mode {
-	case search.ModeKeyword:
-		hits = keyword
-		for i := range hits {
-			hits[i].KeywordRank = i + 1
-			hits[i].Score = hits[i].KeywordScore
-		}
-	case search.ModeVector:
-		hits = vector
-		for i := range hits {
-			hits[i].VectorRank = i + 1
-			hits[i].Score = hits[i].VectorScore
-		}
-	default:
-		hits = ix.opts.Fusion.Fuse(keyword, vector)
-	}
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	if err := ix.hydrate(ctx, hits); err != nil {
+	hits, err := ix.keywordSearch(ctx, q.Text, q.Filter, kOrDefault(q.K))
+	if err != nil {
 		return nil, err
 	}
+	for i := range hits {
+		hits[i].KeywordRank = i + 1
+	}
 	return hits, nil
+}
+
+// VectorSearch returns at most q.K nearest chunks (Chunk.ID and DocID,
+// VectorScore, VectorRank), best first: an exact scan, or the inverted-file
+// index above Options.ANNThreshold chunks. It returns search.ErrNoVector
+// for an empty vector and search.ErrDimension for one of the wrong length.
+func (ix *Index) VectorSearch(ctx context.Context, q search.VectorQuery) ([]docent.Hit, error) {
+	if len(q.Vector) == 0 {
+		return nil, fmt.Errorf("local: vector search: %w", search.ErrNoVector)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: vector search: %w", err)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	hits, err := ix.vectorSearch(q.Vector, q.Filter, kOrDefault(q.K))
+	if err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].VectorRank = i + 1
+	}
+	return hits, nil
+}
+
+func kOrDefault(k int) int {
+	if k <= 0 {
+		return DefaultK
+	}
+	return k
 }
 
 // keywordSearch returns up to depth BM25 hits (only Chunk.ID and
@@ -216,7 +184,8 @@ func (ix *Index) keywordRanking(ctx context.Context, match string, cf *compiledF
 		if !ok || !cf.match(&vs.meta[slot]) {
 			continue
 		}
-		hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: vs.meta[slot].id}, KeywordScore: score})
+		m := &vs.meta[slot]
+		hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: m.id, DocID: vs.names[m.doc]}, KeywordScore: score})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("local: keyword search: %w", err)
@@ -232,7 +201,7 @@ func (ix *Index) vectorSearch(v []float32, f docent.Filter, depth int) ([]docent
 		return nil, nil
 	}
 	if len(v) != vs.dim {
-		return nil, fmt.Errorf("local: search: %w: query has %d, index %d", ErrDimension, len(v), vs.dim)
+		return nil, fmt.Errorf("local: vector search: %w: query has %d, index %d", search.ErrDimension, len(v), vs.dim)
 	}
 	q := normalized(v)
 	if q == nil {
@@ -241,44 +210,77 @@ func (ix *Index) vectorSearch(v []float32, f docent.Filter, depth int) ([]docent
 	found := vs.search(q, depth, f)
 	hits := make([]docent.Hit, len(found))
 	for i, s := range found {
-		hits[i] = docent.Hit{Chunk: docent.Chunk{ID: vs.meta[s.slot].id}, VectorScore: float64(s.score)}
+		m := &vs.meta[s.slot]
+		hits[i] = docent.Hit{Chunk: docent.Chunk{ID: m.id, DocID: vs.names[m.doc]}, VectorScore: float64(s.score)}
 	}
 	return hits, nil
 }
 
-// hydrate fills each hit's Chunk from the database, by ID.
-func (ix *Index) hydrate(ctx context.Context, hits []docent.Hit) error {
-	if len(hits) == 0 {
-		return nil
+// Chunks returns the stored chunks with the given IDs, without vectors, in
+// the order asked; unknown IDs are left out.
+func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	pos := make(map[string]int, len(hits))
-	args := make([]any, len(hits))
-	for i, h := range hits {
-		pos[h.Chunk.ID] = i
-		args[i] = h.Chunk.ID
-	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(hits)), ",")+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("local: load hits: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return fmt.Errorf("local: load hits: %w", err)
+	byID := make(map[string]docent.Chunk, len(ids))
+	for start := 0; start < len(ids); start += maxSQLVars {
+		part := ids[start:min(start+maxSQLVars, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
 		}
-		hits[pos[c.ID]].Chunk = c
+		rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("local: load chunks: %w", err)
+		}
+		for rows.Next() {
+			c, err := scanChunk(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("local: load chunks: %w", err)
+			}
+			byID[c.ID] = c
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("local: load chunks: %w", err)
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("local: load hits: %w", err)
+	out := make([]docent.Chunk, 0, len(byID))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
 	}
-	return nil
+	return out, nil
+}
+
+// maxSQLVars bounds the parameters of one IN (...) query.
+const maxSQLVars = 500
+
+// Vectors returns the in-memory vectors of the given chunk IDs; unknown
+// IDs are left out. The slices are copies.
+func (ix *Index) Vectors(ctx context.Context, ids []string) (map[string][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: vectors: %w", err)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	vs := ix.vectors
+	out := make(map[string][]float32, len(ids))
+	for _, id := range ids {
+		if slot, ok := vs.slotOf[id]; ok {
+			out[id] = slices.Clone(vs.vec(slot))
+		}
+	}
+	return out, nil
 }
 
 // Facets counts distinct documents by source and by label among the chunks
 // that pass the filter, most frequent first, then by value. It counts from
-// the in-memory chunk metadata with the filter Search applies.
+// the in-memory chunk metadata with the filter the retrievers apply.
 func (ix *Index) Facets(ctx context.Context, f docent.Filter) (search.Facets, error) {
 	if err := ctx.Err(); err != nil {
 		return search.Facets{}, fmt.Errorf("local: facets: %w", err)
