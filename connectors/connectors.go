@@ -39,4 +39,3 @@ type Changes struct {
 	// been applied completely.
 	Cursor string
 }
-

@@ -32,4 +32,3 @@ type Chunker interface {
 	// doc.ID. It returns an error for a document it cannot split.
 	Chunk(doc docent.Document) ([]docent.Chunk, error)
 }
-

@@ -16,7 +16,7 @@ import (
 // calls: keyword score is the number of query words a chunk holds,
 // vector score the dot product. It records every call.
 type tinyIndex struct {
-	Index // nil: the Retriever must call nothing else
+	Index  // nil: the Retriever must call nothing else
 	chunks []docent.Chunk
 	mu     sync.Mutex
 	calls  []string

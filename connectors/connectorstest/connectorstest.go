@@ -198,13 +198,13 @@ const Dim = 16
 type Embedder struct {
 	FailOn string
 
-	mu     sync.Mutex
-	dim    int // 0 means Dim
+	mu      sync.Mutex
+	dim     int // 0 means Dim
 	calls   int
 	texts   int
 	queries int
-	model  string // mixed into the hashes; Trainable changes it
-	before func() // called at the start of EmbedDocuments (tests use it to cancel)
+	model   string // mixed into the hashes; Trainable changes it
+	before  func() // called at the start of EmbedDocuments (tests use it to cancel)
 }
 
 var _ search.Embedder = (*Embedder)(nil)
