@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docent-hq/docent"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/docent-hq/docent"
 
 	"github.com/robfig/cron/v3"
 )

@@ -3,10 +3,11 @@ package connectors_test
 import (
 	"context"
 	"errors"
-	"github.com/docent-hq/docent"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docent-hq/docent"
 
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docent-hq/docent"
 	"strings"
 	"time"
+
+	"github.com/docent-hq/docent"
 )
 
 const docColumns = `id, source, path, url, title, space, labels, owner, author, content_hash,

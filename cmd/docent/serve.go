@@ -5,12 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/docent-hq/docent"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/docent-hq/docent"
 
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/api"

@@ -4,11 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/docent-hq/docent"
 	"io"
 	"os"
 	"text/tabwriter"
 	"time"
+
+	"github.com/docent-hq/docent"
 
 	"golang.org/x/term"
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docent-hq/docent"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/docent-hq/docent"
 
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/config"

@@ -3,7 +3,6 @@ package git_test
 import (
 	"context"
 	"errors"
-	"github.com/docent-hq/docent"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/docent-hq/docent"
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
