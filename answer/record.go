@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/internal/redact"
+	redactpkg "github.com/docent-hq/docent/internal/redact"
 )
 
 // Answerer answers one question. *Pipeline implements it.
@@ -43,7 +42,7 @@ type Recorder struct {
 // turn before it is stored or logged; nil masks only URL credentials.
 func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logger, redact func(string) string) *Recorder {
 	if redact == nil {
-		redact = redactURLs
+		redact = redactpkg.URLs
 	}
 	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, redact: redact, now: time.Now}
 }
@@ -78,11 +77,4 @@ func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, err
 		return turn, fmt.Errorf("answer: %w", err)
 	}
 	return turn, nil
-}
-
-var urlRE = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
-
-// redactURLs masks the credentials of every URL in s.
-func redactURLs(s string) string {
-	return urlRE.ReplaceAllStringFunc(s, redact.URL)
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 )
 
 // Asker answers a question and records the turn.
@@ -119,8 +121,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "question is empty")
 		return
 	case err != nil:
-		s.log.ErrorContext(r.Context(), "ask", slog.Any("error", err))
-		writeError(w, http.StatusInternalServerError, "internal error")
+		s.log.ErrorContext(r.Context(), "ask", slog.Int64("turn", turn.ID), slog.String("error", turn.Answer.Trace.Error))
+		writeJSON(w, http.StatusInternalServerError, failure(turn, err))
 		return
 	}
 	writeJSON(w, http.StatusOK, NewAskResponse(turn, s.format, req.Trace))
@@ -143,6 +145,34 @@ func NewAskResponse(turn docent.Turn, format Formatter, withTrace bool) AskRespo
 		resp.Trace = &turn.Answer.Trace
 	}
 	return resp
+}
+
+// AskFailure is the body of a failed POST /api/ask: which step failed and
+// the stored turn to look up, never the error's internals.
+type AskFailure struct {
+	// Error is the stable code "answer_failed".
+	Error string `json:"error"`
+	// Stage is the answer stage that failed ("retrieve", "generate", ...),
+	// "" when the failure was outside the stages.
+	Stage string `json:"stage,omitempty"`
+	// Message says what failed, safe to show.
+	Message string `json:"message"`
+	// TurnID is the stored turn that holds the full error, 0 if none.
+	TurnID int64 `json:"turn_id,omitempty"`
+}
+
+// failure describes a failed ask without its internals.
+func failure(turn docent.Turn, err error) AskFailure {
+	f := AskFailure{Error: "answer_failed", TurnID: turn.ID, Message: "The answer could not be made."}
+	var se *answer.StageError
+	if errors.As(err, &se) {
+		f.Stage = se.Stage
+		f.Message = "The " + se.Stage + " step failed, so no answer was made."
+	}
+	if turn.ID != 0 {
+		f.Message += " The error is recorded with turn " + strconv.FormatInt(turn.ID, 10) + "."
+	}
+	return f
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

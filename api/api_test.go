@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 )
 
 // askerFunc is a function-field fake of Asker.
@@ -42,6 +43,10 @@ func TestAsk(t *testing.T) {
 			return docent.Turn{}, docent.ErrEmptyQuestion
 		case "boom":
 			return docent.Turn{}, errors.New("store: disk full at /secret/path")
+		case "provider down":
+			return docent.Turn{ID: 9, Answer: docent.Answer{Status: docent.StatusError,
+					Trace: docent.Trace{Error: "answer: generate: POST https://api.example/v1: 503"}}},
+				&answer.StageError{Stage: "generate", Err: errors.New("POST https://api.example/v1: 503 key=sk-123")}
 		}
 		if _, ok := ctx.Deadline(); !ok {
 			t.Error("ask runs without a deadline")
@@ -66,7 +71,10 @@ func TestAsk(t *testing.T) {
 		{"empty question", `{"question":""}`, 400, []string{"question is empty"}, nil},
 		{"unknown field", `{"question":"x","k":3}`, 400, []string{"unknown field"}, nil},
 		{"too large", `{"question":"` + strings.Repeat("a", maxAskBody) + `"}`, 400, []string{"invalid request body"}, nil},
-		{"internal error hides detail", `{"question":"boom"}`, 500, []string{"internal error"}, []string{"disk full", "/secret"}},
+		{"internal error hides detail", `{"question":"boom"}`, 500, []string{`"error": "answer_failed"`, "could not be made"}, []string{"disk full", "/secret"}},
+		{"failed stage is named, internals are not", `{"question":"provider down"}`, 500,
+			[]string{`"error": "answer_failed"`, `"stage": "generate"`, `"turn_id": 9`, "The generate step failed", "recorded with turn 9"},
+			[]string{"api.example", "503", "sk-123"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,9 +32,12 @@ type Config struct {
 	Sources []SourceConfig `yaml:"sources"`
 	// Index selects and tunes the search backend and fusion.
 	Index IndexConfig `yaml:"index"`
+	// LLM holds the settings of each model provider (endpoints, keys,
+	// models); Embedder and Answerer pick which provider serves them.
+	LLM LLMConfig `yaml:"llm"`
 	// Embedder selects the embedding provider.
 	Embedder EmbedderConfig `yaml:"embedder"`
-	// Answerer selects the answer generator and its thresholds.
+	// Answerer selects the answer provider and its thresholds.
 	Answerer AnswererConfig `yaml:"answerer"`
 	// Chunker sizes the chunks documents are split into.
 	Chunker ChunkerConfig `yaml:"chunker"`
@@ -65,19 +68,24 @@ const (
 	SourceGit = "git"
 )
 
-// SourceConfig is one documentation source.
+// SourceConfig is one documentation source. Each source type that takes
+// settings has its own section: a pointer field tagged source:"TYPE" whose
+// YAML key is the type name; a source sets only the section of its type.
+// A new source type is a package, one line of wiring in cmd/docent, and
+// its section here (with a validate method when it has rules).
 type SourceConfig struct {
 	// Name identifies the source: unique, [a-z0-9_-]. It prefixes document IDs.
 	Name string `yaml:"name"`
-	// Type is SourceBundled, SourceDir or SourceGit.
+	// Type is the source type: SourceBundled, SourceDir, SourceGit, or any
+	// other type this build has.
 	Type string `yaml:"type"`
 	// Schedule optionally overrides sync.schedule for this source (a cron
 	// spec; "off" disables scheduled syncs of this source).
 	Schedule string `yaml:"schedule,omitempty"`
 	// Dir configures a "dir" source.
-	Dir *DirConfig `yaml:"dir,omitempty"`
+	Dir *DirConfig `yaml:"dir,omitempty" source:"dir"`
 	// Git configures a "git" source.
-	Git *GitConfig `yaml:"git,omitempty"`
+	Git *GitConfig `yaml:"git,omitempty" source:"git"`
 }
 
 // DefaultInclude are the include globs a dir or git source gets when it
@@ -154,45 +162,87 @@ type IndexConfig struct {
 
 // TypesenseConfig is the Typesense cluster connection.
 type TypesenseConfig struct {
-	// URL is the cluster (or load balancer) base URL.
-	URL string `yaml:"url"`
+	// Nodes are the cluster's node URLs (or one load balancer URL).
+	Nodes []string `yaml:"nodes,omitempty"`
+	// NearestNode optionally names the node to try first.
+	NearestNode string `yaml:"nearest_node,omitempty"`
 	// APIKey is the admin API key (secret).
-	APIKey string `yaml:"api_key" secret:"true"`
-	// Collection is the collection name.
+	APIKey string `yaml:"api_key,omitempty" secret:"true"`
+	// Collection is the alias queries go through; versioned collections
+	// behind it are named after it.
 	Collection string `yaml:"collection"`
+	// Timeout bounds one request ("2s").
+	Timeout time.Duration `yaml:"timeout"`
+	// Retries is how many times a failed request is retried on other nodes.
+	Retries int `yaml:"retries"`
 }
 
-// Model providers.
+// Model providers. ProviderOffline needs no network, key or model files.
 const (
 	ProviderOffline = "offline"
 	ProviderGemini  = "gemini"
 	ProviderOpenAI  = "openai"
 )
 
-// EmbedderConfig is the embedding provider section.
-type EmbedderConfig struct {
-	// Provider is ProviderOffline, ProviderGemini or ProviderOpenAI.
-	Provider string `yaml:"provider"`
-	// Model is the provider's model name; empty means its default.
-	Model string `yaml:"model,omitempty"`
-	// BaseURL overrides the provider endpoint (an OpenAI-compatible server).
-	BaseURL string `yaml:"base_url,omitempty"`
-	// APIKey authenticates with the provider (secret).
+// LLMConfig holds each model provider's settings. Only the providers that
+// embedder.provider or answerer.provider name are used and validated.
+type LLMConfig struct {
+	// Gemini is Google's Gemini API (google.golang.org/genai).
+	Gemini GeminiConfig `yaml:"gemini"`
+	// OpenAI is any OpenAI-compatible API: OpenAI, Ollama, vLLM, LM Studio.
+	OpenAI OpenAIConfig `yaml:"openai"`
+}
+
+// GeminiConfig configures the Gemini provider.
+type GeminiConfig struct {
+	// APIKey authenticates with the Gemini API (secret).
 	APIKey string `yaml:"api_key,omitempty" secret:"true"`
-	// Dim is the vector length; 0 means the model's default.
+	// BaseURL overrides the API endpoint (a proxy, a test server).
+	BaseURL string `yaml:"base_url,omitempty"`
+	// Model generates answers; EmbeddingModel embeds chunks and queries.
+	Model          string `yaml:"model"`
+	EmbeddingModel string `yaml:"embedding_model"`
+	// Dimensions is the embedding length asked for.
+	Dimensions int `yaml:"dimensions"`
+	// Temperature and MaxOutputTokens tune generation.
+	Temperature     float64 `yaml:"temperature"`
+	MaxOutputTokens int     `yaml:"max_output_tokens"`
+	// Timeout bounds one API call ("30s").
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// OpenAIConfig configures an OpenAI-compatible provider.
+type OpenAIConfig struct {
+	// BaseURL is the API base, e.g. https://api.openai.com/v1 or
+	// http://localhost:11434/v1 for Ollama.
+	BaseURL string `yaml:"base_url"`
+	// APIKey authenticates with the API, when it needs one (secret).
+	APIKey string `yaml:"api_key,omitempty" secret:"true"`
+	// Model generates answers; EmbeddingModel embeds chunks and queries.
+	Model          string `yaml:"model,omitempty"`
+	EmbeddingModel string `yaml:"embedding_model,omitempty"`
+	// Dimensions is the embedding length asked for; 0 means the model's own.
+	Dimensions int `yaml:"dimensions,omitempty"`
+	// Temperature and MaxOutputTokens tune generation.
+	Temperature     float64 `yaml:"temperature"`
+	MaxOutputTokens int     `yaml:"max_output_tokens"`
+	// Timeout bounds one API call ("30s").
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// EmbedderConfig selects the embedding provider.
+type EmbedderConfig struct {
+	// Provider is ProviderOffline or a provider configured under llm.
+	Provider string `yaml:"provider"`
+	// Dim is the offline embedder's vector length; 0 means its default.
 	Dim int `yaml:"dim,omitempty"`
 }
 
-// AnswererConfig is the answer generator section.
+// AnswererConfig selects the answer provider and tunes the not-found gate.
 type AnswererConfig struct {
-	// Provider is ProviderOffline, ProviderGemini or ProviderOpenAI.
+	// Provider is ProviderOffline (extractive answers) or a provider
+	// configured under llm, which then writes the answers.
 	Provider string `yaml:"provider"`
-	// Model is the provider's model name; empty means its default.
-	Model string `yaml:"model,omitempty"`
-	// BaseURL overrides the provider endpoint (an OpenAI-compatible server).
-	BaseURL string `yaml:"base_url,omitempty"`
-	// APIKey authenticates with the provider (secret).
-	APIKey string `yaml:"api_key,omitempty" secret:"true"`
 	// MinScore is the relevance threshold below which docent answers "not
 	// found"; 0 means the pipeline's built-in default.
 	MinScore float64 `yaml:"min_score"`
@@ -249,7 +299,13 @@ func Default() Config {
 			KeywordWeight: 1.0,
 			VectorWeight:  0.4,
 			Candidates:    100,
-			Typesense:     TypesenseConfig{Collection: "docent"},
+			Typesense:     TypesenseConfig{Collection: "docent_chunks", Timeout: 5 * time.Second, Retries: 3},
+		},
+		LLM: LLMConfig{
+			Gemini: GeminiConfig{Model: "gemini-flash-latest", EmbeddingModel: "gemini-embedding-001",
+				Dimensions: 768, Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 30 * time.Second},
+			OpenAI: OpenAIConfig{BaseURL: "https://api.openai.com/v1", Temperature: 0.2, MaxOutputTokens: 1024,
+				Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: ProviderOffline},
 		Answerer: AnswererConfig{Provider: ProviderOffline, MaxSources: 4},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func mustWrite(tb testing.TB, name, content string) string {
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(Builtin()); err != nil {
 		t.Fatalf("defaults do not validate: %v", err)
 	}
 	checks := []struct {
@@ -51,7 +52,10 @@ func TestDefault(t *testing.T) {
 		{"index.keyword_weight", c.Index.KeywordWeight, 1.0},
 		{"index.vector_weight", c.Index.VectorWeight, 0.4},
 		{"index.candidates", c.Index.Candidates, 100},
-		{"index.typesense.collection", c.Index.Typesense.Collection, "docent"},
+		{"index.typesense.collection", c.Index.Typesense.Collection, "docent_chunks"},
+		{"llm.gemini.model", c.LLM.Gemini.Model, "gemini-flash-latest"},
+		{"llm.gemini.embedding_model", c.LLM.Gemini.EmbeddingModel, "gemini-embedding-001"},
+		{"llm.openai.base_url", c.LLM.OpenAI.BaseURL, "https://api.openai.com/v1"},
 		{"embedder.provider", c.Embedder.Provider, "offline"},
 		{"answerer.provider", c.Answerer.Provider, "offline"},
 		{"answerer.min_score", c.Answerer.MinScore, 0.0},
@@ -73,7 +77,7 @@ func TestDefault(t *testing.T) {
 	}
 
 	t.Run("Load with no path is the defaults", func(t *testing.T) {
-		got, err := Load("", env(nil))
+		got, err := Load("", env(nil), Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +86,7 @@ func TestDefault(t *testing.T) {
 		}
 	})
 	t.Run("DOCENT_DATA overrides data_dir", func(t *testing.T) {
-		got, err := Load("", env(map[string]string{"DOCENT_DATA": "/srv/docent"}))
+		got, err := Load("", env(map[string]string{"DOCENT_DATA": "/srv/docent"}), Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +95,7 @@ func TestDefault(t *testing.T) {
 		}
 	})
 	t.Run("empty file is the defaults", func(t *testing.T) {
-		got, err := Load(mustWrite(t, "docent.yaml", "# nothing here\n"), env(nil))
+		got, err := Load(mustWrite(t, "docent.yaml", "# nothing here\n"), env(nil), Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +110,7 @@ func TestLoadFullFile(t *testing.T) {
 		"GIT_TOKEN":      "ghp_secret1",
 		"TYPESENSE_KEY":  "ts'key",
 		"GEMINI_API_KEY": `gem"ini\key`,
-	}))
+	}), Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +131,17 @@ func TestLoadFullFile(t *testing.T) {
 		},
 		Index: IndexConfig{
 			Backend: "typesense", Fusion: "rrf", RRFK: 30, KeywordWeight: 0.7, VectorWeight: 0.5, Candidates: 50,
-			Typesense: TypesenseConfig{URL: "http://typesense:8108", APIKey: "ts'key", Collection: "docent"},
+			Typesense: TypesenseConfig{Nodes: []string{"http://ts-1:8108", "http://ts-2:8108", "http://ts-3:8108"},
+				NearestNode: "http://ts-1:8108", APIKey: "ts'key", Collection: "docent_chunks", Timeout: 3 * time.Second, Retries: 2},
 		},
-		Embedder: EmbedderConfig{Provider: "openai", Model: "nomic-embed-text", BaseURL: "http://ollama:11434/v1", Dim: 768},
-		Answerer: AnswererConfig{Provider: "gemini", Model: "gemini-2.5-flash", APIKey: `gem"ini\key`, MinScore: 0.25, MaxSources: 5},
+		LLM: LLMConfig{
+			Gemini: GeminiConfig{APIKey: `gem"ini\key`, Model: "gemini-2.5-flash", EmbeddingModel: "gemini-embedding-001",
+				Dimensions: 1536, Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 20 * time.Second},
+			OpenAI: OpenAIConfig{BaseURL: "http://ollama:11434/v1", EmbeddingModel: "nomic-embed-text", Dimensions: 768,
+				Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 30 * time.Second},
+		},
+		Embedder: EmbedderConfig{Provider: "openai"},
+		Answerer: AnswererConfig{Provider: "gemini", MinScore: 0.25, MaxSources: 5},
 		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
 		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
 		Log:      LogConfig{Level: "debug", Format: "json"},
@@ -160,12 +171,12 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "data_dir: ./d\n\nfusion: rrf\n",
-			want: []string{"config: docent.yaml:3: ", `unknown field "fusion"`},
+			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, sources, sync)`},
 		},
 		{
 			name: "unknown key nested in a source",
 			yaml: "sources:\n  - name: docs\n    type: dir\n    dir:\n      path: ./docs\n      exlude: [x]\n",
-			want: []string{"config: docent.yaml:6: ", `unknown field "exlude"`},
+			want: []string{`config: docent.yaml:6: sources[0].dir.exlude: unknown key "exlude" (did you mean "exclude"?)`},
 		},
 		{
 			name: "wrong type names the key",
@@ -175,7 +186,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "bad duration names the key",
 			yaml: "server:\n  shutdown_timeout: soon\n",
-			want: []string{"config: docent.yaml:2: ", "server.shutdown_timeout"},
+			want: []string{`config: docent.yaml:2: server.shutdown_timeout: invalid duration "soon"`},
 		},
 		{
 			name: "unset variable names it and its line",
@@ -204,6 +215,16 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{"config: docent.yaml:4: sources[0].git: set exactly one of url"},
 		},
 		{
+			name: "a list where a string goes names the full path",
+			yaml: "sources:\n  - name: a\n    type: bundled\n  - name: b\n    type: dir\n    dir:\n      path: [x, y]\n",
+			want: []string{`config: docent.yaml:7: sources[1].dir.path: cannot use a list here: want a string`},
+		},
+		{
+			name: "a mapping where a list goes",
+			yaml: "sources:\n  name: a\n",
+			want: []string{`config: docent.yaml:2: sources: cannot use a mapping here: want a list`},
+		},
+		{
 			name: "sources: [] is no sources",
 			yaml: "sources: []\n",
 			want: []string{"sources: no sources configured"},
@@ -217,7 +238,7 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Chdir(dir)
-			_, err := Load("docent.yaml", env(tc.env))
+			_, err := Load("docent.yaml", env(tc.env), Builtin())
 			if err == nil {
 				t.Fatal("Load succeeded, want an error")
 			}
@@ -233,9 +254,62 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 
+	t.Run("every unknown key and bad value at once, with paths and lines", func(t *testing.T) {
+		t.Chdir(filepath.Dir(mustWrite(t, "docent.yaml", strings.Join([]string{
+			"server:",
+			"  public_ulr: https://x",
+			"  shutdown_timeout: later",
+			"sources:",
+			"  - name: a",
+			"    type: git",
+			"    git:",
+			"      url: https://x/y.git",
+			"      brnch: main",
+			"index:",
+			"  candidates: lots",
+			"colour: blue",
+			"",
+		}, "\n"))))
+		_, err := Load("docent.yaml", env(nil), Builtin())
+		if err == nil {
+			t.Fatal("Load succeeded")
+		}
+		want := []string{
+			`config: docent.yaml:2: server.public_ulr: unknown key "public_ulr" (did you mean "public_url"?)`,
+			`config: docent.yaml:3: server.shutdown_timeout: invalid duration "later"`,
+			`config: docent.yaml:9: sources[0].git.brnch: unknown key "brnch" (did you mean "branch"?)`,
+			`config: docent.yaml:11: index.candidates: cannot use "lots" here: want an integer`,
+			`config: docent.yaml:12: colour: unknown key "colour"`,
+		}
+		lines := strings.Split(err.Error(), "\n")
+		if len(lines) != len(want) {
+			t.Fatalf("got %d errors, want %d:\n%s", len(lines), len(want), err)
+		}
+		for i, w := range want {
+			if !strings.HasPrefix(lines[i], w) {
+				t.Errorf("error %d = %q, want it to start with %q", i, lines[i], w)
+			}
+		}
+	})
+
+	t.Run("a provider or source type this build lacks names its key and line", func(t *testing.T) {
+		t.Chdir(filepath.Dir(mustWrite(t, "docent.yaml", "sources:\n  - name: wiki\n    type: confluence\nembedder:\n  provider: gemini\nllm:\n  gemini:\n    api_key: k\n")))
+		impl := Implementations{Sources: []string{"bundled", "dir", "git"}, Backends: []string{"local"},
+			Embedders: []string{"offline"}, Answerers: []string{"offline"}}
+		_, err := Load("docent.yaml", env(nil), impl)
+		for _, w := range []string{
+			`config: docent.yaml:3: sources[0].type: unknown source type "confluence" (this build has: bundled, dir, git)`,
+			`config: docent.yaml:5: embedder.provider: unknown provider "gemini" (this build has: offline)`,
+		} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v, want it to contain %q", err, w)
+			}
+		}
+	})
+
 	t.Run("malformed YAML line is exact", func(t *testing.T) {
 		p := mustWrite(t, "docent.yaml", "log:\n  level: info\n  format: [text\n")
-		_, err := Load(p, env(nil))
+		_, err := Load(p, env(nil), Builtin())
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Line != 3 {
 			t.Fatalf("err = %v, want a *Error on line 3", err)
@@ -305,13 +379,15 @@ func TestRedaction(t *testing.T) {
 		URL: "https://ghp_userToken77@github.com/acme/handbook.git",
 	}})
 	c.Index.Backend = BackendTypesense
-	c.Index.Typesense.URL = "http://ts:8108"
+	c.Index.Typesense.Nodes = []string{"http://ts:8108"}
 	c.Index.Typesense.APIKey = "ts-admin-key"
-	c.Embedder = EmbedderConfig{Provider: "gemini", APIKey: "gemini-key-123"}
+	c.Embedder = EmbedderConfig{Provider: "gemini"}
+	c.LLM.Gemini.APIKey = "gemini-key-123"
 	c.Answerer.Provider = "openai"
-	c.Answerer.APIKey = "openai-key-456"
-	c.Answerer.BaseURL = "https://sk-user-88@llm.example.com/v1"
-	if err := c.Validate(); err != nil {
+	c.LLM.OpenAI.APIKey = "openai-key-456"
+	c.LLM.OpenAI.Model = "gpt-4o-mini"
+	c.LLM.OpenAI.BaseURL = "https://sk-user-88@llm.example.com/v1"
+	if err := c.Validate(Builtin()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -342,6 +418,14 @@ func TestRedaction(t *testing.T) {
 		})
 	}
 
+	t.Run("Secrets lists every secret value", func(t *testing.T) {
+		got := c.Secrets()
+		for _, s := range secrets {
+			if !slices.Contains(got, s) {
+				t.Errorf("Secrets() = %q, missing %q", got, s)
+			}
+		}
+	})
 	t.Run("original is untouched", func(t *testing.T) {
 		if c.Sources[1].Git.Token != "ghp_secret1" || c.Index.Typesense.APIKey != "ts-admin-key" ||
 			c.Sources[1].Git.URL != "https://bot:hunter2@git.example.com/docs.git" {
@@ -359,11 +443,11 @@ func TestRedaction(t *testing.T) {
 	})
 	t.Run("redacted YAML loads back", func(t *testing.T) {
 		p := mustWrite(t, "docent.yaml", c.Redacted())
-		got, err := Load(p, env(nil))
+		got, err := Load(p, env(nil), Builtin())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Index.Typesense.APIKey != "REDACTED" || got.Index.Typesense.URL != "http://ts:8108" {
+		if got.Index.Typesense.APIKey != "REDACTED" || got.Index.Typesense.Nodes[0] != "http://ts:8108" {
 			t.Errorf("round trip = %+v", got.Index)
 		}
 	})
@@ -405,7 +489,7 @@ func TestResolve(t *testing.T) {
 			if tc.cwdFile {
 				write("docent.yaml", "from-cwd")
 			}
-			cfg, path, err := Resolve(tc.flag, env(tc.env))
+			cfg, path, err := Resolve(tc.flag, env(tc.env), Builtin())
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one naming %q", err, tc.wantErr)
@@ -435,7 +519,10 @@ func TestValidate(t *testing.T) {
 		{"bad source name", func(c *Config) { c.Sources[0].Name = "Eng Docs" }, "sources[0].name", "a-z, 0-9"},
 		{"duplicate source name", func(c *Config) { c.Sources = append(c.Sources, c.Sources[0]) }, "sources[1].name", "already used"},
 		{"unknown source type", func(c *Config) { c.Sources[0].Type = "svn" }, "sources[0].type", `unknown source type "svn"`},
-		{"missing source type", func(c *Config) { c.Sources[0].Type = "" }, "sources[0].type", "must be one of"},
+		{"missing source type", func(c *Config) { c.Sources[0].Type = "" }, "sources[0].type", "must be one of bundled, dir, git"},
+		{"section of another type", func(c *Config) {
+			c.Sources = []SourceConfig{{Name: "r", Type: "git", Git: &GitConfig{Path: "/r"}, Dir: &DirConfig{Path: "/d"}}}
+		}, "sources[0].dir", "not allowed for type git"},
 		{"git without section", func(c *Config) { c.Sources = []SourceConfig{{Name: "r", Type: "git"}} }, "sources[0].git", "needs a git section"},
 		{"git with neither url nor path", func(c *Config) { c.Sources = git(GitConfig{Branch: "main"}) }, "sources[0].git", "exactly one of url"},
 		{"git with both url and path", func(c *Config) { c.Sources = git(GitConfig{URL: "https://x/y.git", Path: "/y"}) }, "sources[0].git", "exactly one of url"},
@@ -446,11 +533,16 @@ func TestValidate(t *testing.T) {
 		{"bad source schedule", func(c *Config) { c.Sources[0].Schedule = "every hour" }, "sources[0].schedule", "invalid cron spec"},
 		{"source schedule off", func(c *Config) { c.Sources[0].Schedule = "off" }, "", ""},
 		{"no sources", func(c *Config) { c.Sources = nil }, "sources", "no sources"},
-		{"typesense needs url", func(c *Config) { c.Index.Backend = "typesense"; c.Index.Typesense.APIKey = "k" }, "index.typesense.url", "required"},
-		{"typesense needs api_key", func(c *Config) { c.Index.Backend = "typesense"; c.Index.Typesense.URL = "http://ts" }, "index.typesense.api_key", "required"},
+		{"typesense needs nodes", func(c *Config) { c.Index.Backend = "typesense"; c.Index.Typesense.APIKey = "k" }, "index.typesense.nodes", "required"},
+		{"typesense needs api_key", func(c *Config) { c.Index.Backend = "typesense"; c.Index.Typesense.Nodes = []string{"http://ts"} }, "index.typesense.api_key", "required"},
+		{"typesense node must be a URL", func(c *Config) {
+			c.Index.Backend = "typesense"
+			c.Index.Typesense.APIKey = "k"
+			c.Index.Typesense.Nodes = []string{"http://ts:8108", "ts-2:8108"}
+		}, "index.typesense.nodes[1]", "absolute http(s) URL"},
 		{"typesense complete", func(c *Config) {
 			c.Index.Backend = "typesense"
-			c.Index.Typesense.URL = "http://ts"
+			c.Index.Typesense.Nodes = []string{"http://ts"}
 			c.Index.Typesense.APIKey = "k"
 		}, "", ""},
 		{"unknown backend", func(c *Config) { c.Index.Backend = "elastic" }, "index.backend", `unknown backend "elastic"`},
@@ -462,14 +554,22 @@ func TestValidate(t *testing.T) {
 		{"both weights zero", func(c *Config) { c.Index.VectorWeight, c.Index.KeywordWeight = 0, 0 }, "index", "both be 0"},
 		{"zero candidates", func(c *Config) { c.Index.Candidates = 0 }, "index.candidates", "positive"},
 		{"zero rrf_k", func(c *Config) { c.Index.RRFK = 0 }, "index.rrf_k", "positive"},
-		{"gemini embedder needs key", func(c *Config) { c.Embedder.Provider = "gemini" }, "embedder.api_key", "required for provider gemini"},
-		{"gemini answerer needs key", func(c *Config) { c.Answerer.Provider = "gemini" }, "answerer.api_key", "required for provider gemini"},
-		{"openai needs key", func(c *Config) { c.Answerer.Provider = "openai" }, "answerer.api_key", "required for provider openai"},
-		{"openai with base_url needs no key", func(c *Config) {
+		{"gemini embedder needs key", func(c *Config) { c.Embedder.Provider = "gemini" }, "llm.gemini.api_key", "required when embedder.provider is gemini"},
+		{"gemini answerer needs key", func(c *Config) { c.Answerer.Provider = "gemini" }, "llm.gemini.api_key", "required when answerer.provider is gemini"},
+		{"gemini with key", func(c *Config) { c.Answerer.Provider = "gemini"; c.LLM.Gemini.APIKey = "k" }, "", ""},
+		{"openai answerer needs a model", func(c *Config) { c.Answerer.Provider = "openai" }, "llm.openai.model", "required when answerer.provider is openai"},
+		{"openai embedder needs an embedding model", func(c *Config) { c.Embedder.Provider = "openai" }, "llm.openai.embedding_model", "required"},
+		{"openai without key (local server)", func(c *Config) {
 			c.Embedder.Provider = "openai"
-			c.Embedder.BaseURL = "http://localhost:11434/v1"
+			c.LLM.OpenAI.BaseURL = "http://localhost:11434/v1"
+			c.LLM.OpenAI.EmbeddingModel = "nomic-embed-text"
 		}, "", ""},
-		{"relative base_url", func(c *Config) { c.Embedder.Provider = "openai"; c.Embedder.BaseURL = "localhost:11434" }, "embedder.base_url", "absolute URL"},
+		{"relative base_url", func(c *Config) {
+			c.Embedder.Provider = "openai"
+			c.LLM.OpenAI.EmbeddingModel = "e"
+			c.LLM.OpenAI.BaseURL = "localhost:11434"
+		}, "llm.openai.base_url", "absolute http(s) URL"},
+		{"unused provider settings are not checked", func(c *Config) { c.LLM.OpenAI.BaseURL = "nonsense" }, "", ""},
 		{"unknown provider", func(c *Config) { c.Embedder.Provider = "cohere" }, "embedder.provider", `unknown provider "cohere"`},
 		{"negative min_score", func(c *Config) { c.Answerer.MinScore = -0.5 }, "answerer.min_score", ">= 0"},
 		{"zero max_sources", func(c *Config) { c.Answerer.MaxSources = 0 }, "answerer.max_sources", "at least 1"},
@@ -492,7 +592,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Default()
 			tc.mutate(&c)
-			err := c.Validate()
+			err := c.Validate(Builtin())
 			if tc.wantKey == "" {
 				if err != nil {
 					t.Fatalf("Validate() = %v, want nil", err)
@@ -513,7 +613,7 @@ func TestValidate(t *testing.T) {
 		c := Default()
 		c.Sync.Workers = 0
 		c.Log.Format = "xml"
-		err := c.Validate()
+		err := c.Validate(Builtin())
 		if err == nil || !strings.Contains(err.Error(), "sync.workers") || !strings.Contains(err.Error(), "log.format") {
 			t.Errorf("Validate() = %v, want both problems", err)
 		}
@@ -522,7 +622,7 @@ func TestValidate(t *testing.T) {
 
 func TestNormalizeIncludes(t *testing.T) {
 	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n")
-	c, err := Load(p, env(nil))
+	c, err := Load(p, env(nil), Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -51,13 +50,15 @@ func (e *Error) Error() string {
 }
 
 // Load reads the YAML file at path over Default, applies environment
-// overrides (DOCENT_DATA) and validates the result. An empty path means
-// defaults plus environment. getenv looks up variables for ${VAR}
-// expansion and overrides (os.LookupEnv in production).
+// overrides (DOCENT_DATA) and validates the result against what impl says
+// this build can run. An empty path means defaults plus environment.
+// getenv looks up variables for ${VAR} expansion and overrides
+// (os.LookupEnv in production).
 //
-// Errors are *Error values (several joined with errors.Join when
-// validation finds more than one problem) naming the file, line and key.
-func Load(path string, getenv func(string) (string, bool)) (Config, error) {
+// Errors are *Error values naming the file, line and full key path;
+// every unknown key and every value of the wrong kind is reported at
+// once (joined with errors.Join), as is every validation problem.
+func Load(path string, getenv func(string) (string, bool), impl Implementations) (Config, error) {
 	cfg := Default()
 	if path != "" {
 		raw, err := os.ReadFile(path)
@@ -72,7 +73,7 @@ func Load(path string, getenv func(string) (string, bool)) (Config, error) {
 		cfg.DataDir = v
 	}
 	cfg.normalize()
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(impl); err != nil {
 		if path != "" {
 			raw, _ := os.ReadFile(path)
 			err = locate(path, raw, getenv, err)
@@ -86,7 +87,7 @@ func Load(path string, getenv func(string) (string, bool)) (Config, error) {
 // set, else DOCENT_CONFIG, else ./docent.yaml when it exists, else defaults
 // only. It returns the path used ("" for defaults). A file named by the
 // flag or DOCENT_CONFIG must exist.
-func Resolve(flagPath string, getenv func(string) (string, bool)) (Config, string, error) {
+func Resolve(flagPath string, getenv func(string) (string, bool), impl Implementations) (Config, string, error) {
 	path := flagPath
 	if path == "" {
 		if v, ok := getenv("DOCENT_CONFIG"); ok {
@@ -98,7 +99,7 @@ func Resolve(flagPath string, getenv func(string) (string, bool)) (Config, strin
 			path = DefaultPath
 		}
 	}
-	cfg, err := Load(path, getenv)
+	cfg, err := Load(path, getenv, impl)
 	if err != nil {
 		return Config{}, path, err
 	}
@@ -133,11 +134,15 @@ func parse(file string, raw []byte, getenv func(string) (string, bool)) (Config,
 	if body == nil {
 		return cfg, nil // empty or comments only: the defaults
 	}
-	if err := checkDurations(file, f); err != nil {
-		return Config{}, err
+	if errs := checkSchema(file, body, reflect.TypeFor[Config]()); len(errs) > 0 {
+		all := make([]error, len(errs))
+		for i, e := range errs {
+			all[i] = e
+		}
+		return Config{}, errors.Join(all...)
 	}
 	cfg.Sources = nil // a file that lists sources replaces the default list
-	dec := yaml.NewDecoder(bytes.NewReader(text), yaml.DisallowUnknownField())
+	dec := yaml.NewDecoder(bytes.NewReader(text))
 	if err := dec.DecodeFromNode(body, &cfg); err != nil {
 		return Config{}, yamlError(file, text, err)
 	}
@@ -145,41 +150,6 @@ func parse(file string, raw []byte, getenv func(string) (string, bool)) (Config,
 		cfg.Sources = Default().Sources
 	}
 	return cfg, nil
-}
-
-// durationKeys are the keys decoded as time.Duration. go-yaml reports a
-// bad duration without its position, so they are checked first.
-var durationKeys = map[string]bool{"server.shutdown_timeout": true}
-
-// checkDurations reports the first duration key whose value does not parse.
-func checkDurations(file string, f *ast.File) error {
-	var bad *Error
-	for _, doc := range f.Docs {
-		if doc == nil || doc.Body == nil {
-			continue
-		}
-		ast.Walk(visitFunc(func(n ast.Node) bool {
-			mv, ok := n.(*ast.MappingValueNode)
-			if !ok || bad != nil {
-				return bad == nil
-			}
-			key := keyPath(mv.Value.GetPath())
-			if !durationKeys[key] {
-				return true
-			}
-			if sn, ok := mv.Value.(*ast.StringNode); ok {
-				if _, err := time.ParseDuration(sn.Value); err != nil {
-					bad = &Error{File: file, Line: sn.GetToken().Position.Line, Key: key,
-						Msg: fmt.Sprintf("invalid duration %q (want a Go duration like 10s or 1m30s)", sn.Value)}
-				}
-			}
-			return true
-		}), doc)
-	}
-	if bad != nil {
-		return bad
-	}
-	return nil
 }
 
 // yamlError turns a go-yaml error into an *Error with the line and, where
@@ -191,10 +161,6 @@ func yamlError(file string, text []byte, err error) error {
 	}
 	tk := ye.GetToken()
 	e := &Error{File: file, Line: tk.Position.Line, Msg: ye.GetMessage()}
-	var unknown *yaml.UnknownFieldError
-	if errors.As(err, &unknown) {
-		return e // the message already names the key: unknown field "x"
-	}
 	if f, perr := parser.ParseBytes(text, 0); perr == nil {
 		e.Key = pathAt(f, tk.Position.Line, tk.Position.Column)
 	}

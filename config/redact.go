@@ -38,26 +38,23 @@ func (c Config) redact() Config {
 	for i, s := range c.Sources {
 		if s.Dir != nil {
 			d := *s.Dir
-			d.WebURL = redact.URL(d.WebURL)
 			s.Dir = &d
 		}
 		if s.Git != nil {
 			g := *s.Git
-			g.URL = redact.URL(g.URL)
-			g.WebURL = redact.URL(g.WebURL)
 			s.Git = &g
 		}
 		out.Sources[i] = s
 	}
-	out.Index.Typesense.URL = redact.URL(out.Index.Typesense.URL)
-	out.Embedder.BaseURL = redact.URL(out.Embedder.BaseURL)
-	out.Answerer.BaseURL = redact.URL(out.Answerer.BaseURL)
+	out.Index.Typesense.Nodes = append([]string(nil), c.Index.Typesense.Nodes...)
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }
 
-// redactSecrets walks v (already a private copy) and replaces non-empty
-// string fields tagged secret:"true", following pointers and slices.
+// redactSecrets walks v (already a private copy): non-empty string fields
+// tagged secret:"true" become "REDACTED", and every other string has the
+// user info of any URL in it masked (a token may be given as a URL's user
+// name or password). It follows pointers, slices and structs.
 func redactSecrets(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -67,6 +64,10 @@ func redactSecrets(v reflect.Value) {
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
 			redactSecrets(v.Index(i))
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(redact.URL(v.String()))
 		}
 	case reflect.Struct:
 		t := v.Type()
@@ -81,4 +82,37 @@ func redactSecrets(v reflect.Value) {
 			redactSecrets(f)
 		}
 	}
+}
+
+// Secrets returns every secret value in c: fields tagged secret:"true" and
+// the user info of URLs. Pass them to redact.Secrets to mask them in text
+// that may quote them (provider errors, logs).
+func (c Config) Secrets() []string {
+	var out []string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		case reflect.String:
+			out = append(out, redact.UserInfo(v.String())...)
+		case reflect.Struct:
+			t := v.Type()
+			for i := 0; i < t.NumField(); i++ {
+				if t.Field(i).Tag.Get("secret") == "true" && v.Field(i).String() != "" {
+					out = append(out, v.Field(i).String())
+					continue
+				}
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(c))
+	return out
 }

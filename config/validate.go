@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/robfig/cron/v3"
@@ -14,9 +16,67 @@ import (
 
 var sourceName = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
-// Validate checks option values and their combinations. It returns every
-// problem found, joined, each an *Error naming the key.
-func (c Config) Validate() error {
+// Implementations names what this build can run at each seam. cmd/docent
+// fills it from the constructor maps it wires, so a name in the config
+// that no constructor serves is an error at its key and line, never a
+// silent fallback to another implementation.
+type Implementations struct {
+	// Sources are the source types (bundled, dir, git, ...).
+	Sources []string
+	// Backends are the index backends (local, typesense, ...).
+	Backends []string
+	// Embedders are the embedding providers (offline, gemini, openai, ...).
+	Embedders []string
+	// Answerers are the answer providers (offline, gemini, openai, ...).
+	Answerers []string
+}
+
+// Builtin is what the config package itself knows of: every source type
+// with a section here, both index backends and the three model providers.
+// Tests and tools that validate without a build's wiring use it.
+func Builtin() Implementations {
+	return Implementations{
+		Sources:   append([]string{SourceBundled}, sectionTypes()...),
+		Backends:  []string{BackendLocal, BackendTypesense},
+		Embedders: []string{ProviderOffline, ProviderGemini, ProviderOpenAI},
+		Answerers: []string{ProviderOffline, ProviderGemini, ProviderOpenAI},
+	}
+}
+
+// sectionTypes lists the source types that have a settings section (the
+// source:"TYPE" tags of SourceConfig).
+func sectionTypes() []string {
+	var out []string
+	t := reflect.TypeFor[SourceConfig]()
+	for i := range t.NumField() {
+		if typ := t.Field(i).Tag.Get("source"); typ != "" {
+			out = append(out, typ)
+		}
+	}
+	return out
+}
+
+// sourceSection returns the settings section of type typ in s (nil when
+// unset) and whether the type has a section at all.
+func sourceSection(s SourceConfig, typ string) (reflect.Value, bool) {
+	v := reflect.ValueOf(s)
+	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("source") == typ {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// sectionValidator is a source section with rules of its own.
+type sectionValidator interface {
+	validate(key string, bad func(key, format string, args ...any))
+}
+
+// Validate checks option values and their combinations against what impl
+// says this build can run. It returns every problem found, joined, each
+// an *Error naming the key.
+func (c Config) Validate(impl Implementations) error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &Error{Key: key, Msg: fmt.Sprintf(format, args...)})
@@ -36,129 +96,9 @@ func (c Config) Validate() error {
 		bad("server.shutdown_timeout", "must be a positive duration like 10s")
 	}
 
-	if len(c.Sources) == 0 {
-		bad("sources", "no sources configured")
-	}
-	seen := map[string]int{}
-	for i, s := range c.Sources {
-		key := fmt.Sprintf("sources[%d]", i)
-		switch {
-		case s.Name == "":
-			bad(key+".name", "must not be empty")
-		case !sourceName.MatchString(s.Name):
-			bad(key+".name", "%q may contain only a-z, 0-9, _ and -", s.Name)
-		default:
-			if j, dup := seen[s.Name]; dup {
-				bad(key+".name", "%q is already used by sources[%d]", s.Name, j)
-			} else {
-				seen[s.Name] = i
-			}
-		}
-		if !ScheduleOff(s.Schedule) {
-			if _, err := cron.ParseStandard(s.Schedule); err != nil {
-				bad(key+".schedule", "invalid cron spec %q: %v", s.Schedule, err)
-			}
-		}
-		switch s.Type {
-		case SourceBundled:
-			if s.Dir != nil || s.Git != nil {
-				bad(key, "a bundled source takes no dir or git section")
-			}
-		case SourceDir:
-			switch {
-			case s.Dir == nil:
-				bad(key+".dir", "type dir needs a dir section with a path")
-			case s.Dir.Path == "":
-				bad(key+".dir.path", "must not be empty")
-			}
-			if s.Git != nil {
-				bad(key+".git", "not allowed for type dir")
-			}
-		case SourceGit:
-			switch {
-			case s.Git == nil:
-				bad(key+".git", "type git needs a git section with url or path")
-			case (s.Git.URL == "") == (s.Git.Path == ""):
-				bad(key+".git", "set exactly one of url (a remote) or path (a local repository)")
-			}
-			if s.Dir != nil {
-				bad(key+".dir", "not allowed for type git")
-			}
-		case "":
-			bad(key+".type", "must be one of bundled, dir, git")
-		default:
-			bad(key+".type", "unknown source type %q (want bundled, dir or git)", s.Type)
-		}
-	}
-
-	ix := c.Index
-	switch ix.Backend {
-	case BackendLocal:
-	case BackendTypesense:
-		if ix.Typesense.URL == "" {
-			bad("index.typesense.url", "required when index.backend is typesense")
-		}
-		if ix.Typesense.APIKey == "" {
-			bad("index.typesense.api_key", "required when index.backend is typesense")
-		}
-		if ix.Typesense.Collection == "" {
-			bad("index.typesense.collection", "must not be empty")
-		}
-	default:
-		bad("index.backend", "unknown backend %q (want local or typesense)", ix.Backend)
-	}
-	switch ix.Fusion {
-	case FusionScore, FusionRRF:
-	default:
-		bad("index.fusion", "unknown fusion %q (want score or rrf)", ix.Fusion)
-	}
-	if ix.RRFK <= 0 {
-		bad("index.rrf_k", "must be positive, got %d", ix.RRFK)
-	}
-	if ix.KeywordWeight < 0 {
-		bad("index.keyword_weight", "must be >= 0, got %g", ix.KeywordWeight)
-	}
-	if ix.VectorWeight < 0 {
-		bad("index.vector_weight", "must be >= 0, got %g", ix.VectorWeight)
-	}
-	if ix.KeywordWeight == 0 && ix.VectorWeight == 0 {
-		bad("index", "keyword_weight and vector_weight cannot both be 0")
-	}
-	if ix.Candidates <= 0 {
-		bad("index.candidates", "must be positive, got %d", ix.Candidates)
-	}
-
-	checkProvider := func(section, provider, apiKey, baseURL string) {
-		switch provider {
-		case ProviderOffline:
-		case ProviderGemini:
-			if apiKey == "" {
-				bad(section+".api_key", "required for provider gemini")
-			}
-		case ProviderOpenAI:
-			if apiKey == "" && baseURL == "" {
-				bad(section+".api_key", "required for provider openai unless base_url points at a compatible server that needs none")
-			}
-		default:
-			bad(section+".provider", "unknown provider %q (want offline, gemini or openai)", provider)
-		}
-		if baseURL != "" {
-			if u, err := url.Parse(baseURL); err != nil || u.Scheme == "" || u.Host == "" {
-				bad(section+".base_url", "must be an absolute URL, got %q", redact.URL(baseURL))
-			}
-		}
-	}
-	checkProvider("embedder", c.Embedder.Provider, c.Embedder.APIKey, c.Embedder.BaseURL)
-	if c.Embedder.Dim < 0 {
-		bad("embedder.dim", "must be >= 0, got %d", c.Embedder.Dim)
-	}
-	checkProvider("answerer", c.Answerer.Provider, c.Answerer.APIKey, c.Answerer.BaseURL)
-	if c.Answerer.MinScore < 0 {
-		bad("answerer.min_score", "must be >= 0, got %g", c.Answerer.MinScore)
-	}
-	if c.Answerer.MaxSources < 1 {
-		bad("answerer.max_sources", "must be at least 1, got %d", c.Answerer.MaxSources)
-	}
+	c.validateSources(impl, bad)
+	c.validateIndex(impl, bad)
+	c.validateModels(impl, bad)
 
 	if c.Chunker.TargetTokens <= 0 {
 		bad("chunker.target_tokens", "must be positive, got %d", c.Chunker.TargetTokens)
@@ -193,4 +133,194 @@ func (c Config) Validate() error {
 		bad("log.format", "unknown format %q (want text or json)", c.Log.Format)
 	}
 	return errors.Join(errs...)
+}
+
+func (c Config) validateSources(impl Implementations, bad func(key, format string, args ...any)) {
+	if len(c.Sources) == 0 {
+		bad("sources", "no sources configured")
+	}
+	seen := map[string]int{}
+	for i, s := range c.Sources {
+		key := fmt.Sprintf("sources[%d]", i)
+		switch {
+		case s.Name == "":
+			bad(key+".name", "must not be empty")
+		case !sourceName.MatchString(s.Name):
+			bad(key+".name", "%q may contain only a-z, 0-9, _ and -", s.Name)
+		default:
+			if j, dup := seen[s.Name]; dup {
+				bad(key+".name", "%q is already used by sources[%d]", s.Name, j)
+			} else {
+				seen[s.Name] = i
+			}
+		}
+		if !ScheduleOff(s.Schedule) {
+			if _, err := cron.ParseStandard(s.Schedule); err != nil {
+				bad(key+".schedule", "invalid cron spec %q: %v", s.Schedule, err)
+			}
+		}
+		switch {
+		case s.Type == "":
+			bad(key+".type", "must be one of %s", strings.Join(impl.Sources, ", "))
+			continue
+		case !slices.Contains(impl.Sources, s.Type):
+			bad(key+".type", "unknown source type %q (this build has: %s)", s.Type, strings.Join(impl.Sources, ", "))
+			continue
+		}
+		// Only the section of the source's own type may be set.
+		for _, other := range sectionTypes() {
+			if v, _ := sourceSection(s, other); other != s.Type && !v.IsNil() {
+				bad(key+"."+other, "not allowed for type %s", s.Type)
+			}
+		}
+		sec, has := sourceSection(s, s.Type)
+		if !has {
+			continue // a type without settings (bundled)
+		}
+		if sec.IsNil() {
+			bad(key+"."+s.Type, "type %s needs a %s section", s.Type, s.Type)
+			continue
+		}
+		if v, ok := sec.Interface().(sectionValidator); ok {
+			v.validate(key+"."+s.Type, bad)
+		}
+	}
+}
+
+func (d *DirConfig) validate(key string, bad func(key, format string, args ...any)) {
+	if d.Path == "" {
+		bad(key+".path", "must not be empty")
+	}
+}
+
+func (g *GitConfig) validate(key string, bad func(key, format string, args ...any)) {
+	if (g.URL == "") == (g.Path == "") {
+		bad(key, "set exactly one of url (a remote) or path (a local repository)")
+	}
+}
+
+func (c Config) validateIndex(impl Implementations, bad func(key, format string, args ...any)) {
+	ix := c.Index
+	if !slices.Contains(impl.Backends, ix.Backend) {
+		bad("index.backend", "unknown backend %q (this build has: %s)", ix.Backend, strings.Join(impl.Backends, ", "))
+	}
+	if ix.Backend == BackendTypesense {
+		ts := ix.Typesense
+		if len(ts.Nodes) == 0 {
+			bad("index.typesense.nodes", "required when index.backend is typesense (one or more node URLs)")
+		}
+		for i, n := range ts.Nodes {
+			checkURL(fmt.Sprintf("index.typesense.nodes[%d]", i), n, bad)
+		}
+		if ts.NearestNode != "" {
+			checkURL("index.typesense.nearest_node", ts.NearestNode, bad)
+		}
+		if ts.APIKey == "" {
+			bad("index.typesense.api_key", "required when index.backend is typesense")
+		}
+		if ts.Collection == "" {
+			bad("index.typesense.collection", "must not be empty")
+		}
+		if ts.Timeout <= 0 {
+			bad("index.typesense.timeout", "must be a positive duration like 5s")
+		}
+		if ts.Retries < 0 {
+			bad("index.typesense.retries", "must be >= 0, got %d", ts.Retries)
+		}
+	}
+	switch ix.Fusion {
+	case FusionScore, FusionRRF:
+	default:
+		bad("index.fusion", "unknown fusion %q (want score or rrf)", ix.Fusion)
+	}
+	if ix.RRFK <= 0 {
+		bad("index.rrf_k", "must be positive, got %d", ix.RRFK)
+	}
+	if ix.KeywordWeight < 0 {
+		bad("index.keyword_weight", "must be >= 0, got %g", ix.KeywordWeight)
+	}
+	if ix.VectorWeight < 0 {
+		bad("index.vector_weight", "must be >= 0, got %g", ix.VectorWeight)
+	}
+	if ix.KeywordWeight == 0 && ix.VectorWeight == 0 {
+		bad("index", "keyword_weight and vector_weight cannot both be 0")
+	}
+	if ix.Candidates <= 0 {
+		bad("index.candidates", "must be positive, got %d", ix.Candidates)
+	}
+}
+
+func (c Config) validateModels(impl Implementations, bad func(key, format string, args ...any)) {
+	used := map[string]string{} // provider -> the key that selects it first
+	for _, sel := range []struct {
+		key, provider string
+		have          []string
+	}{
+		{"embedder.provider", c.Embedder.Provider, impl.Embedders},
+		{"answerer.provider", c.Answerer.Provider, impl.Answerers},
+	} {
+		if !slices.Contains(sel.have, sel.provider) {
+			bad(sel.key, "unknown provider %q (this build has: %s)", sel.provider, strings.Join(sel.have, ", "))
+			continue
+		}
+		if _, ok := used[sel.provider]; !ok {
+			used[sel.provider] = sel.key
+		}
+	}
+	if by, ok := used[ProviderGemini]; ok {
+		g := c.LLM.Gemini
+		if g.APIKey == "" {
+			bad("llm.gemini.api_key", "required when %s is gemini", by)
+		}
+		if g.BaseURL != "" {
+			checkURL("llm.gemini.base_url", g.BaseURL, bad)
+		}
+		checkModel("llm.gemini", g.Model, g.EmbeddingModel, g.Dimensions, g.MaxOutputTokens, g.Timeout > 0, bad)
+	}
+	if _, ok := used[ProviderOpenAI]; ok {
+		o := c.LLM.OpenAI
+		checkURL("llm.openai.base_url", o.BaseURL, bad)
+		if c.Embedder.Provider == ProviderOpenAI && o.EmbeddingModel == "" {
+			bad("llm.openai.embedding_model", "required when embedder.provider is openai")
+		}
+		if c.Answerer.Provider == ProviderOpenAI && o.Model == "" {
+			bad("llm.openai.model", "required when answerer.provider is openai")
+		}
+		checkModel("llm.openai", "-", "-", o.Dimensions, o.MaxOutputTokens, o.Timeout > 0, bad)
+	}
+	if c.Embedder.Dim < 0 {
+		bad("embedder.dim", "must be >= 0, got %d", c.Embedder.Dim)
+	}
+	if c.Answerer.MinScore < 0 {
+		bad("answerer.min_score", "must be >= 0, got %g", c.Answerer.MinScore)
+	}
+	if c.Answerer.MaxSources < 1 {
+		bad("answerer.max_sources", "must be at least 1, got %d", c.Answerer.MaxSources)
+	}
+}
+
+// checkModel checks the settings every model provider shares.
+func checkModel(key, model, embeddingModel string, dims, maxTokens int, timeoutOK bool, bad func(key, format string, args ...any)) {
+	if model == "" {
+		bad(key+".model", "must not be empty")
+	}
+	if embeddingModel == "" {
+		bad(key+".embedding_model", "must not be empty")
+	}
+	if dims < 0 {
+		bad(key+".dimensions", "must be >= 0, got %d", dims)
+	}
+	if maxTokens <= 0 {
+		bad(key+".max_output_tokens", "must be positive, got %d", maxTokens)
+	}
+	if !timeoutOK {
+		bad(key+".timeout", "must be a positive duration like 30s")
+	}
+}
+
+// checkURL reports a value that is not an absolute http(s) URL.
+func checkURL(key, s string, bad func(key, format string, args ...any)) {
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad(key, "must be an absolute http(s) URL, got %q", redact.URL(s))
+	}
 }

@@ -39,8 +39,8 @@ func TestLayerImports(t *testing.T) {
 				continue
 			}
 			for _, bad := range forbidden(pkgs, rel, rule.allowed) {
-				t.Errorf("%s imports %s (through %s); a %s package may import only %v of this module",
-					rel, bad.target, strings.Join(bad.chain, " -> "), rule.pkg, rule.allowed)
+				t.Errorf("%s imports %s (through %s); a %s package may import only %s of this module",
+					rel, bad.target, strings.Join(bad.chain, " -> "), rule.pkg, describePatterns(rule.allowed))
 			}
 		}
 	}
@@ -130,4 +130,16 @@ func matchPattern(pattern, rel string) bool {
 		return rel == base || strings.HasPrefix(rel, base+"/")
 	}
 	return pattern == rel
+}
+
+// describePatterns names module package patterns, the root as "docent".
+func describePatterns(ps []string) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		if p == "" {
+			p = "docent (the root package)"
+		}
+		out[i] = p
+	}
+	return strings.Join(out, ", ")
 }

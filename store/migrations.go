@@ -67,4 +67,19 @@ var migrations = []string{
 		cursor     TEXT NOT NULL DEFAULT '',
 		updated_at TEXT NOT NULL
 	);`,
+
+	// v4: the error of a failed turn (secrets masked), and feedback on
+	// answers.
+	`ALTER TABLE turns ADD COLUMN error TEXT NOT NULL DEFAULT '';
+	CREATE TABLE feedback (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		turn_id    INTEGER NOT NULL REFERENCES turns (id) ON DELETE CASCADE,
+		rating     TEXT NOT NULL CHECK (rating IN ('helpful', 'not_helpful')),
+		reason     TEXT NOT NULL DEFAULT '',
+		platform   TEXT NOT NULL DEFAULT '',
+		user       TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX feedback_turn ON feedback (turn_id);
+	CREATE INDEX feedback_created_at ON feedback (created_at);`,
 }

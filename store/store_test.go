@@ -158,11 +158,15 @@ func TestMigrateFromEachVersion(t *testing.T) {
 			}
 			var turnID int64
 			if from >= 2 {
-				tu := docent.Turn{Question: docent.Question{Text: "old question"}, Answer: docent.Answer{Status: docent.StatusNotFound}}
-				if err := old.CreateTurn(ctx, &tu); err != nil {
+				// The columns every version since v2 has (later ones add more).
+				res, err := old.db.ExecContext(ctx, `INSERT INTO turns (question, status, created_at) VALUES (?, ?, ?)`,
+					"old question", string(docent.StatusNotFound), formatTime(updated))
+				if err != nil {
 					t.Fatal(err)
 				}
-				turnID = tu.ID
+				if turnID, err = res.LastInsertId(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			old.Close()
 
@@ -183,6 +187,9 @@ func TestMigrateFromEachVersion(t *testing.T) {
 			}
 			probe := docent.Turn{Question: docent.Question{Text: "new"}, Answer: docent.Answer{Status: docent.StatusAnswered}}
 			if err := db.CreateTurn(ctx, &probe); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateFeedback(ctx, &docent.Feedback{TurnID: probe.ID, Rating: docent.RatingHelpful}); err != nil {
 				t.Fatal(err)
 			}
 			if from >= 1 {
@@ -421,6 +428,9 @@ func TestListTurns(t *testing.T) {
 	for i, s := range seed {
 		tu := docent.Turn{Question: docent.Question{Text: "q", Platform: s.platform},
 			Answer: docent.Answer{Status: s.status}, CreatedAt: base.Add(time.Duration(i) * time.Minute)}
+		if s.status == docent.StatusError {
+			tu.Answer.Trace.Error = "answer: generate: provider unavailable"
+		}
 		if err := db.CreateTurn(ctx, &tu); err != nil {
 			t.Fatal(err)
 		}
@@ -436,6 +446,7 @@ func TestListTurns(t *testing.T) {
 		{"platform", TurnFilter{Platform: "slack"}, []int64{ids[4], ids[1], ids[0]}},
 		{"status and platform", TurnFilter{Status: docent.StatusAnswered, Platform: "slack"}, []int64{ids[0]}},
 		{"limit offset", TurnFilter{Limit: 2, Offset: 1}, []int64{ids[3], ids[2]}},
+		{"failed", TurnFilter{Failed: true}, []int64{ids[3]}},
 		{"since until", TurnFilter{Since: base.Add(time.Minute), Until: base.Add(3 * time.Minute)}, []int64{ids[2], ids[1]}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -459,6 +470,38 @@ func TestListTurns(t *testing.T) {
 	want := map[docent.Status]int{docent.StatusAnswered: 2, docent.StatusNotFound: 2, docent.StatusError: 1}
 	if !reflect.DeepEqual(counts, want) {
 		t.Errorf("CountTurnsByStatus = %v, want %v", counts, want)
+	}
+}
+
+func TestFeedback(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	db := MustOpen(t, WithClock(clk.Now))
+	tu := docent.Turn{Question: docent.Question{Text: "q"}, Answer: docent.Answer{Status: docent.StatusAnswered}}
+	if err := db.CreateTurn(ctx, &tu); err != nil {
+		t.Fatal(err)
+	}
+	up := docent.Feedback{TurnID: tu.ID, Rating: docent.RatingHelpful, Platform: "slack", User: "U1"}
+	if err := db.CreateFeedback(ctx, &up); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	down := docent.Feedback{TurnID: tu.ID, Rating: docent.RatingNotHelpful, Reason: "outdated", Platform: "slack", User: "U2"}
+	if err := db.CreateFeedback(ctx, &down); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.TurnFeedback(ctx, tu.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []docent.Feedback{up, down}) || up.ID == 0 || !down.CreatedAt.Equal(clk.Now()) {
+		t.Errorf("TurnFeedback = %+v, want %+v", got, []docent.Feedback{up, down})
+	}
+	if err := db.CreateFeedback(ctx, &docent.Feedback{TurnID: 999, Rating: docent.RatingHelpful}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("feedback on a missing turn: %v, want ErrNotFound", err)
+	}
+	if err := db.CreateFeedback(ctx, &docent.Feedback{TurnID: tu.ID, Rating: "meh"}); err == nil {
+		t.Error("feedback with an unknown rating was stored")
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// CreateTurn stores a question and its answer with the full trace. It sets
+// CreateTurn stores a question and its answer with the full trace (and,
+// for a failed turn, its error text in a column of its own). It sets
 // t.ID, and t.CreatedAt to now when it is zero. The total latency and the
 // per-stage latencies (milliseconds, summed by stage name) are stored in
 // their own columns too, for the console's aggregates.
@@ -44,11 +45,11 @@ func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
 	}
 	q := t.Question
 	res, err := db.db.ExecContext(ctx, `INSERT INTO turns (question, platform, channel, thread, user, filter,
-			status, answer, citations, trace, latency_ms, stages_ms, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			status, answer, citations, trace, latency_ms, stages_ms, error, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		q.Text, q.Platform, q.Channel, q.Thread, q.User, string(filter),
 		string(t.Answer.Status), t.Answer.Text, string(citations), string(trace), ms(total), string(stagesJSON),
-		formatTime(t.CreatedAt))
+		t.Answer.Trace.Error, formatTime(t.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
@@ -81,6 +82,8 @@ type TurnFilter struct {
 	Status docent.Status
 	// Platform keeps turns asked on this platform.
 	Platform string
+	// Failed keeps only turns that failed with an error.
+	Failed bool
 	// Since keeps turns created at or after it; Until, before it.
 	Since, Until time.Time
 	// Limit caps the result (default 50); Offset skips that many first.
@@ -98,6 +101,9 @@ func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error
 	if f.Platform != "" {
 		where = append(where, "platform = ?")
 		args = append(args, f.Platform)
+	}
+	if f.Failed {
+		where = append(where, "error != ''")
 	}
 	if !f.Since.IsZero() {
 		where = append(where, "created_at >= ?")

@@ -61,7 +61,9 @@ func (m *Main) Ask(ctx context.Context, args []string) error {
 	return nil
 }
 
-// PrintConfig prints the effective configuration with secrets redacted.
+// PrintConfig prints the effective configuration with secrets redacted,
+// then the implementation each seam got (index, embedder, answerer, each
+// source) as YAML comments.
 func (m *Main) PrintConfig(_ context.Context, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("config takes no arguments")
@@ -70,5 +72,6 @@ func (m *Main) PrintConfig(_ context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprint(m.Stdout, m.Config.Redacted())
+	fmt.Fprint(m.Stdout, formatSeams(seams(m.Config)))
 	return nil
 }

@@ -46,7 +46,7 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	if *vectorWeight >= 0 {
 		m.Config.Index.VectorWeight = *vectorWeight
 	}
-	if err := m.Config.Validate(); err != nil {
+	if err := m.Config.Validate(implementations()); err != nil {
 		return err
 	}
 	dir := *indexDir

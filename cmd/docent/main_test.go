@@ -314,13 +314,19 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(unknown, []byte("data_dir: ./x\nindex:\n  backend: local\n  fusoin: rrf\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	notBuilt := filepath.Join(dir, "notbuilt.yaml")
+	if err := os.WriteFile(notBuilt, []byte("sources:\n  - name: wiki\n    type: notion_wiki\nanswerer:\n  provider: cohere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
 		want []string
 	}{
 		{"malformed yaml names the line", []string{"--config", bad, "sync"}, []string{"docent.yaml:6"}},
-		{"unknown key names key and line", []string{"--config", unknown, "sync"}, []string{"unknown.yaml:4", "fusoin"}},
+		{"unknown key names key and line", []string{"--config", unknown, "sync"}, []string{"unknown.yaml:4: index.fusoin: unknown key"}},
+		{"source type this build lacks", []string{"--config", notBuilt, "serve"}, []string{`notbuilt.yaml:3: sources[0].type: unknown source type "notion_wiki"`}},
+		{"provider this build lacks", []string{"--config", notBuilt, "config"}, []string{`notbuilt.yaml:5: answerer.provider: unknown provider "cohere"`}},
 		{"empty question", []string{"ask", "  "}, []string{"question is empty"}},
 		{"unknown command", []string{"frobnicate"}, []string{"usage error"}},
 		{"unknown source", []string{"sync", "--source", "nope"}, []string{`no source named "nope"`}},
@@ -342,6 +348,28 @@ func TestBadInput(t *testing.T) {
 	}
 	if !errors.Is(run(context.Background(), []string{"frobnicate"}, io.Discard, io.Discard), errUsage) {
 		t.Error("unknown command should be a usage error")
+	}
+}
+
+// TestConfigShowsImplementations: `docent config` prints the redacted
+// configuration and the implementation every seam got.
+func TestConfigShowsImplementations(t *testing.T) {
+	var stdout bytes.Buffer
+	t.Setenv("DOCENT_DATA", t.TempDir())
+	if err := run(context.Background(), []string{"config"}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"data_dir: ",
+		"# implementations in use:",
+		"#   index:             local — search/local",
+		"#   embedder:          offline — llm/offline",
+		"#   answerer:          offline — answer: identity rewrite",
+		"#   source handbook:   bundled — connectors/files",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("docent config output lacks %q:\n%s", want, stdout.String())
+		}
 	}
 }
 

@@ -17,13 +17,9 @@ import (
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
-	"github.com/docent-hq/docent/connectors/files"
-	"github.com/docent-hq/docent/connectors/git"
-	"github.com/docent-hq/docent/examples/handbook"
-	"github.com/docent-hq/docent/llm/offline"
+	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/metrics"
 	"github.com/docent-hq/docent/search"
-	"github.com/docent-hq/docent/search/local"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -74,7 +70,7 @@ type Main struct {
 
 // LoadConfig resolves and validates the configuration and sets up logging.
 func (m *Main) LoadConfig() error {
-	cfg, _, err := config.Resolve(m.ConfigPath, m.Getenv)
+	cfg, _, err := config.Resolve(m.ConfigPath, m.Getenv, implementations())
 	if err != nil {
 		return err
 	}
@@ -118,22 +114,22 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	m.closers = append(m.closers, db)
 	m.Store = db
 
-	emb, err := m.openEmbedder(cfg.Embedder, dataDir)
+	emb, err := embedders[cfg.Embedder.Provider].open(m, dataDir)
 	if err != nil {
-		return err
+		return fmt.Errorf("embedder %s: %w", cfg.Embedder.Provider, err)
 	}
 	m.Embedder = emb
 
-	idx, err := m.openIndex(ctx, cfg.Index, dataDir)
+	idx, err := backends[cfg.Index.Backend].open(ctx, m, dataDir)
 	if err != nil {
-		return err
+		return fmt.Errorf("index %s: %w", cfg.Index.Backend, err)
 	}
 	m.closers = append(m.closers, idx)
 	m.Index = idx
 
 	m.LocalDocs = map[string]fs.FS{}
 	for _, sc := range cfg.Sources {
-		src, fsys, err := m.newSource(sc, dataDir)
+		src, fsys, err := sourceTypes[sc.Type].open(m, sc, dataDir)
 		if err != nil {
 			return fmt.Errorf("source %q: %w", sc.Name, err)
 		}
@@ -157,83 +153,23 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	m.Pipeline, err = answer.New(answer.Stages{
-		Retriever: m.Retriever,
-		Gate: answer.NewRelevance(answer.GateOptions{
-			MaxSources: cfg.Answerer.MaxSources,
-			MinScore:   cfg.Answerer.MinScore,
-		}, m.Log),
-	}, m.Log, answer.Options{})
+	stages, err := answerers[cfg.Answerer.Provider].open(m)
 	if err != nil {
+		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
+	}
+	stages.Retriever = m.Retriever
+	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{}); err != nil {
 		return err
 	}
-	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, nil)
+	secrets := cfg.Secrets()
+	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, func(s string) string {
+		return redact.Secrets(redact.URLs(s), secrets...)
+	})
 	return nil
 }
 
-// openEmbedder picks the embedder by its provider name.
-func (m *Main) openEmbedder(c config.EmbedderConfig, dataDir string) (search.Embedder, error) {
-	providers := map[string]func() (search.Embedder, error){
-		"offline": func() (search.Embedder, error) {
-			return offline.NewEmbedder(offline.Options{
-				Dim: c.Dim, ModelPath: filepath.Join(dataDir, "offline-embedder.bin"), Logger: m.Log,
-			}), nil
-		},
-	}
-	open, ok := providers[c.Provider]
-	if !ok {
-		return nil, fmt.Errorf("embedder provider %q is not available in this build (available: offline)", c.Provider)
-	}
-	return open()
-}
-
-// openIndex picks the index backend by its name.
-func (m *Main) openIndex(ctx context.Context, c config.IndexConfig, dataDir string) (search.Index, error) {
-	backends := map[string]func() (search.Index, error){
-		"local": func() (search.Index, error) {
-			return local.Open(ctx, filepath.Join(dataDir, "index.db"), local.Options{})
-		},
-	}
-	open, ok := backends[c.Backend]
-	if !ok {
-		return nil, fmt.Errorf("index backend %q is not available in this build (available: local)", c.Backend)
-	}
-	return open()
-}
-
-// newSource builds a source by its type. It also returns the source's file
-// system when the documents live on this machine.
-func (m *Main) newSource(sc config.SourceConfig, dataDir string) (connectors.Source, fs.FS, error) {
-	public := strings.TrimRight(m.Config.Server.PublicURL, "/")
-	maxBytes := int(m.Config.Sync.MaxDocBytes)
-	switch sc.Type {
-	case "bundled":
-		fsys := handbook.Source()
-		return files.New(sc.Name, fsys, files.Options{
-			WebURL:   public + "/docs/" + sc.Name + "/{path}",
-			MaxBytes: maxBytes,
-		}), fsys, nil
-	case "dir":
-		fsys := os.DirFS(sc.Dir.Path)
-		web := sc.Dir.WebURL
-		if web == "" {
-			web = public + "/docs/" + sc.Name + "/{path}"
-		}
-		return files.New(sc.Name, fsys, files.Options{
-			Include: sc.Dir.Include, Exclude: sc.Dir.Exclude, WebURL: web, MaxBytes: maxBytes,
-		}), fsys, nil
-	case "git":
-		g := sc.Git
-		src, err := git.New(sc.Name, git.Options{
-			URL: g.URL, Path: g.Path, Branch: g.Branch, Subdir: g.Subdir,
-			Include: g.Include, Exclude: g.Exclude, WebURL: g.WebURL,
-			Auth:    git.Auth{Username: g.Username, Token: g.Token},
-			DataDir: dataDir, MaxBytes: maxBytes, Logger: m.Log,
-		})
-		return src, nil, err
-	}
-	return nil, nil, fmt.Errorf("unknown source type %q", sc.Type)
-}
+// publicURL is the configured public URL without a trailing slash.
+func (m *Main) publicURL() string { return strings.TrimRight(m.Config.Server.PublicURL, "/") }
 
 // source returns the configured source called name.
 func (m *Main) source(name string) (connectors.Source, error) {

@@ -53,3 +53,36 @@ func TestSecrets(t *testing.T) {
 		})
 	}
 }
+
+func TestUserInfo(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"https://bot:hunter2@git.example/r.git", []string{"bot", "hunter2"}},
+		{"https://ghp_tok@github.com/o/r.git", []string{"ghp_tok"}},
+		{"https://a%2Fb@host/x", []string{"a/b"}},
+		{"https://github.com/o/r.git", nil},
+		{"./data", nil},
+	}
+	for _, tt := range tests {
+		got := redact.UserInfo(tt.in)
+		if len(got) != len(tt.want) {
+			t.Errorf("UserInfo(%q) = %q, want %q", tt.in, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("UserInfo(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		}
+	}
+}
+
+func TestURLs(t *testing.T) {
+	in := `clone "https://bot:tok3n@git.example/r.git" failed; retry https://ok.example/x and ftp://u:p@h/`
+	want := `clone "https://REDACTED@git.example/r.git" failed; retry https://ok.example/x and ftp://REDACTED@h/`
+	if got := redact.URLs(in); got != want {
+		t.Errorf("URLs = %q, want %q", got, want)
+	}
+}

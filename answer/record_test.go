@@ -1,0 +1,75 @@
+package answer_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/internal/redact"
+	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/store"
+)
+
+type fixedRetriever []docent.Hit
+
+func (f fixedRetriever) Retrieve(context.Context, search.Request) (search.Result, error) {
+	return search.Result{Hits: f}, nil
+}
+
+type failingGenerator struct{ err error }
+
+func (g failingGenerator) Generate(context.Context, answer.GenerateRequest) (answer.GenerateResult, error) {
+	return answer.GenerateResult{Model: "test-model"}, g.err
+}
+
+// TestRecorderStoresFailedTurnWithMaskedError: a turn whose generation
+// fails is stored with status error and the error text, its secrets
+// masked, in the trace and the turns table.
+func TestRecorderStoresFailedTurnWithMaskedError(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	hits := fixedRetriever{{Chunk: docent.Chunk{ID: "c1", DocID: "d1", Title: "Time off",
+		Text: "Time off\n\nEmployees get 25 vacation days per year."}, KeywordRank: 1, VectorScore: 0.8}}
+	const key = "sk-live-123456"
+	gen := failingGenerator{err: errors.New("POST https://bot:" + key + "@llm.example/v1/chat: 503 (api key " + key + ")")}
+	p, err := answer.New(answer.Stages{Retriever: hits, Generator: gen}, nil, answer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := answer.NewRecorder(p, db, nil, slog.New(slog.DiscardHandler), func(s string) string {
+		return redact.Secrets(redact.URLs(s), key)
+	})
+	turn, err := rec.Ask(ctx, docent.Question{Text: "How many vacation days do I get?", Platform: "api"})
+	var se *answer.StageError
+	if !errors.As(err, &se) || se.Stage != answer.StageGenerate {
+		t.Fatalf("err = %v, want a generate StageError", err)
+	}
+	if turn.ID == 0 {
+		t.Fatal("failed turn was not stored")
+	}
+	stored, err := db.Turn(ctx, turn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := stored.Answer.Trace.Error
+	if stored.Answer.Status != docent.StatusError || !strings.HasPrefix(msg, "answer: generate: POST https://REDACTED@llm.example") ||
+		!strings.Contains(msg, "503") || strings.Contains(msg, key) {
+		t.Errorf("stored turn: status %s, error %q; want status error and the masked error", stored.Answer.Status, msg)
+	}
+	if stored.Answer.Trace.Model != "test-model" || len(stored.Answer.Trace.Candidates) != 1 {
+		t.Errorf("trace of the failed turn lost its stages: model %q, %d candidates", stored.Answer.Trace.Model, len(stored.Answer.Trace.Candidates))
+	}
+	failed, err := db.ListTurns(ctx, store.TurnFilter{Failed: true})
+	if err != nil || len(failed) != 1 || failed[0].ID != turn.ID {
+		t.Errorf("failed turns = %v, %v; want the one turn", failed, err)
+	}
+}
