@@ -9,27 +9,6 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-func TestSplitSentences(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"One. Two! Three? four.", []string{"One.", "Two!", "Three? four."}},
-		{"Use a tool, e.g. Okta. Then stop.", []string{"Use a tool, e.g. Okta.", "Then stop."}},
-		{"Costs 1.5 times more. 30 days later it ends.", []string{"Costs 1.5 times more.", "30 days later it ends."}},
-		{"Ask J. Smith first. Done.", []string{"Ask J. Smith first.", "Done."}},
-		{"No end punctuation", []string{"No end punctuation"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got := splitSentences(tt.in)
-			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestSplitUnits(t *testing.T) {
 	c := docent.Chunk{
 		Title:   "Corporate VPN",

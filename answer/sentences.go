@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // unitKind says what markdown construct a unit came from.
@@ -68,7 +68,7 @@ func splitUnits(c docent.Chunk) []unit {
 	}
 	flushPara := func() {
 		if len(para) > 0 {
-			for _, s := range splitSentences(strings.Join(para, " ")) {
+			for _, s := range search.SplitSentences(strings.Join(para, " ")) {
 				add(s, kindSentence, "")
 			}
 			para = nil
@@ -214,47 +214,4 @@ func hasLetterOrDigit(s string) bool {
 		}
 	}
 	return false
-}
-
-// abbreviations do not end a sentence.
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "etc": true, "vs": true, "mr": true, "mrs": true,
-	"ms": true, "dr": true, "no": true, "approx": true, "incl": true, "st": true,
-	"cf": true, "fig": true,
-}
-
-// splitSentences splits a paragraph at ".", "!" or "?" followed by a space
-// and a capital letter, digit or opening quote, except after common
-// abbreviations.
-func splitSentences(p string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(p); i++ {
-		ch := p[i]
-		if ch != '.' && ch != '!' && ch != '?' {
-			continue
-		}
-		if i+2 >= len(p) || p[i+1] != ' ' {
-			continue
-		}
-		next, _ := utf8.DecodeRuneInString(p[i+2:])
-		if !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("\"'`(*[", next) {
-			continue
-		}
-		if ch == '.' {
-			w := p[start:i]
-			if j := strings.LastIndexAny(w, " (\"'"); j >= 0 {
-				w = w[j+1:]
-			}
-			if abbreviations[strings.ToLower(w)] || (len(w) == 1 && unicode.IsUpper(rune(w[0]))) {
-				continue
-			}
-		}
-		out = append(out, strings.TrimSpace(p[start:i+1]))
-		start = i + 2
-	}
-	if rest := strings.TrimSpace(p[start:]); rest != "" {
-		out = append(out, rest)
-	}
-	return out
 }

@@ -318,7 +318,7 @@ func blockUnit(n gast.Node, src []byte, start, end, group int) chunkUnit {
 	switch n := n.(type) {
 	case *gast.Paragraph:
 		u.kind = kindPara
-		u.atoms = splitSentences(u.text)
+		u.atoms = SplitSentences(u.text)
 	case *gast.List:
 		u.kind = kindList
 		u.atoms = listItems(n, src, start, end)

@@ -217,7 +217,7 @@ func splitList(u chunkUnit, target, overlap int) []chunkUnit {
 		t := EstimateTokens(it)
 		if t > target-overlap {
 			emit()
-			for _, p := range splitProse(chunkUnit{kind: kindPara, group: u.group, text: it, atoms: splitSentences(it)}, target-overlap) {
+			for _, p := range splitProse(chunkUnit{kind: kindPara, group: u.group, text: it, atoms: SplitSentences(it)}, target-overlap) {
 				// A piece of an item is prose, but rejoins the list with a newline.
 				p.kind = kindList
 				p.atoms = []string{p.text}
@@ -240,7 +240,7 @@ func splitList(u chunkUnit, target, overlap int) []chunkUnit {
 func splitProse(u chunkUnit, budget int) []chunkUnit {
 	atoms := u.atoms
 	if len(atoms) == 0 {
-		atoms = splitSentences(u.text)
+		atoms = SplitSentences(u.text)
 	}
 	var out []chunkUnit
 	for _, g := range pack(atoms, max(budget, 1)) {
@@ -340,11 +340,11 @@ var sentenceAbbreviations = map[string]bool{
 	"fig.": true, "inc.": true, "ltd.": true, "jr.": true, "sr.": true,
 }
 
-// splitSentences splits prose into sentences: after ., ! or ? (and any closing
+// SplitSentences splits prose into sentences: after ., ! or ? (and any closing
 // quotes or brackets) followed by whitespace and not by a lowercase
 // letter, except after common abbreviations and single capitals ("J. Smith"). Whitespace inside a
 // sentence is kept as written.
-func splitSentences(s string) []string {
+func SplitSentences(s string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(s); i++ {
@@ -405,7 +405,7 @@ func plainSections(body string) []mdSection {
 		if p == "" {
 			continue
 		}
-		s.units = append(s.units, chunkUnit{kind: kindPara, group: i + 1, text: p, atoms: splitSentences(p)})
+		s.units = append(s.units, chunkUnit{kind: kindPara, group: i + 1, text: p, atoms: SplitSentences(p)})
 	}
 	if len(s.units) == 0 {
 		return nil

@@ -230,7 +230,7 @@ func TestChunkStructure(t *testing.T) {
 		}
 		overlapped := 0
 		for i := 1; i < len(chunks); i++ {
-			prev := splitSentences(body(chunks[i-1]))
+			prev := SplitSentences(body(chunks[i-1]))
 			last := prev[len(prev)-1]
 			b := body(chunks[i])
 			switch {
@@ -478,10 +478,12 @@ func TestSplitSentences(t *testing.T) {
 		{"No end", []string{"No end"}},
 		{`A question like "why?" goes on. Next.`, []string{`A question like "why?" goes on.`, "Next."}},
 		{"Wrapped\nline. Next\nline.", []string{"Wrapped\nline.", "Next\nline."}},
+		{"One. Two! Three? four.", []string{"One.", "Two!", "Three? four."}},
+		{"Costs 1.5 times more. 30 days later it ends.", []string{"Costs 1.5 times more.", "30 days later it ends."}},
 	}
 	for _, tc := range tests {
-		if got := splitSentences(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("splitSentences(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := SplitSentences(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("SplitSentences(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
