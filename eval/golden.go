@@ -24,15 +24,20 @@ const (
 	KindParaphrase Kind = "paraphrase"
 	// KindExact uses the document's own terms (names, codes, error messages).
 	KindExact Kind = "exact"
-	// KindMulti needs more than one document to answer.
+	// KindMulti asks several things at once, or needs more than one
+	// document to answer.
 	KindMulti Kind = "multi"
+	// KindCasual is chat style: typos, slang, abbreviations.
+	KindCasual Kind = "casual"
+	// KindPasted pastes an error message or a log line.
+	KindPasted Kind = "pasted"
 	// KindUnanswerable is not covered by the documents: docent should say
 	// it does not know.
 	KindUnanswerable Kind = "unanswerable"
 )
 
 // Kinds lists every known kind, in report order.
-var Kinds = []Kind{KindParaphrase, KindExact, KindMulti, KindUnanswerable}
+var Kinds = []Kind{KindParaphrase, KindExact, KindCasual, KindPasted, KindMulti, KindUnanswerable}
 
 func (k Kind) known() bool {
 	for _, known := range Kinds {
@@ -60,6 +65,16 @@ type GoldenQuestion struct {
 	// Expect lists the documents (and optionally sections) that answer
 	// it; empty exactly when Kind is unanswerable.
 	Expect []Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
+	// Facts are what a correct answer must state: each entry must appear
+	// in the answer text (case-insensitive), one of its " | "-separated
+	// alternatives sufficing. Optional; answerable questions only.
+	Facts []string `yaml:"facts,omitempty" json:"facts,omitempty"`
+	// Covered notes, for an unanswerable near-miss, what the documents do
+	// cover; Uncovered names the part of a multi question they do not.
+	Covered   string `yaml:"covered,omitempty" json:"covered,omitempty"`
+	Uncovered string `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`
+	// Source says where the question came from, when that matters.
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
 	// Line is the question's line in the file it was loaded from, 0 when
 	// it was not loaded from a file.
 	Line int `yaml:"-" json:"line,omitempty"`
@@ -186,6 +201,8 @@ func (g *Golden) validate(name string) error {
 			bad("unanswerable question must not list expected documents")
 		case q.Kind != KindUnanswerable && len(q.Expect) == 0:
 			bad("%s question must list at least one expected document", q.Kind)
+		case q.Kind == KindUnanswerable && len(q.Facts) > 0:
+			bad("unanswerable question must not list facts")
 		}
 		for j, e := range q.Expect {
 			if strings.TrimSpace(e.Doc) == "" {
@@ -256,10 +273,19 @@ type GoldenReport struct {
 	// first 5 candidates whose document and section match an expectation.
 	SectionHitAt5    float64 `json:"section_hit_at_5"`
 	SectionQuestions int     `json:"section_questions"`
-	// AnsweredRate is the share of answerable questions answered, and
-	// FalseNotFoundRate the share of them that came back not_found.
+	// AnsweredRate, UncertainRate and FalseNotFoundRate are the shares
+	// of answerable questions that came back answered, uncertain and
+	// not_found.
 	AnsweredRate      float64 `json:"answered_rate"`
+	UncertainRate     float64 `json:"uncertain_rate"`
 	FalseNotFoundRate float64 `json:"false_not_found_rate"`
+	// LinkedFirstRate is the share of answerable questions answered or
+	// uncertain whose first citation is an expected document: the asker
+	// was pointed at the right page.
+	LinkedFirstRate float64 `json:"linked_first_rate"`
+	// CorrectRate is the share of answerable questions answered correctly:
+	// answered, first citation an expected document, every fact stated.
+	CorrectRate float64 `json:"correct_rate"`
 	// CitationPrecision is CitationsCorrect / Citations over answerable
 	// questions: the share of citations that point at an expected
 	// document (micro-averaged, so each citation counts once).
@@ -267,8 +293,10 @@ type GoldenReport struct {
 	Citations         int     `json:"citations"`
 	CitationsCorrect  int     `json:"citations_correct"`
 	// NotFoundAccuracy is the share of unanswerable questions that came
-	// back not_found.
+	// back not_found; DeclinedRate the share not answered as if covered
+	// (not_found or uncertain).
 	NotFoundAccuracy float64 `json:"not_found_accuracy"`
+	DeclinedRate     float64 `json:"declined_rate"`
 	// LatencyP50 and LatencyP95 are Answerer latency percentiles.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`
@@ -290,11 +318,14 @@ type KindStats struct {
 	// HitAt5 and MRR10 are the retrieval metrics (0 for unanswerable).
 	HitAt5 float64 `json:"hit_at_5"`
 	MRR10  float64 `json:"mrr_at_10"`
-	// AnsweredRate and NotFoundRate are the shares answered and not_found:
-	// for unanswerable questions NotFoundRate is the not-found accuracy,
-	// for the others it is the false not-found rate.
-	AnsweredRate float64 `json:"answered_rate"`
-	NotFoundRate float64 `json:"not_found_rate"`
+	// AnsweredRate, UncertainRate and NotFoundRate are the shares of the
+	// three outcomes: for unanswerable questions NotFoundRate is the
+	// not-found accuracy, for the others it is the false not-found rate.
+	AnsweredRate  float64 `json:"answered_rate"`
+	UncertainRate float64 `json:"uncertain_rate"`
+	NotFoundRate  float64 `json:"not_found_rate"`
+	// CorrectRate is the share answered correctly (0 for unanswerable).
+	CorrectRate float64 `json:"correct_rate"`
 }
 
 // GoldenRow is one question's outcome, meant to be diffed between runs.
@@ -317,9 +348,16 @@ type GoldenRow struct {
 	// those pointing at an expected document.
 	Citations        int `json:"citations"`
 	CitationsCorrect int `json:"citations_correct"`
-	// Pass is true for an unanswerable question that came back not_found,
-	// and for an answerable one that was answered, has an expected
-	// document within the top 5, and cites at least one expected document.
+	// FirstCitedOK reports that the first citation is an expected
+	// document; FactsOK that every fact of the question is stated.
+	FirstCitedOK bool `json:"first_cited_ok"`
+	FactsOK      bool `json:"facts_ok"`
+	// MissingFacts lists the facts the answer did not state.
+	MissingFacts []string `json:"missing_facts,omitempty"`
+	// Pass is true for an unanswerable question not answered as if
+	// covered (not_found or uncertain), and for an answerable one answered
+	// correctly: answered, first citation an expected document, every
+	// fact stated.
 	Pass bool `json:"pass"`
 	// Error is the Answerer's error, if any.
 	Error string `json:"error,omitempty"`
@@ -352,15 +390,16 @@ func expectedDoc(docID string, expected map[string]bool) (string, bool) {
 func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error) {
 	rep := GoldenReport{Questions: len(g.Questions), Rows: make([]GoldenRow, 0, len(g.Questions))}
 	type kindAcc struct {
-		n, passed, answered, notFound int
-		hit5, mrr                     float64
+		n, passed, answered, uncertain, notFound, correct int
+		hit5, mrr                                         float64
 	}
 	kinds := make(map[Kind]*kindAcc)
 	var (
-		latencies                   []time.Duration
-		answered, falseNotFound     int
-		notFound, sectionHits       int
-		hit1, hit3, hit5, mrr, rec5 float64
+		latencies                          []time.Duration
+		answered, uncertain, falseNotFound int
+		linked, correct, declined          int
+		notFound, sectionHits              int
+		hit1, hit3, hit5, mrr, rec5        float64
 	)
 	for _, q := range g.Questions {
 		if err := ctx.Err(); err != nil {
@@ -388,14 +427,19 @@ func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error)
 		switch row.Status {
 		case docent.StatusAnswered:
 			ka.answered++
+		case docent.StatusUncertain:
+			ka.uncertain++
 		case docent.StatusNotFound:
 			ka.notFound++
 		}
 
 		if q.Kind == KindUnanswerable {
 			rep.Unanswerable++
-			row.Pass = row.Status == docent.StatusNotFound
+			row.Pass = row.Status == docent.StatusNotFound || row.Status == docent.StatusUncertain
 			if row.Pass {
+				declined++
+			}
+			if row.Status == docent.StatusNotFound {
 				notFound++
 			}
 		} else {
@@ -421,8 +465,17 @@ func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error)
 			switch row.Status {
 			case docent.StatusAnswered:
 				answered++
+			case docent.StatusUncertain:
+				uncertain++
 			case docent.StatusNotFound:
 				falseNotFound++
+			}
+			if row.FirstCitedOK && (row.Status == docent.StatusAnswered || row.Status == docent.StatusUncertain) {
+				linked++
+			}
+			if row.Pass {
+				correct++
+				ka.correct++
 			}
 		}
 		if row.Pass {
@@ -440,7 +493,11 @@ func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error)
 	}
 	rep.SectionHitAt5 = ratio(sectionHits, rep.SectionQuestions)
 	rep.AnsweredRate = ratio(answered, rep.Answerable)
+	rep.UncertainRate = ratio(uncertain, rep.Answerable)
 	rep.FalseNotFoundRate = ratio(falseNotFound, rep.Answerable)
+	rep.LinkedFirstRate = ratio(linked, rep.Answerable)
+	rep.CorrectRate = ratio(correct, rep.Answerable)
+	rep.DeclinedRate = ratio(declined, rep.Unanswerable)
 	rep.CitationPrecision = ratio(rep.CitationsCorrect, rep.Citations)
 	rep.NotFoundAccuracy = ratio(notFound, rep.Unanswerable)
 	rep.LatencyP50 = Percentile(latencies, 50)
@@ -451,12 +508,14 @@ func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error)
 			continue
 		}
 		ks := KindStats{
-			Kind:         k,
-			Questions:    ka.n,
-			Passed:       ka.passed,
-			PassRate:     ratio(ka.passed, ka.n),
-			AnsweredRate: ratio(ka.answered, ka.n),
-			NotFoundRate: ratio(ka.notFound, ka.n),
+			Kind:          k,
+			Questions:     ka.n,
+			Passed:        ka.passed,
+			PassRate:      ratio(ka.passed, ka.n),
+			AnsweredRate:  ratio(ka.answered, ka.n),
+			UncertainRate: ratio(ka.uncertain, ka.n),
+			NotFoundRate:  ratio(ka.notFound, ka.n),
+			CorrectRate:   ratio(ka.correct, ka.n),
 		}
 		if k != KindUnanswerable {
 			ks.HitAt5 = ka.hit5 / float64(ka.n)
@@ -487,15 +546,40 @@ func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranke
 	})
 	row.SectionHit = sectionHit(q.Expect, ans.Trace.Candidates, 5)
 	row.Citations = len(ans.Citations)
-	for _, c := range ans.Citations {
+	for i, c := range ans.Citations {
 		if _, ok := expectedDoc(c.DocID, expected); ok {
 			row.CitationsCorrect++
+			if i == 0 {
+				row.FirstCitedOK = true
+			}
 		}
 	}
-	row.Pass = row.Status == docent.StatusAnswered &&
-		row.FirstRank >= 1 && row.FirstRank <= 5 &&
-		row.CitationsCorrect > 0
+	row.MissingFacts = missingFacts(q.Facts, ans.Text)
+	row.FactsOK = len(row.MissingFacts) == 0
+	row.Pass = row.Status == docent.StatusAnswered && row.FirstCitedOK && row.FactsOK
 	return ranked, rel
+}
+
+// missingFacts returns the facts text does not state: a fact is stated
+// when one of its " | "-separated alternatives appears in text, compared
+// case-insensitively with runs of whitespace folded.
+func missingFacts(facts []string, text string) []string {
+	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	t := norm(text)
+	var missing []string
+	for _, f := range facts {
+		found := false
+		for _, alt := range strings.Split(f, "|") {
+			if a := norm(alt); a != "" && strings.Contains(t, a) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, f)
+		}
+	}
+	return missing
 }
 
 // rankCandidateDocs ranks documents by their best chunk among the

@@ -61,7 +61,7 @@ func TestLoadGoldenErrors(t *testing.T) {
 		{name: "missing question text", yaml: "questions:\n  - id: a\n    kind: unanswerable\n",
 			want: []string{"g.yaml:2: question \"a\": missing question text"}},
 		{name: "unknown kind", yaml: "questions:\n  - id: a\n    question: q\n    kind: fuzzy\n    expect:\n      - doc: x\n",
-			want: []string{"g.yaml:2: question \"a\": unknown kind \"fuzzy\" (want paraphrase, exact, multi, unanswerable)"}},
+			want: []string{"g.yaml:2: question \"a\": unknown kind \"fuzzy\" (want paraphrase, exact, casual, pasted, multi, unanswerable)"}},
 		{name: "missing kind", yaml: "questions:\n  - id: a\n    question: q\n",
 			want: []string{"question \"a\": missing kind"}},
 		{name: "unanswerable with expect", yaml: "questions:\n  - id: a\n    question: q\n    kind: unanswerable\n    expect:\n      - doc: x\n",
@@ -140,6 +140,12 @@ func TestRunGolden(t *testing.T) {
 		{ID: "q4", Question: "cafeteria", Kind: KindUnanswerable},
 		{ID: "q5", Question: "parking", Kind: KindUnanswerable},
 		{ID: "q6", Question: "broken", Kind: KindExact, Expect: []Expect{{Doc: "x.md"}}},
+		{ID: "q7", Question: "baby weeks", Kind: KindCasual, Expect: []Expect{{Doc: "hr/leave.md"}}},
+		{ID: "q8", Question: "tokyo per diem", Kind: KindUnanswerable, Covered: "US, UK, Germany"},
+		{ID: "q9", Question: "pager pay", Kind: KindPasted, Expect: []Expect{{Doc: "eng/oncall.md"}},
+			Facts: []string{"$500 | 500 dollars", "per week"}},
+		{ID: "q10", Question: "meal money", Kind: KindParaphrase, Expect: []Expect{{Doc: "travel/meals.md"}},
+			Facts: []string{"$75 | 75 USD"}},
 	}}
 	answers := map[string]docent.Answer{
 		// Doc ranking [laptop, vpn]: expected vpn at rank 2; its second
@@ -164,7 +170,14 @@ func TestRunGolden(t *testing.T) {
 				chunk("git:it/laptop.md"), chunk("git:it/laptop.md"), chunk("git:wiki/other.md"), chunk("git:it/vpn.md"),
 			}}},
 		"cafeteria": {Status: docent.StatusNotFound},
-		"parking":   {Status: docent.StatusAnswered, Citations: cite("git:it/vpn.md")},
+		"baby weeks": {Status: docent.StatusUncertain, Citations: cite("git:hr/leave.md"),
+			Trace: docent.Trace{Candidates: []docent.Hit{chunk("git:hr/leave.md")}}},
+		"tokyo per diem": {Status: docent.StatusUncertain, Citations: cite("git:travel/meals.md")},
+		"pager pay": {Status: docent.StatusAnswered, Text: "On-call pays 500 dollars [1].", Citations: cite("git:eng/oncall.md"),
+			Trace: docent.Trace{Candidates: []docent.Hit{chunk("git:eng/oncall.md")}}},
+		"meal money": {Status: docent.StatusAnswered, Text: "The meal per diem is  $75\nin the US [1].", Citations: cite("git:travel/meals.md"),
+			Trace: docent.Trace{Candidates: []docent.Hit{chunk("git:travel/meals.md")}}},
+		"parking": {Status: docent.StatusAnswered, Citations: cite("git:it/vpn.md")},
 	}
 	a := &fakeAnswerer{AnswerFn: func(_ context.Context, q docent.Question) (docent.Answer, error) {
 		if q.Text == "broken" {
@@ -176,19 +189,30 @@ func TestRunGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a.asked) != 6 || !reflect.DeepEqual(a.asked[0], docent.Question{Text: "reset vpn token", Platform: "eval"}) {
+	if len(a.asked) != 10 || !reflect.DeepEqual(a.asked[0], docent.Question{Text: "reset vpn token", Platform: "eval"}) {
 		t.Errorf("asked %+v", a.asked)
 	}
 
 	wantRows := []GoldenRow{
 		{ID: "q1", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstRank: 2, Expected: 1, Found5: 1,
-			SectionHit: true, Citations: 2, CitationsCorrect: 1, Pass: true},
-		{ID: "q2", Kind: KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1},
+			SectionHit: true, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, Pass: true},
+		{ID: "q2", Kind: KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1, FactsOK: true},
 		{ID: "q3", Kind: KindMulti, Status: docent.StatusAnswered, FirstRank: 1, Expected: 2, Found5: 2,
-			Citations: 3, CitationsCorrect: 2, Pass: true},
+			Citations: 3, CitationsCorrect: 2, FirstCitedOK: true, FactsOK: true, Pass: true},
 		{ID: "q4", Kind: KindUnanswerable, Status: docent.StatusNotFound, Pass: true},
 		{ID: "q5", Kind: KindUnanswerable, Status: docent.StatusAnswered},
-		{ID: "q6", Kind: KindExact, Status: docent.StatusError, Expected: 1, Error: "generator down"},
+		{ID: "q6", Kind: KindExact, Status: docent.StatusError, Expected: 1, FactsOK: true, Error: "generator down"},
+		// Uncertain with the right page: linked, not correct.
+		{ID: "q7", Kind: KindCasual, Status: docent.StatusUncertain, FirstRank: 1, Expected: 1, Found5: 1,
+			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true},
+		// Uncertain on an unanswerable question: declined.
+		{ID: "q8", Kind: KindUnanswerable, Status: docent.StatusUncertain, Pass: true},
+		// One fact of two stated: not correct.
+		{ID: "q9", Kind: KindPasted, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
+			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, MissingFacts: []string{"per week"}},
+		// A fact found across folded whitespace.
+		{ID: "q10", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
+			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, Pass: true},
 	}
 	if len(rep.Rows) != len(wantRows) {
 		t.Fatalf("%d rows, want %d", len(rep.Rows), len(wantRows))
@@ -204,24 +228,30 @@ func TestRunGolden(t *testing.T) {
 		}
 	}
 
-	// Answerable: q1, q2, q3, q6.
-	//   hit@1: q3 -> 1/4; hit@3 and hit@5: q1, q3 -> 2/4.
-	//   MRR@10: (1/2 + 1/6 + 1 + 0) / 4 = 0.41666...
-	//   doc recall@5: (1 + 0 + 2/2 + 0) / 4 = 0.5
+	// Answerable: q1, q2, q3, q6, q7, q9, q10 (7).
+	//   hit@1: q3, q7, q9, q10 -> 4/7; hit@3 and hit@5: + q1 -> 5/7.
+	//   MRR@10: (1/2 + 1/6 + 1 + 0 + 1 + 1 + 1) / 7.
+	//   doc recall@5: (1 + 0 + 1 + 0 + 1 + 1 + 1) / 7 = 5/7.
 	//   section: q1 hit, q2 miss -> 1/2 over 2 questions.
-	//   answered: q1, q3 -> 2/4; false not-found: q2 -> 1/4.
-	//   citations: q1 1/2, q3 2/3 -> 3/5 = 0.6 (q5's citation is not counted).
-	// Unanswerable: q4 not_found, q5 answered -> accuracy 1/2.
-	// Passed: q1, q3, q4 -> 3/6.
+	//   answered: q1, q3, q9, q10 -> 4/7; uncertain: q7 -> 1/7; false not-found: q2 -> 1/7.
+	//   linked (answered or uncertain, right page first): q1, q3, q7, q9, q10 -> 5/7.
+	//   correct: q1, q3, q10 -> 3/7.
+	//   citations: q1 1/2, q3 2/3, q7 1/1, q9 1/1, q10 1/1 -> 6/8.
+	// Unanswerable: q4 not_found, q5 answered, q8 uncertain -> not-found
+	// accuracy 1/3, declined 2/3.
+	// Passed: q1, q3, q10, q4, q8 -> 5/10.
 	checks := []struct {
 		name      string
 		got, want float64
 	}{
-		{"HitAt1", rep.HitAt1, 0.25}, {"HitAt3", rep.HitAt3, 0.5}, {"HitAt5", rep.HitAt5, 0.5},
-		{"MRR10", rep.MRR10, (0.5 + 1.0/6 + 1) / 4}, {"DocRecall5", rep.DocRecall5, 0.5},
-		{"SectionHitAt5", rep.SectionHitAt5, 0.5}, {"AnsweredRate", rep.AnsweredRate, 0.5},
-		{"FalseNotFoundRate", rep.FalseNotFoundRate, 0.25}, {"CitationPrecision", rep.CitationPrecision, 0.6},
-		{"NotFoundAccuracy", rep.NotFoundAccuracy, 0.5}, {"PassRate", rep.PassRate, 0.5},
+		{"HitAt1", rep.HitAt1, 4.0 / 7}, {"HitAt3", rep.HitAt3, 5.0 / 7}, {"HitAt5", rep.HitAt5, 5.0 / 7},
+		{"MRR10", rep.MRR10, (0.5 + 1.0/6 + 4) / 7}, {"DocRecall5", rep.DocRecall5, 5.0 / 7},
+		{"SectionHitAt5", rep.SectionHitAt5, 0.5}, {"AnsweredRate", rep.AnsweredRate, 4.0 / 7},
+		{"UncertainRate", rep.UncertainRate, 1.0 / 7}, {"FalseNotFoundRate", rep.FalseNotFoundRate, 1.0 / 7},
+		{"LinkedFirstRate", rep.LinkedFirstRate, 5.0 / 7}, {"CorrectRate", rep.CorrectRate, 3.0 / 7},
+		{"CitationPrecision", rep.CitationPrecision, 0.75},
+		{"NotFoundAccuracy", rep.NotFoundAccuracy, 1.0 / 3}, {"DeclinedRate", rep.DeclinedRate, 2.0 / 3},
+		{"PassRate", rep.PassRate, 0.5},
 	}
 	for _, c := range checks {
 		if !approx(c.got, c.want) {
@@ -230,7 +260,7 @@ func TestRunGolden(t *testing.T) {
 	}
 	counts := []int{rep.Questions, rep.Answerable, rep.Unanswerable, rep.Passed, rep.Errors,
 		rep.SectionQuestions, rep.Citations, rep.CitationsCorrect}
-	if want := []int{6, 4, 2, 3, 1, 2, 5, 3}; !reflect.DeepEqual(counts, want) {
+	if want := []int{10, 7, 3, 5, 1, 2, 8, 6}; !reflect.DeepEqual(counts, want) {
 		t.Errorf("counts (questions, answerable, unanswerable, passed, errors, section qs, citations, correct) = %v, want %v", counts, want)
 	}
 	if rep.LatencyP50 <= 0 || rep.LatencyP95 < rep.LatencyP50 {
@@ -238,11 +268,14 @@ func TestRunGolden(t *testing.T) {
 	}
 
 	wantKinds := []KindStats{
-		{Kind: KindParaphrase, Questions: 1, Passed: 1, PassRate: 1, HitAt5: 1, MRR10: 0.5, AnsweredRate: 1},
+		{Kind: KindParaphrase, Questions: 2, Passed: 2, PassRate: 1, HitAt5: 1, MRR10: 0.75, AnsweredRate: 1, CorrectRate: 1},
 		// q2 (not_found, MRR 1/6) and q6 (error): MRR (1/6 + 0)/2.
 		{Kind: KindExact, Questions: 2, HitAt5: 0, MRR10: 1.0 / 12, NotFoundRate: 0.5},
-		{Kind: KindMulti, Questions: 1, Passed: 1, PassRate: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1},
-		{Kind: KindUnanswerable, Questions: 2, Passed: 1, PassRate: 0.5, AnsweredRate: 0.5, NotFoundRate: 0.5},
+		{Kind: KindCasual, Questions: 1, HitAt5: 1, MRR10: 1, UncertainRate: 1},
+		{Kind: KindPasted, Questions: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1},
+		{Kind: KindMulti, Questions: 1, Passed: 1, PassRate: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1, CorrectRate: 1},
+		{Kind: KindUnanswerable, Questions: 3, Passed: 2, PassRate: 2.0 / 3, AnsweredRate: 1.0 / 3,
+			UncertainRate: 1.0 / 3, NotFoundRate: 1.0 / 3},
 	}
 	if len(rep.ByKind) != len(wantKinds) {
 		t.Fatalf("ByKind = %+v", rep.ByKind)
@@ -252,7 +285,8 @@ func TestRunGolden(t *testing.T) {
 		if got.Kind != want.Kind || got.Questions != want.Questions || got.Passed != want.Passed ||
 			!approx(got.PassRate, want.PassRate) || !approx(got.HitAt5, want.HitAt5) ||
 			!approx(got.MRR10, want.MRR10) || !approx(got.AnsweredRate, want.AnsweredRate) ||
-			!approx(got.NotFoundRate, want.NotFoundRate) {
+			!approx(got.NotFoundRate, want.NotFoundRate) || !approx(got.UncertainRate, want.UncertainRate) ||
+			!approx(got.CorrectRate, want.CorrectRate) {
 			t.Errorf("ByKind[%d] = %+v, want %+v", i, got, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -71,10 +72,13 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "MRR@10\t%.3f\n", r.MRR10)
 	fmt.Fprintf(tw, "doc recall@5\t%.3f\n", r.DocRecall5)
 	fmt.Fprintf(tw, "section hit@5\t%.3f (%d questions with a section)\n", r.SectionHitAt5, r.SectionQuestions)
-	fmt.Fprintf(tw, "answered\t%s of answerable\n", pct(r.AnsweredRate))
-	fmt.Fprintf(tw, "false not-found\t%s of answerable\n", pct(r.FalseNotFoundRate))
+	fmt.Fprintf(tw, "answered / uncertain / not found\t%s / %s / %s of answerable\n",
+		pct(r.AnsweredRate), pct(r.UncertainRate), pct(r.FalseNotFoundRate))
+	fmt.Fprintf(tw, "right page cited first\t%s of answerable (answered or uncertain)\n", pct(r.LinkedFirstRate))
+	fmt.Fprintf(tw, "answered correctly\t%s of answerable (right page first, facts stated)\n", pct(r.CorrectRate))
 	fmt.Fprintf(tw, "citation precision\t%.3f (%d/%d citations)\n", r.CitationPrecision, r.CitationsCorrect, r.Citations)
 	fmt.Fprintf(tw, "not-found accuracy\t%s of unanswerable\n", pct(r.NotFoundAccuracy))
+	fmt.Fprintf(tw, "declined\t%s of unanswerable (not found or uncertain)\n", pct(r.DeclinedRate))
 	fmt.Fprintf(tw, "latency p50 / p95\t%s / %s\n", FormatDuration(r.LatencyP50), FormatDuration(r.LatencyP95))
 	fmt.Fprintf(tw, "errors\t%d\n", r.Errors)
 	if err := tw.Flush(); err != nil {
@@ -83,14 +87,14 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "kind\tquestions\tpassed\thit@5\tMRR@10\tanswered\tnot found\t")
+	fmt.Fprintln(tw, "kind\tquestions\tpassed\thit@5\tMRR@10\tanswered\tuncertain\tnot found\tcorrect\t")
 	for _, k := range r.ByKind {
-		hit, m := fmt.Sprintf("%.3f", k.HitAt5), fmt.Sprintf("%.3f", k.MRR10)
+		hit, m, c := fmt.Sprintf("%.3f", k.HitAt5), fmt.Sprintf("%.3f", k.MRR10), pct(k.CorrectRate)
 		if k.Kind == KindUnanswerable {
-			hit, m = "-", "-"
+			hit, m, c = "-", "-", "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%s\t%s\t%s\t%s\t\n",
-			k.Kind, k.Questions, k.Passed, pct(k.PassRate), hit, m, pct(k.AnsweredRate), pct(k.NotFoundRate))
+		fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			k.Kind, k.Questions, k.Passed, pct(k.PassRate), hit, m, pct(k.AnsweredRate), pct(k.UncertainRate), pct(k.NotFoundRate), c)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -98,7 +102,7 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "result\tid\tkind\tstatus\trank\tcited ok\t")
+	fmt.Fprintln(tw, "result\tid\tkind\tstatus\trank\tcited ok\tmissing facts\t")
 	for _, row := range r.Rows {
 		result := "FAIL"
 		if row.Pass {
@@ -112,7 +116,8 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 		if row.Kind != KindUnanswerable {
 			cited = fmt.Sprintf("%d/%d", row.CitationsCorrect, row.Citations)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", result, row.ID, row.Kind, row.Status, rank, cited)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", result, row.ID, row.Kind, row.Status, rank, cited,
+			orDash(strings.Join(row.MissingFacts, "; ")))
 	}
 	return tw.Flush()
 }
