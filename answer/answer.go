@@ -177,7 +177,13 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	}
 	a.Trace.Threshold, a.Trace.TopScore = d.Threshold, d.TopScore
 	st.stop(StageGate, d.Detail)
-	if d.Status != docent.StatusAnswered {
+	switch d.Status {
+	case docent.StatusAnswered:
+	case docent.StatusUncertain:
+		p.uncertain(&a, d)
+		p.finish(&a, st, usage)
+		return a, nil
+	default:
 		p.log.DebugContext(ctx, "not found", slog.Float64("top_score", d.TopScore), slog.Float64("threshold", d.Threshold))
 		p.notFound(&a)
 		p.finish(&a, st, usage)
@@ -272,6 +278,22 @@ func (p *Pipeline) notFound(a *docent.Answer) {
 	a.Citations = nil
 	a.Trace.Used = nil
 	a.Trace.Conflict = ""
+}
+
+// uncertain turns a into the honest middle reply: no fact asserted, the
+// closest page linked with a one-line excerpt, a person offered. When the
+// gate found specific details of the question missing from the sources,
+// the reply names them and what the page covers instead.
+func (p *Pipeline) uncertain(a *docent.Answer, d Decision) {
+	if len(d.Sources) == 0 {
+		p.notFound(a)
+		return
+	}
+	src := d.Sources[0]
+	a.Status = docent.StatusUncertain
+	a.Citations = []docent.Citation{citation(1, src.Hit.Chunk)}
+	a.Trace.Used = []string{src.Hit.Chunk.ID}
+	a.Text = UncertainText(d.Missing, d.Covered, a.Citations[0], excerpt(src.Hit.Chunk, d.Terms))
 }
 
 // finish fills the trace's token counts and stage list.

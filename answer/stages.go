@@ -99,10 +99,19 @@ type GateRequest struct {
 // Decision is a Gate's verdict.
 type Decision struct {
 	// Status is StatusAnswered when the sources hold an answer worth
-	// generating, otherwise StatusNotFound (or StatusUncertain).
+	// generating; StatusUncertain when the docs seem to be about the
+	// question but do not confirm an answer (Sources then holds the
+	// closest page); StatusNotFound when they do not cover it.
 	Status docent.Status
-	// Sources are the numbered sources to answer from, best first.
+	// Sources are the numbered sources to answer from, best first (for
+	// StatusUncertain: the closest page).
 	Sources []Source
+	// Missing are the question's specific details (a place, product,
+	// code, number) that no source mentions; with StatusUncertain the
+	// reply names them. Covered says what the closest source lists
+	// instead, when it can tell ("United States, United Kingdom, Germany").
+	Missing []string
+	Covered string
 	// Conflict is set when two sources disagree on what was asked.
 	Conflict *Conflict
 	// ConflictNote describes the conflict for the trace.

@@ -33,7 +33,7 @@ func New() *Metrics {
 		Registry: reg,
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "docent_turns_total",
-			Help: "Questions answered, by platform and status (answered, not_found, error).",
+			Help: "Questions answered, by platform and status (answered, uncertain, not_found, error).",
 		}, []string{"platform", "status"}),
 		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "docent_answer_stage_seconds",
