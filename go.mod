@@ -12,6 +12,7 @@ require (
 	github.com/viterin/vek v0.4.2
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/term v0.48.0
+	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 	modernc.org/sqlite v1.62.0
 )
