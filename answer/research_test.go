@@ -75,8 +75,8 @@ func TestResearchDump(t *testing.T) {
 		DF               []int
 		Salient          []string // terms written capitalized, all-caps or as a code/number
 
-		N                int
-		Cands            []cand
+		N     int
+		Cands []cand
 	}
 	var rows []row
 	for _, set := range sets {
@@ -135,7 +135,9 @@ func TestResearchDump(t *testing.T) {
 // and digits.
 func researchSalient(q string) []string {
 	var out []string
-	words := strings.FieldsFunc(q, func(r rune) bool { return r == ' ' || r == '/' || r == ',' || r == '?' || r == '"' || r == '(' || r == ')' })
+	words := strings.FieldsFunc(q, func(r rune) bool {
+		return r == ' ' || r == '/' || r == ',' || r == '?' || r == '"' || r == '(' || r == ')'
+	})
 	for i, w := range words {
 		w = strings.Trim(w, ".:;!'-")
 		if w == "" {
