@@ -172,7 +172,7 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 		doc("embed.md", "this is unembeddable"),
 		wrongSource,
 	)
-	e.src.SetFailed(docent.DocError{ID: "hb:unreadable.md", Err: "permission denied"})
+	e.src.Fail("hb:unreadable.md", errors.New("permission denied"))
 
 	res := e.sync()
 	if got, want := countsOf(res), (counts{added: 2, failed: 7}); got != want {
@@ -277,13 +277,16 @@ func TestSyncRetriesEngineFailuresIncrementally(t *testing.T) {
 		e.src.Put(doc("a.md", "Alpha."))
 		e.sync()
 		e.src.Put(doc("b.md", "Bravo."))
-		e.src.SetFailed(docent.DocError{ID: "hb:image.md", Err: "binary file"})
+		e.src.Fail("hb:image.md", fmt.Errorf("%w: image.md", connectors.ErrBinary))
 		res := e.sync()
 		if got, want := countsOf(res), (counts{added: 1, failed: 1}); got != want {
 			t.Errorf("counts = %+v, want %+v", got, want)
 		}
-		if c, _ := e.db.Cursor(ctx, "hb"); c != "2" {
-			t.Errorf("cursor = %q, want %q", c, "2")
+		if res.Errors[0].Retry {
+			t.Errorf("a binary file is marked for retry: %+v", res.Errors[0])
+		}
+		if c, _ := e.db.Cursor(ctx, "hb"); c != "3" {
+			t.Errorf("cursor = %q, want %q", c, "3")
 		}
 	})
 }
@@ -367,8 +370,8 @@ func TestSyncInterrupted(t *testing.T) {
 	if res.Err != "interrupted" || res.Added != 2 {
 		t.Errorf("result = %+v, want interrupted after 2 documents", res)
 	}
-	if last.Done != 2 || last.Total != 6 {
-		t.Errorf("last progress = %+v, want 2 of 6", last)
+	if last.Done != 2 || !last.Listing || last.Total != 0 {
+		t.Errorf("last progress = %+v, want 2 done while listing", last)
 	}
 	run, _ := e.db.LastRun(context.Background(), "hb")
 	if run.Status != docent.RunFailed || run.Err != "interrupted" {
