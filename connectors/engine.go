@@ -500,9 +500,9 @@ func (r *run) Present(ctx context.Context, ids ...string) error {
 	return nil
 }
 
-// flush embeds a group of changed documents and writes each one: index
-// first, then the registry. A document that fails to embed is skipped and
-// retried next run.
+// flush embeds a group of changed documents and writes them: the index
+// first (one upsert for the group), then each document's registry record.
+// A document that fails to embed is skipped and retried next run.
 func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	if len(group) == 0 {
 		return nil
@@ -515,23 +515,30 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	if err != nil {
 		return err
 	}
+	embedded := group[:0:0]
 	for i, p := range group {
-		if errs[i] != nil {
-			r.skip(p.Doc.ID, fmt.Errorf("embed: %w", errs[i]), true)
-			if r.reembedded {
-				// Its stored vectors are the old model's: drop them.
-				// The registry still lists the chunks, so the next
-				// run finds the document out of step and retries it.
-				if err := e.idx.DeleteDocs(ctx, p.Doc.ID); err != nil {
-					return fmt.Errorf("index: %w", err)
-				}
-			}
+		if errs[i] == nil {
+			embedded = append(embedded, p)
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		r.skip(p.Doc.ID, fmt.Errorf("embed: %w", errs[i]), true)
+		if r.reembedded {
+			// Its stored vectors are the old model's: drop them. The
+			// registry still lists the chunks, so the next run finds
+			// the document out of step and retries it.
+			if err := e.idx.DeleteDocs(ctx, p.Doc.ID); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
 		}
-		if err := r.write(ctx, p); err != nil {
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := r.writeIndex(ctx, embedded); err != nil {
+		return err
+	}
+	for _, p := range embedded {
+		if err := r.writeRecord(ctx, p); err != nil {
 			return err
 		}
 		if p.Exists {
@@ -545,23 +552,40 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	return nil
 }
 
-// write stores one embedded document: chunks in the index, then its record.
-func (r *run) write(ctx context.Context, p *pendingDoc) error {
-	e := r.e
-	if len(p.Chunks) == 0 {
-		// Upsert of nothing would leave the old chunks in place.
-		if err := e.idx.DeleteDocs(ctx, p.Doc.ID); err != nil {
+// writeIndex replaces the indexed chunks of the documents with theirs, in
+// one upsert; a document left without chunks is deleted from the index
+// (an upsert of nothing would keep its old chunks).
+func (r *run) writeIndex(ctx context.Context, docs []*pendingDoc) error {
+	var chunks []docent.Chunk
+	var empty []string
+	for _, p := range docs {
+		if len(p.Chunks) == 0 {
+			empty = append(empty, p.Doc.ID)
+		}
+		chunks = append(chunks, p.Chunks...)
+	}
+	if len(empty) > 0 {
+		if err := r.e.idx.DeleteDocs(ctx, empty...); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
-	} else if err := e.idx.Upsert(ctx, p.Chunks); err != nil {
-		return fmt.Errorf("index: %w", err)
 	}
+	if len(chunks) > 0 {
+		if err := r.e.idx.Upsert(ctx, chunks); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeRecord stores the registry record of a document whose chunks are
+// in the index.
+func (r *run) writeRecord(ctx context.Context, p *pendingDoc) error {
 	ids := make([]string, len(p.Chunks))
 	for i, c := range p.Chunks {
 		ids[i] = c.ID
 	}
 	d := p.Doc
-	return e.reg.PutDocument(ctx, docent.DocRecord{
+	return r.e.reg.PutDocument(ctx, docent.DocRecord{
 		ID: d.ID, Source: r.name, Path: d.Path, URL: d.URL, Title: d.Title, Space: d.Space,
 		Labels: d.Labels, Owner: d.Owner, Author: d.Author, ContentHash: p.Hash,
 		UpdatedAt: d.UpdatedAt.UTC(), ChunkIDs: ids,
