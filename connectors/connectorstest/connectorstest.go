@@ -83,9 +83,9 @@ func (s *Source) SetErrAfter(n int, err error) {
 	s.err, s.errAfter = err, n
 }
 
-// Fail makes the document id one that exists but cannot be read: listings
-// report it with Listing.Failed and err until Put replaces it or Heal
-// heals it. It counts as a change of the document.
+// Fail makes the document id one that exists but cannot be read or
+// converted: listings report it with Listing.Failed and err until Put
+// replaces it. It counts as a change of the document.
 func (s *Source) Fail(id string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,13 +94,18 @@ func (s *Source) Fail(id string, err error) {
 	s.changed[id] = s.version
 }
 
-// Heal makes a failing document readable again without changing it (a
-// transient failure that went away): only a listing that includes it for
-// another reason, such as one from an older cursor, hands it over.
-func (s *Source) Heal(id string) {
+// Unreadable makes reading the document id fail with err, or succeed
+// again when err is nil, without changing the document (a transient
+// failure: a timeout). Only a listing that includes the document for
+// another reason, such as one from an older cursor, reports it.
+func (s *Source) Unreadable(id string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.failing, id)
+	if err == nil {
+		delete(s.failing, id)
+	} else {
+		s.failing[id] = err
+	}
 }
 
 // Put adds or replaces documents, filling in Source.
@@ -224,6 +229,15 @@ type Collected struct {
 	Deleted, Present []string
 	// Listed is what List returned.
 	connectors.Listed
+}
+
+// FailedIDs returns the IDs of the failed documents, in order.
+func (c Collected) FailedIDs() []string {
+	out := make([]string, len(c.Failed))
+	for i, f := range c.Failed {
+		out[i] = f.ID
+	}
+	return out
 }
 
 // Collect runs src.List from cursor and gathers what it hands over. It
