@@ -147,7 +147,7 @@ func openKillEnv(t *testing.T, dir, emb string) *killEnv {
 	if emb == "trainable" {
 		e = &connectorstest.Trainable{}
 	}
-	return &killEnv{env{t: t, dir: dir, db: db, idx: idx, emb: e,
+	return &killEnv{env{t: t, db: db, idx: idx, emb: e,
 		opts: connectors.EngineOptions{BatchSize: 1, StageDir: stage}}}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +21,6 @@ import (
 // both files under a temp dir.
 type env struct {
 	t    testing.TB
-	dir  string
 	db   *store.DB
 	idx  *local.Index
 	emb  search.Embedder
@@ -33,19 +31,8 @@ type env struct {
 
 func newEnv(t testing.TB, emb search.Embedder) *env {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idx.Close() })
-	return &env{t: t, dir: dir, db: db, idx: idx, emb: emb, src: connectorstest.NewSource("hb")}
+	db, idx := connectorstest.OpenStores(t)
+	return &env{t: t, db: db, idx: idx, emb: emb, src: connectorstest.NewSource("hb")}
 }
 
 func (e *env) engine() *connectors.Engine {
@@ -764,6 +751,38 @@ func TestSyncTrainableReembedsEverything(t *testing.T) {
 	}
 	e.converged(e.src.Docs())
 	connectorstest.AssertConverged(t, e.idx, e.db, e.ch, tr, "wiki", other.Docs())
+}
+
+// When a run retrains the model and a changed document then fails to
+// embed, its stored chunks (old-model vectors) leave the index; the next
+// run finds it out of step with the registry and indexes it.
+func TestSyncTrainableDropsStaleVectorsOfFailedDocument(t *testing.T) {
+	ctx := context.Background()
+	tr := &connectorstest.Trainable{}
+	e := newEnv(t, tr)
+	e.src.SetIncremental(true)
+	e.src.Put(doc("a.md", "Alpha policy."), doc("b.md", "Bravo policy."))
+	e.sync()
+
+	tr.FailOn = "unembeddable"
+	e.src.Put(doc("a.md", "Alpha unembeddable wording."), doc("c.md", "Charlie brand new vocabulary."))
+	res := e.sync()
+	if got, want := countsOf(res), (counts{added: 1, failed: 1}); got != want || !res.Errors[0].Retry {
+		t.Fatalf("counts = %+v, want %+v with a retry (errors %v)", got, want, res.Errors)
+	}
+	if ids := e.chunkIDs()["hb:a.md"]; len(ids) != 0 {
+		t.Errorf("a.md keeps chunks %v with the old model's vectors", ids)
+	}
+	if name, _ := e.idx.EmbedderName(ctx); name != tr.Name() {
+		t.Errorf("index embedder = %q, want the new model %q", name, tr.Name())
+	}
+
+	tr.FailOn = ""
+	res = e.sync()
+	if res.Updated != 1 || res.Failed != 0 {
+		t.Errorf("recovery = %+v, want a.md updated (errors %v)", countsOf(res), res.Errors)
+	}
+	e.converged(e.src.Docs())
 }
 
 func TestSyncPlainEmbedderSwitchReembeds(t *testing.T) {

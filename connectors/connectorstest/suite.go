@@ -129,9 +129,7 @@ func RunSourceSuite(t *testing.T, h Harness) {
 	})
 
 	t.Run("changes since the cursor", func(t *testing.T) {
-		s := newSuite(t, h)
-		first := s.list("")
-		s.replica.apply(first)
+		s, first := newListedSuite(t, h)
 		atFirst := maps.Clone(s.replica)
 		cursor := first.Cursor
 		steps := []struct {
@@ -192,9 +190,7 @@ func RunSourceSuite(t *testing.T, h Harness) {
 	})
 
 	t.Run("documents that fail to convert", func(t *testing.T) {
-		s := newSuite(t, h)
-		first := s.list("")
-		s.replica.apply(first)
+		s, first := newListedSuite(t, h)
 		// b.md turns bad; new.md arrives bad; d.md arrives fine.
 		s.apply(Change{Break: []string{"b.md", "new.md"}, Write: map[string]string{"d.md": delta.markdown()}})
 		col := s.list(first.Cursor)
@@ -234,9 +230,7 @@ func RunSourceSuite(t *testing.T, h Harness) {
 		if !h.TransientFailures {
 			t.Skip("the backend cannot make a document fail transiently")
 		}
-		s := newSuite(t, h)
-		first := s.list("")
-		s.replica.apply(first)
+		s, first := newListedSuite(t, h)
 		s.apply(Change{Write: map[string]string{"a.md": alpha2.markdown()}})
 		un := s.b.(Unreadable)
 		un.SetUnreadable(t, "a.md", true)
@@ -277,17 +271,7 @@ func RunSourceSuite(t *testing.T, h Harness) {
 	t.Run("syncs through the engine converge", func(t *testing.T) {
 		s := newSuite(t, h)
 		ctx := context.Background()
-		dir := t.TempDir()
-		reg, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
-		idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { idx.Close() })
+		reg, idx := OpenStores(t)
 		emb, ch := NewEmbedder("v1"), Chunker{}
 		eng := connectors.NewEngine(reg, idx, emb, ch, nil, connectors.EngineOptions{BatchSize: 2})
 		for _, st := range []struct {
@@ -316,6 +300,25 @@ func RunSourceSuite(t *testing.T, h Harness) {
 	})
 }
 
+// OpenStores opens a real SQLite registry and a real local index in a
+// temporary directory, closed when the test ends.
+func OpenStores(tb testing.TB) (*store.DB, *local.Index) {
+	tb.Helper()
+	ctx := context.Background()
+	dir := tb.TempDir()
+	reg, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { reg.Close() })
+	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { idx.Close() })
+	return reg, idx
+}
+
 // suite is one case's backend, what it should hold, and a replica: the
 // documents a consumer holds after applying every listing so far.
 type suite struct {
@@ -335,6 +338,15 @@ func newSuite(t *testing.T, h Harness) *suite {
 	}
 	s.apply(c)
 	return s
+}
+
+// newListedSuite makes a backend holding the seed documents and applies a
+// first, complete listing to the replica.
+func newListedSuite(t *testing.T, h Harness) (*suite, Collected) {
+	s := newSuite(t, h)
+	first := s.list("")
+	s.replica.apply(first)
+	return s, first
 }
 
 // apply changes the backend and what the replica must hold. A document

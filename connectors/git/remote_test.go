@@ -25,8 +25,6 @@ import (
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
-	"github.com/docent-hq/docent/search/local"
-	"github.com/docent-hq/docent/store"
 )
 
 // requireUploadPack skips when the git binary that go-git's file transport
@@ -215,7 +213,7 @@ func TestRemoteUnreachable(t *testing.T) {
 
 			// Through the sync engine: the run fails and neither the
 			// stored run nor any log line carries the token.
-			reg, idx := mustStores(t)
+			reg, idx := connectorstest.OpenStores(t)
 			eng := connectors.NewEngine(reg, idx, connectorstest.NewEmbedder("v1"), connectorstest.Chunker{}, log, connectors.EngineOptions{})
 			res, err := eng.Sync(ctx, s, nil)
 			if err == nil {
@@ -239,24 +237,6 @@ func TestRemoteUnreachable(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mustStores opens a registry and an index under a temp dir.
-func mustStores(tb testing.TB) (*store.DB, *local.Index) {
-	tb.Helper()
-	ctx := context.Background()
-	dir := tb.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { idx.Close() })
-	return db, idx
 }
 
 // syncWriter serializes writes to w.
