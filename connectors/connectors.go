@@ -63,7 +63,8 @@ type Listing interface {
 	// recorded as skipped, not returned as an error. The engine may have
 	// indexed doc by the time Document returns, and keeps no reference to
 	// it. Handing over the same ID twice in one listing is a source bug:
-	// the second one is skipped and reported.
+	// the second one is skipped and reported. It returns an error only
+	// when the sync must stop.
 	Document(ctx context.Context, doc docent.Document) error
 	// Failed reports a document that exists but could not be read or
 	// converted; err says why and is shown to admins (it must not carry
@@ -72,16 +73,20 @@ type Listing interface {
 	// ErrFrontMatter or ErrUnsupported is a content problem: the document
 	// is skipped until it changes. Any other error (a timeout, a refused
 	// request) is treated as transient: the engine does not store the
-	// listing's cursor, so the next run lists the document again.
+	// listing's cursor, so the next run lists the document again. It
+	// returns an error only when the sync must stop.
 	Failed(ctx context.Context, id string, err error) error
 	// Deleted names documents gone from the source since the cursor (IDs
 	// that the engine does not know are ignored). A document both deleted
 	// and handed over in one listing (a path renamed onto another) is kept.
+	// The engine deletes them once List has returned without error. It
+	// returns an error only when the sync must stop.
 	Deleted(ctx context.Context, ids ...string) error
 	// Present names documents that exist, without their content: the cheap
 	// ID listing an incremental source makes so that, with
 	// Listed.Complete, the engine removes every document it did not name
-	// (by Present, Document or Failed) within one run.
+	// (by Present, Document or Failed) within one run. It returns an error
+	// only when the sync must stop.
 	Present(ctx context.Context, ids ...string) error
 }
 
