@@ -307,6 +307,11 @@ type DocError struct {
 	ID string `json:"id"`
 	// Err says what went wrong, safe to show to an admin.
 	Err string `json:"error"`
+	// Retry is true when the next run lists the document again although
+	// it did not change (a transient failure: a timeout, a failed
+	// embedding call); false for a content problem (binary, oversized,
+	// malformed), which is skipped until the document changes.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // RunResult is the outcome of one sync of one source.
@@ -316,6 +321,10 @@ type RunResult struct {
 	// Started and Finished bound the run.
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
+	// Seen counts the distinct documents the source named in its listing:
+	// with their content, as failed, or by ID only (an incremental source
+	// listing every existing ID without bodies).
+	Seen int `json:"seen"`
 	// Added, Updated, Unchanged and Deleted count documents by what the run did.
 	Added     int `json:"added"`
 	Updated   int `json:"updated"`

@@ -122,4 +122,7 @@ var migrations = []string{
 		created_at TEXT NOT NULL
 	);
 	CREATE INDEX turns_thread ON turns (platform, channel, thread, created_at);`,
+
+	// v6: how many documents each run's listing named.
+	`ALTER TABLE sync_runs ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;`,
 }
