@@ -45,10 +45,13 @@ type Options struct {
 	// APIKey is the admin key requests must carry; DefaultAPIKey when empty.
 	APIKey string
 	// SpecPath is the official OpenAPI document to validate requests
-	// against; FindSpec() when empty. When no spec is found the schema
-	// layer is off and the server's own checks remain.
+	// against; FindSpec() when empty; SpecOff for none. When no spec is
+	// found the schema layer is off and the server's own checks remain.
 	SpecPath string
 }
+
+// SpecOff as Options.SpecPath turns the schema layer off.
+const SpecOff = "off"
 
 // Fault is what a node does with the requests it receives.
 type Fault int
@@ -110,7 +113,7 @@ func New(n int, opts Options) (*Cluster, error) {
 		opts.SpecPath = FindSpec()
 	}
 	c := &Cluster{opts: opts, cols: map[string]*collection{}, alias: map[string]string{}, stats: Stats{ByOp: map[string]int{}}}
-	if opts.SpecPath != "" {
+	if opts.SpecPath != "" && opts.SpecPath != SpecOff {
 		v, err := loadSpec(opts.SpecPath)
 		if err != nil {
 			return nil, err

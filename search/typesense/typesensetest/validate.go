@@ -26,7 +26,10 @@ const SpecEnv = "TYPESENSE_OPENAPI"
 // not on this machine.
 func FindSpec() string {
 	if p := os.Getenv(SpecEnv); p != "" {
-		return p
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		return ""
 	}
 	dir, err := os.Getwd()
 	if err != nil {
