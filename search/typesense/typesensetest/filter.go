@@ -14,6 +14,7 @@ type clause struct {
 	field  string
 	op     string // "=", "!=", ">=", "<=", ">", "<", or "" (token match)
 	values []string
+	set    map[string]bool // values, for exact matches
 }
 
 // filter is a conjunction of clauses (the subset of filter_by syntax
@@ -44,6 +45,10 @@ func (c *collection) parseFilter(s string) (filter, *apiError) {
 			}
 		} else if cl.op != "=" && cl.op != "" && cl.op != "!=" {
 			return nil, errorf(http.StatusBadRequest, "Error with filter field `id`: only equality is supported.")
+		}
+		cl.set = make(map[string]bool, len(cl.values))
+		for _, v := range cl.values {
+			cl.set[v] = true
 		}
 		out = append(out, cl)
 		rest = strings.TrimSpace(rest)
@@ -165,7 +170,7 @@ func (c *collection) match(fl filter, d *document) bool {
 
 func (c *collection) matchClause(cl clause, d *document) bool {
 	if cl.field == "id" {
-		return slices.Contains(cl.values, d.id) != (cl.op == "!=")
+		return cl.set[d.id] != (cl.op == "!=")
 	}
 	f := c.fields[cl.field]
 	v, ok := d.raw[cl.field]
@@ -183,6 +188,12 @@ func (c *collection) matchClause(cl clause, d *document) bool {
 			}
 		}
 		hit := false
+		if cl.op != "" {
+			for _, have := range vals {
+				hit = hit || cl.set[have]
+			}
+			return hit != (cl.op == "!=")
+		}
 		for _, want := range cl.values {
 			for _, have := range vals {
 				if cl.op == "" {

@@ -433,17 +433,11 @@ func (c *collection) score(d *document, toks, queryBy []string, weights []float6
 			f := c.fields[name]
 			qt := t
 			if f.Stem {
-				qt = englishStem(t)
+				qt = c.stem(t)
 			}
-			tf := 0
-			for _, x := range d.tokens[name] {
-				if x == qt {
-					tf++
-				}
-			}
-			if tf > 0 {
+			if tf := d.tokens[name][qt]; tf > 0 {
 				found = true
-				n := float64(len(d.tokens[name]))
+				n := float64(d.length[name])
 				total += weights[i] * float64(tf) * 2.2 / (float64(tf) + 1.2*(0.25+0.75*n/20))
 			}
 		}

@@ -72,15 +72,26 @@ type collection struct {
 	seps    []rune
 	docs    map[string]*document
 	seq     int64
+	stems   map[string]string // memo of the stemmer
 }
 
 // document is a stored document with its analysed fields.
 type document struct {
 	id     string
 	seq    int64
-	raw    map[string]any // as imported (json.Number for numbers)
-	tokens map[string][]string
-	vec    []float32 // normalized, for the float[] field
+	raw    map[string]any            // as imported (json.Number for numbers)
+	tokens map[string]map[string]int // term frequencies by field
+	length map[string]int            // tokens by field
+	vec    []float32                 // normalized, for the float[] field
+}
+
+func (d *document) setTokens(field string, toks []string) {
+	tf := make(map[string]int, len(toks))
+	for _, t := range toks {
+		tf[t]++
+	}
+	d.tokens[field] = tf
+	d.length[field] = len(toks)
 }
 
 func newCollection(s schema, now int64) (*collection, *apiError) {
@@ -90,7 +101,7 @@ func newCollection(s schema, now int64) (*collection, *apiError) {
 	if len(s.Fields) == 0 {
 		return nil, errorf(http.StatusBadRequest, "Parameter `fields` is required.")
 	}
-	c := &collection{schema: s, created: now, fields: map[string]*field{}, docs: map[string]*document{}}
+	c := &collection{schema: s, created: now, fields: map[string]*field{}, docs: map[string]*document{}, stems: map[string]string{}}
 	for i := range c.Fields {
 		f := &c.Fields[i]
 		if f.Name == "" {
@@ -193,7 +204,7 @@ func (c *collection) put(raw map[string]any, action string) (string, *apiError) 
 		}
 		raw = merged
 	}
-	d := &document{id: id, raw: raw, tokens: map[string][]string{}}
+	d := &document{id: id, raw: raw, tokens: map[string]map[string]int{}, length: map[string]int{}}
 	for _, f := range c.Fields {
 		v, ok := raw[f.Name]
 		if !ok || v == nil {
@@ -230,7 +241,7 @@ func (c *collection) checkValue(f *field, v any, d *document) *apiError {
 			return bad("a string")
 		}
 		if f.indexed() {
-			d.tokens[f.Name] = c.tokenize(s, f.Stem)
+			d.setTokens(f.Name, c.tokenize(s, f.Stem))
 		}
 	case "string[]":
 		arr, ok := v.([]any)
@@ -247,7 +258,7 @@ func (c *collection) checkValue(f *field, v any, d *document) *apiError {
 				toks = append(toks, c.tokenize(s, f.Stem)...)
 			}
 		}
-		d.tokens[f.Name] = toks
+		d.setTokens(f.Name, toks)
 	case "int32", "int64":
 		n, ok := v.(json.Number)
 		if !ok {
@@ -322,7 +333,7 @@ func (c *collection) tokenize(s string, stem bool) []string {
 		t := cur.String()
 		cur.Reset()
 		if stem {
-			t = english.Stem(t, false)
+			t = c.stem(t)
 		}
 		out = append(out, t)
 	}
@@ -338,9 +349,30 @@ func (c *collection) tokenize(s string, stem bool) []string {
 	return out
 }
 
+// stem is the Snowball English stem of t, memoized.
+func (c *collection) stem(t string) string {
+	s, ok := c.stems[t]
+	if !ok {
+		s = english.Stem(t, false)
+		if len(c.stems) < 1<<20 {
+			c.stems[t] = s
+		}
+	}
+	return s
+}
+
 // view returns the document as the API shows it, with include/exclude
 // fields applied.
 func (d *document) view(include, exclude []string) map[string]any {
+	if len(include) > 0 {
+		out := make(map[string]any, len(include))
+		for _, k := range include {
+			if v, ok := d.raw[k]; ok && !slices.Contains(exclude, k) {
+				out[k] = v
+			}
+		}
+		return out
+	}
 	out := make(map[string]any, len(d.raw))
 	for k, v := range d.raw {
 		if len(include) > 0 && !slices.Contains(include, k) {
@@ -380,5 +412,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-func englishStem(t string) string { return english.Stem(t, false) }
