@@ -93,6 +93,16 @@ func envOf(c any) map[string]string {
 	return out
 }
 
+// mountPath is where container c mounts volume.
+func mountPath(c any, volume string) string {
+	for _, m := range get(c, "volumeMounts").([]any) {
+		if get(m, "name") == volume {
+			return str(get(m, "mountPath"))
+		}
+	}
+	return ""
+}
+
 // loadDocent validates a docent config as docent would, with the key set.
 func loadDocent(t *testing.T, text string) config.Config {
 	t.Helper()
@@ -306,12 +316,7 @@ func TestKubernetes(t *testing.T) {
 			t.Errorf("nodes entry %+v, want %s:%s:%s", n, host, ports["peering"], ports["api"])
 		}
 	}
-	var nodesMount string
-	for _, m := range get(ts, "volumeMounts").([]any) {
-		if get(m, "name") == "nodes" {
-			nodesMount = str(get(m, "mountPath"))
-		}
-	}
+	nodesMount := mountPath(ts, "nodes")
 	if env["TYPESENSE_NODES"] != nodesMount+"/nodes" {
 		t.Errorf("TYPESENSE_NODES %s, ConfigMap mounted at %s", env["TYPESENSE_NODES"], nodesMount)
 	}
@@ -325,12 +330,7 @@ func TestKubernetes(t *testing.T) {
 	if denv["TYPESENSE_API_KEY"] != env["TYPESENSE_API_KEY"] {
 		t.Errorf("docent's key %s, Typesense's %s", denv["TYPESENSE_API_KEY"], env["TYPESENSE_API_KEY"])
 	}
-	var cfgMount string
-	for _, m := range get(dc, "volumeMounts").([]any) {
-		if get(m, "name") == "config" {
-			cfgMount = str(get(m, "mountPath"))
-		}
-	}
+	cfgMount := mountPath(dc, "config")
 	if denv["DOCENT_CONFIG"] != cfgMount+"/docent.yaml" {
 		t.Errorf("DOCENT_CONFIG %s, config mounted at %s", denv["DOCENT_CONFIG"], cfgMount)
 	}

@@ -11,9 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
-	"github.com/kljensen/snowball/english"
 	"github.com/typesense/typesense-go/v2/typesense/api"
 
 	"github.com/docent-hq/docent"
@@ -23,50 +21,16 @@ import (
 // maxPerPage is Typesense's largest page.
 const maxPerPage = 250
 
-// queryText turns free text into the q Typesense gets: the words of
-// search.Analyze (runs of letters and digits, English stopwords and
-// one-letter words dropped) before stemming, lower-cased and joined by
-// spaces. No character of Typesense's query syntax (-exclusion, "phrase",
-// *) survives, so the text never changes what the query means; the
-// fields are stemmed at both ends by the server.
+// queryText turns free text into the q Typesense gets: the words
+// search.Analyze keeps (runs of letters and digits, English stopwords and
+// one-letter words dropped), unstemmed, joined by spaces. No character of
+// Typesense's query syntax (-exclusion, "phrase", *) survives, so the text
+// never changes what the query means; the fields are stemmed at both ends
+// by the server.
 func queryText(text string) string {
 	var words []string
-	start := -1
-	emit := func(end int) {
-		w := strings.ToLower(text[start:end])
-		start = -1
-		if len([]rune(w)) < 2 && !isDigits(w) {
-			return
-		}
-		if english.IsStopWord(w) {
-			return
-		}
-		words = append(words, w)
-	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			emit(i)
-		}
-	}
-	if start >= 0 {
-		emit(len(text))
-	}
+	search.Words(text, func(w string) { words = append(words, w) })
 	return strings.Join(words, " ")
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // filterBy maps a docent.Filter to filter_by. Values are compared through
@@ -108,8 +72,13 @@ func (x *Index) keywordSearch(q search.KeywordQuery, text string, page, perPage 
 		Page:                intp(page),
 		PerPage:             intp(perPage),
 	}
-	if f := filterBy(q.Filter); f != "" {
-		s.FilterBy = strp(f)
+	return withFilter(s, q.Filter)
+}
+
+// withFilter sets s's filter_by from f, when f restricts anything.
+func withFilter(s api.MultiSearchCollectionParameters, f docent.Filter) api.MultiSearchCollectionParameters {
+	if fb := filterBy(f); fb != "" {
+		s.FilterBy = strp(fb)
 	}
 	return s
 }
@@ -133,10 +102,7 @@ func (x *Index) vectorSearch(q search.VectorQuery, page, perPage int) api.MultiS
 		Page:          intp(page),
 		PerPage:       intp(perPage),
 	}
-	if f := filterBy(q.Filter); f != "" {
-		s.FilterBy = strp(f)
-	}
-	return s
+	return withFilter(s, q.Filter)
 }
 
 // result is one search's answer inside a multi_search response. It is

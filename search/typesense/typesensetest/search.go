@@ -251,11 +251,12 @@ func (c *collection) search(p searchParams) (map[string]any, *apiError) {
 	var hits []scored
 	switch {
 	case vq != nil:
+		qv := normalize(vq.vec)
 		for _, d := range c.docs {
 			if d.vec == nil || !c.match(fl, d) {
 				continue
 			}
-			hits = append(hits, scored{d: d, dist: 1 - dot(normalize(vq.vec), d.vec)})
+			hits = append(hits, scored{d: d, dist: 1 - dot(qv, d.vec)})
 		}
 		slices.SortFunc(hits, func(a, b scored) int {
 			return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.d.seq, b.d.seq))
@@ -382,70 +383,62 @@ func compareValues(a, b any) int {
 // left) and searches again, ranking documents that matched more tokens
 // first. Within a round, documents are ordered by a BM25-like score of
 // term frequency and field weight, then by insertion.
+//
+// One pass does every round: a document first matches the round whose
+// tokens are the longest run of the query (from the kept side) that it
+// holds entirely.
 func (c *collection) keyword(q string, queryBy []string, weights []float64, fl filter, threshold int, mode string) []scored {
-	raw := c.tokenize(q, false)
-	if len(raw) == 0 {
+	toks := c.tokenize(q, false)
+	if len(toks) == 0 {
 		return nil
 	}
-	seen := map[string]bool{}
-	var out []scored
-	rounds := [][]string{raw}
-	for n := len(raw) - 1; n >= 1; n-- {
-		if mode == "left_to_right" {
-			rounds = append(rounds, raw[len(raw)-n:])
-		} else {
-			rounds = append(rounds, raw[:n])
+	if mode == "left_to_right" {
+		slices.Reverse(toks) // keep the right end: drop from the left
+	}
+	// The query's tokens as each field indexes them.
+	fieldToks := make([][]string, len(queryBy))
+	for i, name := range queryBy {
+		fieldToks[i] = make([]string, len(toks))
+		for j, t := range toks {
+			if c.fields[name].Stem {
+				t = c.stem(t)
+			}
+			fieldToks[i][j] = t
 		}
 	}
-	for _, toks := range rounds {
-		var round []scored
-		for _, d := range c.docs {
-			if seen[d.id] || !c.match(fl, d) {
-				continue
+	rounds := make([][]scored, len(toks)+1) // by tokens matched
+	for _, d := range c.docs {
+		n, score := 0, 0.0
+		for j := range toks {
+			found := false
+			for i, name := range queryBy {
+				if tf := d.tokens[name][fieldToks[i][j]]; tf > 0 {
+					found = true
+					l := float64(d.length[name])
+					score += weights[i] * float64(tf) * 2.2 / (float64(tf) + 1.2*(0.25+0.75*l/20))
+				}
 			}
-			score, ok := c.score(d, toks, queryBy, weights)
-			if !ok {
-				continue
+			if !found {
+				break
 			}
-			round = append(round, scored{d: d, textMatch: int64(len(toks))<<40 | int64(math.Min(score*1e6, 1<<39))})
+			n++
 		}
-		slices.SortFunc(round, func(a, b scored) int {
+		if n == 0 || !c.match(fl, d) {
+			continue
+		}
+		rounds[n] = append(rounds[n], scored{d: d, textMatch: int64(n)<<40 | int64(math.Min(score*1e6, 1<<39))})
+	}
+	var out []scored
+	for n := len(toks); n >= 1; n-- {
+		slices.SortFunc(rounds[n], func(a, b scored) int {
 			return cmp.Or(cmp.Compare(b.textMatch, a.textMatch), cmp.Compare(a.d.seq, b.d.seq))
 		})
-		for _, h := range round {
-			seen[h.d.id] = true
-		}
-		out = append(out, round...)
+		out = append(out, rounds[n]...)
 		if len(out) >= threshold {
 			break
 		}
 	}
 	return out
-}
-
-// score reports whether every token occurs in one of the fields, and a
-// score that grows with how often and in which fields.
-func (c *collection) score(d *document, toks, queryBy []string, weights []float64) (float64, bool) {
-	total := 0.0
-	for _, t := range toks {
-		found := false
-		for i, name := range queryBy {
-			f := c.fields[name]
-			qt := t
-			if f.Stem {
-				qt = c.stem(t)
-			}
-			if tf := d.tokens[name][qt]; tf > 0 {
-				found = true
-				n := float64(d.length[name])
-				total += weights[i] * float64(tf) * 2.2 / (float64(tf) + 1.2*(0.25+0.75*n/20))
-			}
-		}
-		if !found {
-			return 0, false
-		}
-	}
-	return total, true
 }
 
 // facet counts the values of a facet field over every hit.

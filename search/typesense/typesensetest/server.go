@@ -335,22 +335,37 @@ func (c *Cluster) routes() *http.ServeMux {
 	})
 	mux.HandleFunc("POST /collections", c.createCollection)
 	mux.HandleFunc("GET /collections", c.listCollections)
-	mux.HandleFunc("GET /collections/{name}", c.getCollection)
+	mux.HandleFunc("GET /collections/{name}", c.withCollection(c.getCollection))
 	mux.HandleFunc("DELETE /collections/{name}", c.deleteCollection)
 	mux.HandleFunc("GET /aliases", c.listAliases)
-	mux.HandleFunc("GET /aliases/{name}", c.getAlias)
+	mux.HandleFunc("GET /aliases/{name}", c.alias1(false))
 	mux.HandleFunc("PUT /aliases/{name}", c.putAlias)
-	mux.HandleFunc("DELETE /aliases/{name}", c.deleteAlias)
-	mux.HandleFunc("POST /collections/{name}/documents/import", c.importDocs)
-	mux.HandleFunc("DELETE /collections/{name}/documents", c.deleteDocs)
-	mux.HandleFunc("GET /collections/{name}/documents/export", c.exportDocs)
-	mux.HandleFunc("GET /collections/{name}/documents/search", c.searchOne)
-	mux.HandleFunc("GET /collections/{name}/documents/{id}", c.getDoc)
+	mux.HandleFunc("DELETE /aliases/{name}", c.alias1(true))
+	mux.HandleFunc("POST /collections/{name}/documents/import", c.withCollection(c.importDocs))
+	mux.HandleFunc("DELETE /collections/{name}/documents", c.withCollection(c.deleteDocs))
+	mux.HandleFunc("GET /collections/{name}/documents/export", c.withCollection(c.exportDocs))
+	mux.HandleFunc("GET /collections/{name}/documents/search", c.withCollection(c.searchOne))
+	mux.HandleFunc("GET /collections/{name}/documents/{id}", c.withCollection(c.getDoc))
 	mux.HandleFunc("POST /multi_search", c.multiSearch)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, msg("Not Found"))
 	})
 	return mux
+}
+
+// withCollection serves fn under the store's lock with the collection the
+// path names (directly or through an alias), or answers 404.
+func (c *Cluster) withCollection(fn func(http.ResponseWriter, *http.Request, *collection)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		col, err := c.resolve(r.PathValue("name"))
+		if err != nil {
+			writeErr(w, err)
+			return
+		}
+		fn(w, r, col)
+	}
 }
 
 // resolve returns the collection called name, or that an alias names.
@@ -414,14 +429,7 @@ func (c *Cluster) listCollections(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (c *Cluster) getCollection(w http.ResponseWriter, r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	col, err := c.resolve(r.PathValue("name"))
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
+func (c *Cluster) getCollection(w http.ResponseWriter, r *http.Request, col *collection) {
 	writeJSON(w, http.StatusOK, c.collectionView(col))
 }
 
@@ -453,16 +461,22 @@ func (c *Cluster) listAliases(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"aliases": out})
 }
 
-func (c *Cluster) getAlias(w http.ResponseWriter, r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	name := r.PathValue("name")
-	t, ok := c.alias[name]
-	if !ok {
-		writeErr(w, errorf(http.StatusNotFound, "Not Found"))
-		return
+// alias1 answers GET (and with remove, DELETE) /aliases/{name}.
+func (c *Cluster) alias1(remove bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		name := r.PathValue("name")
+		t, ok := c.alias[name]
+		if !ok {
+			writeErr(w, errorf(http.StatusNotFound, "Not Found"))
+			return
+		}
+		if remove {
+			delete(c.alias, name)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"name": name, "collection_name": t})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": name, "collection_name": t})
 }
 
 func (c *Cluster) putAlias(w http.ResponseWriter, r *http.Request) {
@@ -490,20 +504,7 @@ func (c *Cluster) putAlias(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"name": name, "collection_name": body.CollectionName})
 }
 
-func (c *Cluster) deleteAlias(w http.ResponseWriter, r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	name := r.PathValue("name")
-	t, ok := c.alias[name]
-	if !ok {
-		writeErr(w, errorf(http.StatusNotFound, "Not Found"))
-		return
-	}
-	delete(c.alias, name)
-	writeJSON(w, http.StatusOK, map[string]any{"name": name, "collection_name": t})
-}
-
-func (c *Cluster) importDocs(w http.ResponseWriter, r *http.Request) {
+func (c *Cluster) importDocs(w http.ResponseWriter, r *http.Request, col *collection) {
 	q := r.URL.Query()
 	action := q.Get("action")
 	if action == "" {
@@ -517,13 +518,6 @@ func (c *Cluster) importDocs(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if len(bytes.TrimSpace(body)) == 0 {
 		writeErr(w, errorf(http.StatusBadRequest, "The request body was empty. So, no records were imported."))
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	col, err := c.resolve(r.PathValue("name"))
-	if err != nil {
-		writeErr(w, err)
 		return
 	}
 	var out bytes.Buffer
@@ -566,14 +560,7 @@ func (c *Cluster) importDocs(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(bytes.TrimSuffix(out.Bytes(), []byte("\n")))
 }
 
-func (c *Cluster) deleteDocs(w http.ResponseWriter, r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	col, err := c.resolve(r.PathValue("name"))
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
+func (c *Cluster) deleteDocs(w http.ResponseWriter, r *http.Request, col *collection) {
 	fs := r.URL.Query().Get("filter_by")
 	if strings.TrimSpace(fs) == "" {
 		writeErr(w, errorf(http.StatusBadRequest, "Parameter `filter_by` must be provided."))
@@ -594,14 +581,7 @@ func (c *Cluster) deleteDocs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"num_deleted": n})
 }
 
-func (c *Cluster) exportDocs(w http.ResponseWriter, r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	col, err := c.resolve(r.PathValue("name"))
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
+func (c *Cluster) exportDocs(w http.ResponseWriter, r *http.Request, col *collection) {
 	q := r.URL.Query()
 	fl, err := col.parseFilter(q.Get("filter_by"))
 	if err != nil {
@@ -626,14 +606,7 @@ func (c *Cluster) exportDocs(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (c *Cluster) getDoc(w http.ResponseWriter, r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	col, err := c.resolve(r.PathValue("name"))
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
+func (c *Cluster) getDoc(w http.ResponseWriter, r *http.Request, col *collection) {
 	d := col.docs[r.PathValue("id")]
 	if d == nil {
 		writeErr(w, errorf(http.StatusNotFound, "Could not find a document with id: %s", r.PathValue("id")))
@@ -642,25 +615,23 @@ func (c *Cluster) getDoc(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d.view(nil, nil))
 }
 
-func (c *Cluster) searchOne(w http.ResponseWriter, r *http.Request) {
+func (c *Cluster) searchOne(w http.ResponseWriter, r *http.Request, col *collection) {
 	params, err := queryParams(r.URL.Query())
-	if err == nil {
-		var p searchParams
-		if p, err = decodeParams(params, nil); err == nil {
-			c.mu.Lock()
-			var col *collection
-			if col, err = c.resolve(r.PathValue("name")); err == nil {
-				var res map[string]any
-				if res, err = col.search(p); err == nil {
-					c.mu.Unlock()
-					writeJSON(w, http.StatusOK, res)
-					return
-				}
-			}
-			c.mu.Unlock()
-		}
+	if err != nil {
+		writeErr(w, err)
+		return
 	}
-	writeErr(w, err)
+	p, err := decodeParams(params, nil)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	res, err := col.search(p)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 func (c *Cluster) multiSearch(w http.ResponseWriter, r *http.Request) {
