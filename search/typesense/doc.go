@@ -67,4 +67,7 @@
 // against a real cluster when TYPESENSE_URL is set:
 //
 //	TYPESENSE_URL=http://localhost:8108 TYPESENSE_API_KEY=xyz go test ./search/typesense/ -run Real
+//
+// (one node: the suite reads right after it writes, and followers apply
+// writes a moment after the leader).
 package typesense

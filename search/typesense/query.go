@@ -299,7 +299,7 @@ func (x *Index) byIDs(ctx context.Context, ids []string, include, exclude string
 		part := ids[start:min(start+maxPerPage, len(ids))]
 		s := api.MultiSearchCollectionParameters{
 			Collection: x.opts.Alias, Q: strp("*"),
-			FilterBy: strp("id:=[" + strings.Join(keys(part), ",") + "]"),
+			FilterBy: strp("chunk_key:=[" + strings.Join(keys(part), ",") + "]"),
 			PerPage:  intp(len(part)),
 		}
 		if include != "" {

@@ -56,6 +56,7 @@ func collectionSchema(name string, dim int) schemaSpec {
 		Name: name,
 		Fields: []fieldSpec{
 			{Name: "chunk_id", Type: "string", Sort: true},
+			{Name: "chunk_key", Type: "string"},
 			{Name: "doc_id", Type: "string", Index: &no, Optional: true},
 			{Name: "doc_key", Type: "string"},
 			{Name: "ord", Type: "int32"},
@@ -84,6 +85,7 @@ func collectionSchema(name string, dim int) schemaSpec {
 type chunkDoc struct {
 	ID          string    `json:"id"`
 	ChunkID     string    `json:"chunk_id"`
+	ChunkKey    string    `json:"chunk_key"`
 	DocID       string    `json:"doc_id"`
 	DocKey      string    `json:"doc_key"`
 	Ord         int       `json:"ord"`
@@ -114,7 +116,7 @@ func (x *Index) toDoc(c docent.Chunk, head bool, gen string) chunkDoc {
 		section = []string{}
 	}
 	return chunkDoc{
-		ID: key(c.ID), ChunkID: c.ID, DocID: c.DocID, DocKey: key(c.DocID), Ord: c.Ord, DocHead: head,
+		ID: key(c.ID), ChunkID: c.ID, ChunkKey: key(c.ID), DocID: c.DocID, DocKey: key(c.DocID), Ord: c.Ord, DocHead: head,
 		Source: c.Source, SourceKey: key(c.Source), SourceType: x.opts.SourceTypes[c.Source],
 		Space: c.Space, SpaceKey: key(c.Space), Labels: labels, LabelKeys: keys(labels),
 		Title: c.Title, Section: section, URL: c.URL, Text: c.Text, UpdatedAt: c.UpdatedAt.UnixNano(),
