@@ -145,6 +145,24 @@ func parseNodes(t *testing.T, s string) []node {
 	return out
 }
 
+// apiURLs are the nodes' API endpoints, as docent's config lists them.
+func apiURLs(nodes []node) []string {
+	var out []string
+	for _, n := range nodes {
+		out = append(out, fmt.Sprintf("http://%s:%d", n.host, n.api))
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 var imageRE = regexp.MustCompile(`typesense/typesense:([A-Za-z0-9._-]+)`)
 
 func TestOnePinnedTypesenseVersion(t *testing.T) {
@@ -180,11 +198,7 @@ func TestOnePinnedTypesenseVersion(t *testing.T) {
 func TestCompose(t *testing.T) {
 	c := docs(t, "compose.yaml")[0]
 	services := get(c, "services").(map[string]any)
-	nodesFile, err := os.ReadFile("typesense-nodes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes := parseNodes(t, string(nodesFile))
+	nodes := parseNodes(t, readFile(t, "typesense-nodes"))
 	var tsServices []string
 	for name, s := range services {
 		if strings.HasPrefix(str(get(s, "image")), "typesense/") {
@@ -232,16 +246,8 @@ func TestCompose(t *testing.T) {
 			t.Errorf("docent does not wait for %s to be healthy", name)
 		}
 	}
-	b, err := os.ReadFile("docent.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := loadDocent(t, string(b))
-	var want []string
-	for _, n := range nodes {
-		want = append(want, fmt.Sprintf("http://%s:%d", n.host, n.api))
-	}
-	if !slices.Equal(cfg.Index.Typesense.Nodes, want) {
+	cfg := loadDocent(t, readFile(t, "docent.yaml"))
+	if want := apiURLs(nodes); !slices.Equal(cfg.Index.Typesense.Nodes, want) {
 		t.Errorf("docent.yaml nodes %v, want the compose API endpoints %v", cfg.Index.Typesense.Nodes, want)
 	}
 	if port := ":" + strings.Split(str(get(d, "ports", 0)), ":")[1]; cfg.Server.Addr != port {
@@ -335,11 +341,7 @@ func TestKubernetes(t *testing.T) {
 		t.Errorf("DOCENT_CONFIG %s, config mounted at %s", denv["DOCENT_CONFIG"], cfgMount)
 	}
 	cfg := loadDocent(t, str(get(kind(t, all, "ConfigMap", "docent-config"), "data", "docent.yaml")))
-	var want []string
-	for _, n := range nodes {
-		want = append(want, fmt.Sprintf("http://%s:%d", n.host, n.api))
-	}
-	if !slices.Equal(cfg.Index.Typesense.Nodes, want) {
+	if want := apiURLs(nodes); !slices.Equal(cfg.Index.Typesense.Nodes, want) {
 		t.Errorf("docent nodes %v, want %v", cfg.Index.Typesense.Nodes, want)
 	}
 	httpPort := str(get(dc, "ports", 0, "containerPort"))
