@@ -163,6 +163,7 @@ type PartialError struct {
 	Failed map[string]error
 }
 
+// Error names the failed document (or how many failed, and the first).
 func (e *PartialError) Error() string {
 	ids := make([]string, 0, len(e.Failed))
 	for id := range e.Failed {
