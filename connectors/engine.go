@@ -534,10 +534,19 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := r.writeIndex(ctx, embedded); err != nil {
+	refused, err := r.writeIndex(ctx, embedded)
+	if err != nil {
 		return err
 	}
 	for _, p := range embedded {
+		if err := refused[p.Doc.ID]; err != nil {
+			// The index refused some of its chunks (a remote backend's
+			// per-line import failure): no registry record, so the
+			// registry and the index disagree and the next run, which
+			// the held cursor makes list it again, re-indexes it.
+			r.skip(p.Doc.ID, fmt.Errorf("index: %w", err), true)
+			continue
+		}
 		if err := r.writeRecord(ctx, p); err != nil {
 			return err
 		}
@@ -554,8 +563,10 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 
 // writeIndex replaces the indexed chunks of the documents with theirs, in
 // one upsert; a document left without chunks is deleted from the index
-// (an upsert of nothing would keep its old chunks).
-func (r *run) writeIndex(ctx context.Context, docs []*pendingDoc) error {
+// (an upsert of nothing would keep its old chunks). It returns the
+// documents the index refused (search.PartialError) with why; any other
+// failure is the error.
+func (r *run) writeIndex(ctx context.Context, docs []*pendingDoc) (map[string]error, error) {
 	var chunks []docent.Chunk
 	var empty []string
 	for _, p := range docs {
@@ -566,15 +577,19 @@ func (r *run) writeIndex(ctx context.Context, docs []*pendingDoc) error {
 	}
 	if len(empty) > 0 {
 		if err := r.e.idx.DeleteDocs(ctx, empty...); err != nil {
-			return fmt.Errorf("index: %w", err)
+			return nil, fmt.Errorf("index: %w", err)
 		}
 	}
 	if len(chunks) > 0 {
 		if err := r.e.idx.Upsert(ctx, chunks); err != nil {
-			return fmt.Errorf("index: %w", err)
+			var pe *search.PartialError
+			if errors.As(err, &pe) {
+				return pe.Failed, nil
+			}
+			return nil, fmt.Errorf("index: %w", err)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // writeRecord stores the registry record of a document whose chunks are
