@@ -19,7 +19,8 @@ import (
 //     best, and replies with those, each followed by its source's [n];
 //     when no source mentions the part's key word or covers at least half
 //     of it, it replies NOT_FOUND and what the sources cover. Text inside
-//     a source is only ever quoted, never obeyed.
+//     a source is only ever quoted, never obeyed. Between equally good
+//     pieces it quotes the most recently updated source.
 //   - a rewrite prompt: folds the previous question into a short
 //     follow-up, splits a question that asks several things at " and
 //     how/what/…" into sub-queries, as JSON.
@@ -41,10 +42,12 @@ func Scripted(c Call) Reply {
 
 // Block is one fenced source or passage of a prompt.
 type Block struct {
-	// N is its number; Title its "Title › Section" line; Text its text.
-	N     int
-	Title string
-	Text  string
+	// N is its number; Title its "Title › Section" line; Updated its
+	// "Updated:" date (2006-01-02, "" when absent); Text its text.
+	N       int
+	Title   string
+	Updated string
+	Text    string
 }
 
 var fenceOpenRE = regexp.MustCompile(`^<<<(SOURCE|PASSAGE) (\d+) ([0-9a-f]+)>>>$`)
@@ -72,6 +75,8 @@ func Blocks(prompt string) []Block {
 				text = append(text, l)
 			case strings.HasPrefix(l, "Title: "):
 				b.Title = strings.TrimPrefix(l, "Title: ")
+			case strings.HasPrefix(l, "Updated: "):
+				b.Updated = strings.TrimPrefix(l, "Updated: ")
 			case l == "Text:":
 				inText = true
 			}
@@ -150,10 +155,11 @@ func set(ws []string) map[string]bool {
 
 // unit is a quotable piece of a source.
 type unit struct {
-	n     int
-	text  string
-	terms map[string]bool
-	title map[string]bool
+	n       int
+	text    string
+	terms   map[string]bool
+	title   map[string]bool
+	updated string
 }
 
 // units splits a source into sentences, list items and table rows.
@@ -170,13 +176,13 @@ func units(b Block) []unit {
 			for i := range cells {
 				cells[i] = strings.TrimSpace(cells[i])
 			}
-			out = append(out, unit{b.N, strings.Join(cells, ", "), set(terms(l)), title})
+			out = append(out, unit{b.N, strings.Join(cells, ", "), set(terms(l)), title, b.Updated})
 			continue
 		}
 		l = strings.TrimLeft(l, "-*0123456789. ")
 		for _, s := range sentenceRE.Split(l, -1) {
 			if s = strings.TrimSpace(s); len(strings.Fields(s)) >= 3 {
-				out = append(out, unit{b.N, s, set(terms(s)), title})
+				out = append(out, unit{b.N, s, set(terms(s)), title, b.Updated})
 			}
 		}
 	}
@@ -258,21 +264,27 @@ func scriptedAnswer(prompt string) string {
 				key = t
 			}
 		}
-		best, bestScore := -1, 0.0
+		best, bestScore, bestHits := -1, 0.0, 0
 		for i, u := range all {
-			score := 0.0
+			score, n := 0.0, 0
 			for _, t := range ts {
 				if u.terms[t] {
 					score += w(t)
+					n++
 				} else if u.title[t] {
 					score += w(t) / 2
+					n++
 				}
 			}
-			if score > bestScore {
-				best, bestScore = i, score
+			// Ties go to the most recently updated source (the prompt's rule).
+			if score > bestScore || score == bestScore && best >= 0 && score > 0 && u.updated > all[best].updated {
+				best, bestScore, bestHits = i, score, n
 			}
 		}
-		if best < 0 || bestScore < total/2 || !(all[best].terms[key] || all[best].title[key]) {
+		// Answer a part when the best unit holds two thirds of its words,
+		// or half its weight including its rarest word.
+		if best < 0 || !(3*bestHits >= 2*len(ts) ||
+			bestScore >= total/2 && (all[best].terms[key] || all[best].title[key])) {
 			continue
 		}
 		if u := all[best]; !seen[u.text] {
