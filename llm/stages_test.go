@@ -79,8 +79,8 @@ func TestRerank(t *testing.T) {
 		fallback    bool
 	}{
 		{name: "scored best first, 3 to 6 kept",
-			reply:  `{"scores": [{"id": 1, "score": 0}, {"id": 2, "score": 9}, {"id": 3, "score": 7}, {"id": 4, "score": 6}, {"id": 5, "score": 1}, {"id": 6, "score": 0}, {"id": 7, "score": 8}, {"id": 8, "score": 4}]}`,
-			want:   "b,g,c,d,h", scores: []float64{0.9, 0.8, 0.7, 0.6, 0.4}},
+			reply: `{"scores": [{"id": 1, "score": 0}, {"id": 2, "score": 9}, {"id": 3, "score": 7}, {"id": 4, "score": 6}, {"id": 5, "score": 1}, {"id": 6, "score": 0}, {"id": 7, "score": 8}, {"id": 8, "score": 4}]}`,
+			want:  "b,g,c,d,h", scores: []float64{0.9, 0.8, 0.7, 0.6, 0.4}},
 		{name: "at least three kept when few score",
 			reply: `{"scores": [{"id": 3, "score": 10}, {"id": 1, "score": 1}, {"id": 2, "score": 0}]}`,
 			want:  "c,a,b", scores: []float64{1, 0.1, 0}},
