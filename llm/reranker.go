@@ -26,7 +26,9 @@ type RerankerOptions struct {
 	// MinScore is the rerank score (0 to 1) a candidate needs to be kept
 	// beyond MinKeep; default 0.3.
 	MinScore float64
-	// PassageChars bounds each passage shown to the model; default 900.
+	// PassageChars bounds each passage shown to the model; default 2400
+	// (about 600 tokens: a whole chunk at the default chunk size, so that
+	// a table row or code far into a chunk is seen).
 	PassageChars int
 }
 
@@ -59,7 +61,7 @@ func NewReranker(m Model, opts RerankerOptions, log *slog.Logger) *Reranker {
 		opts.MinScore = 0.3
 	}
 	if opts.PassageChars <= 0 {
-		opts.PassageChars = 900
+		opts.PassageChars = 2400
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

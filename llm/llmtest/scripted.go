@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -121,14 +122,23 @@ func init() {
 	}
 }
 
-// terms returns the content words of s, lower-cased and crudely stemmed.
+// terms returns the content words of s, lower-cased and crudely stemmed;
+// a hyphenated word also gives its parts and their concatenation
+// ("break-glass": break-glass, break, glass, breakglass).
 func terms(s string) []string {
 	var out []string
 	for _, w := range wordRE.FindAllString(strings.ToLower(s), -1) {
-		if stop[w] || len(w) < 2 {
-			continue
+		words := []string{w}
+		if strings.Contains(w, "-") {
+			words = append(words, strings.Split(w, "-")...)
+			words = append(words, strings.ReplaceAll(w, "-", ""))
 		}
-		out = append(out, stem(w))
+		for _, x := range words {
+			if stop[x] || len(x) < 2 {
+				continue
+			}
+			out = append(out, stem(x))
+		}
 	}
 	return out
 }
@@ -162,23 +172,40 @@ type unit struct {
 	updated string
 }
 
-// units splits a source into sentences, list items and table rows.
+// units splits a source into sentences, list items and table rows; a
+// row is read with its header ("Plan: Starter; Requests per minute: 60").
 func units(b Block) []unit {
 	title := set(terms(b.Title))
 	var out []unit
-	for _, line := range strings.Split(b.Text, "\n") {
+	var header []string
+	lines := strings.Split(b.Text, "\n")
+	for i, line := range lines {
 		l := strings.TrimSpace(line)
 		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "```") || strings.Trim(l, "|-: ") == "" {
 			continue
 		}
 		if strings.HasPrefix(l, "|") {
 			cells := strings.Split(strings.Trim(l, "| "), "|")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
+			for j := range cells {
+				cells[j] = strings.TrimSpace(cells[j])
 			}
-			out = append(out, unit{b.N, strings.Join(cells, ", "), set(terms(l)), title, b.Updated})
+			if i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "|") &&
+				strings.Trim(strings.TrimSpace(lines[i+1]), "|-: ") == "" {
+				header = cells // the row above a |---| line
+				continue
+			}
+			parts := make([]string, len(cells))
+			for j, c := range cells {
+				parts[j] = c
+				if j < len(header) {
+					parts[j] = header[j] + ": " + c
+				}
+			}
+			text := strings.Join(parts, "; ")
+			out = append(out, unit{b.N, text, set(terms(text)), title, b.Updated})
 			continue
 		}
+		header = nil
 		l = strings.TrimLeft(l, "-*0123456789. ")
 		for _, s := range sentenceRE.Split(l, -1) {
 			if s = strings.TrimSpace(s); len(strings.Fields(s)) >= 3 {
@@ -253,9 +280,18 @@ func scriptedAnswer(prompt string) string {
 	var picked []unit
 	seen := map[string]bool{}
 	for _, part := range parts(question) {
-		ts := terms(part)
+		// A later part's "(…)" holds the words a pronoun stands for: they
+		// help find the piece, but the part's own words must be answered.
+		own, ctx, _ := strings.Cut(part, " (")
+		ts := terms(own)
 		if len(ts) == 0 {
 			continue
+		}
+		var cs []string
+		for _, t := range terms(ctx) {
+			if !slices.Contains(ts, t) {
+				cs = append(cs, t)
+			}
 		}
 		key, total := ts[0], 0.0
 		for _, t := range ts {
@@ -264,9 +300,12 @@ func scriptedAnswer(prompt string) string {
 				key = t
 			}
 		}
-		best, bestScore, bestHits := -1, 0.0, 0
+		best, bestScore, bestHits, bestRank := -1, 0.0, 0, 0.0
 		for i, u := range all {
-			score, n := 0.0, 0
+			if seen[u.text] {
+				continue // each part gets a fact of its own
+			}
+			score, n, extra := 0.0, 0, 0
 			for _, t := range ts {
 				if u.terms[t] {
 					score += w(t)
@@ -276,14 +315,23 @@ func scriptedAnswer(prompt string) string {
 					n++
 				}
 			}
-			// Ties go to the most recently updated source (the prompt's rule).
-			if score > bestScore || score == bestScore && best >= 0 && score > 0 && u.updated > all[best].updated {
-				best, bestScore, bestHits = i, score, n
+			for _, t := range cs {
+				if u.terms[t] || u.title[t] {
+					extra++
+				}
+			}
+			// The piece that holds the most of the part's words wins, then the
+			// rarer words; ties go to the most recently updated source (the
+			// prompt's rule).
+			rank := float64(n+extra) + score/(total+1)
+			tie := rank == bestRank && best >= 0 && n > 0 && u.updated > all[best].updated
+			if rank > bestRank || tie {
+				best, bestScore, bestHits, bestRank = i, score, n, rank
 			}
 		}
-		// Answer a part when the best unit holds two thirds of its words,
-		// or half its weight including its rarest word.
-		if best < 0 || !(3*bestHits >= 2*len(ts) ||
+		// Answer a part when the best unit holds half its words, or half its
+		// weight including its rarest word.
+		if best < 0 || !(2*bestHits >= len(ts) ||
 			bestScore >= total/2 && (all[best].terms[key] || all[best].title[key])) {
 			continue
 		}
