@@ -233,11 +233,14 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 		}
 		rr, rerankNote = Reranked{Hits: hits}, "model unavailable, fused order kept"
 	}
-	// The gate sees the kept hits; the trace keeps every candidate, the
-	// ones the reranker dropped after the kept ones, in fused order.
+	// The kept hits come first; the ones the reranker dropped follow in
+	// fused order, in the trace and for the gate, which measures relevance
+	// against every candidate (its term weights come from them, so its
+	// scale, and the calibrated threshold, do not depend on the reranker)
+	// and picks sources in this order.
 	kept := len(rr.Hits)
-	a.Trace.Candidates = append(slices.Clip(rr.Hits), dropped(hits, rr.Hits)...)
-	hits = a.Trace.Candidates[:kept]
+	hits = append(slices.Clip(rr.Hits), dropped(hits, rr.Hits)...)
+	a.Trace.Candidates = hits
 	st.stop(StageRerank, withNote(fmt.Sprintf("%d kept", kept), rerankNote))
 
 	// gate
@@ -287,11 +290,7 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 			return fail(StageGenerate, err)
 		}
 		st.stop(StageGenerate, "failed: model unavailable")
-		var best []docent.Hit
-		for _, src := range d.Sources {
-			best = append(best, src.Hit)
-		}
-		p.outage(&a, append(best, hits...))
+		p.outage(&a, hits)
 		p.finish(&a, st, usage)
 		return a, nil
 	}
@@ -427,13 +426,20 @@ func (p *Pipeline) uncertain(a *docent.Answer, d Decision) {
 
 // outage turns a into the reply when the model could not be reached: the
 // uncertain reply, linking the best candidate, after OutageLead.
-// It links the first of candidates, or answers not found without one.
+// It links the candidate the gate found most relevant (the first, on a
+// tie), or answers not found without one.
 func (p *Pipeline) outage(a *docent.Answer, candidates []docent.Hit) {
 	if len(candidates) == 0 {
 		p.notFound(a)
 		return
 	}
-	p.uncertain(a, Decision{Sources: []Source{{N: 1, Hit: candidates[0]}}})
+	best := candidates[0]
+	for _, h := range candidates[1:] {
+		if h.Relevance > best.Relevance {
+			best = h
+		}
+	}
+	p.uncertain(a, Decision{Sources: []Source{{N: 1, Hit: best}}})
 	a.Text = OutageLead + " " + a.Text
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
 	"github.com/docent-hq/docent/llm"
@@ -26,13 +30,22 @@ import (
 // fastRetry keeps outage tests quick.
 var fastRetry = llm.Retry{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}
 
-const testGeminiKey = "AIza-test-secret-4242"
+const (
+	testGeminiKey = "AIza-test-secret-4242"
+	testOpenAIKey = "sk-test-secret-4343"
+)
 
-// modelServers starts a Gemini and an OpenAI-compatible server.
+// testKeys is the environment the test configs take their keys from.
+var testKeys = map[string]string{"GEMINI_API_KEY": testGeminiKey, "OPENAI_API_KEY": testOpenAIKey}
+
+// modelServers starts a Gemini and an OpenAI-compatible server, each
+// requiring its key.
 func modelServers(t *testing.T) map[string]*llmtest.Server {
 	g := llmtest.NewGemini(t)
 	g.Key = testGeminiKey
-	return map[string]*llmtest.Server{"gemini": g, "openai": llmtest.NewOpenAI(t)}
+	o := llmtest.NewOpenAI(t)
+	o.Key = testOpenAIKey
+	return map[string]*llmtest.Server{"gemini": g, "openai": o}
 }
 
 // llmConfig writes a config file into dir that answers with provider
@@ -57,6 +70,7 @@ llm:
     dimensions: 32
   openai:
     base_url: %s/v1
+    api_key: ${OPENAI_API_KEY}
     model: llama3.1
     embedding_model: nomic-embed-text
     dimensions: 32
@@ -73,7 +87,7 @@ func openLLM(t *testing.T, provider, embedder string, servers map[string]*llmtes
 	t.Helper()
 	dir := t.TempDir()
 	m := &Main{ConfigPath: llmConfig(t, dir, provider, embedder, servers, extra), Stdout: io.Discard, Stderr: io.Discard,
-		Getenv: envOf(map[string]string{"GEMINI_API_KEY": testGeminiKey}), Retry: fastRetry}
+		Getenv: envOf(testKeys), Retry: fastRetry}
 	ctx := context.Background()
 	if err := m.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -278,4 +292,148 @@ func TestLLMGoldenScripted(t *testing.T) {
 		t.Errorf("only %d questions were answered by the model", generated)
 	}
 	t.Logf("%d answers written by the model, %d citing a source not given", generated, bad)
+}
+
+// TestLLMOutage: when every call to the provider fails with 503 (the
+// embedder and the answer model), the asker gets an uncertain reply with
+// the best retrieved page and the offer of a person, not an error; the
+// turn stores the error, and no key reaches the reply, the turn or the
+// logs.
+func TestLLMOutage(t *testing.T) {
+	for _, provider := range []string{"gemini", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			servers := modelServers(t)
+			var logs syncBuffer
+			m := &Main{ConfigPath: llmConfig(t, t.TempDir(), provider, provider, servers, ""), Stdout: io.Discard,
+				Stderr: &logs, Getenv: envOf(testKeys), Retry: fastRetry}
+			base, stop := serveMain(t, m)
+			waitReady(t, base) // the handbook is embedded by the healthy server
+			servers[provider].FailAlways(llmtest.Fault{Status: 503})
+			before := len(servers[provider].Calls())
+
+			status, body := postAsk(t, base, `{"question": "What does Gatekeeper error GK-409 mean?", "trace": true}`)
+			if status != http.StatusOK {
+				t.Fatalf("POST /api/ask = %d %s", status, body)
+			}
+			var resp api.AskResponse
+			if err := json.Unmarshal(body, &resp); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Status != docent.StatusUncertain || !strings.HasPrefix(resp.Answer, answer.OutageLead) ||
+				!strings.Contains(resp.Answer, answer.HandoffOffer) || len(resp.Citations) != 1 {
+				t.Fatalf("reply %s %q with %d citations; want uncertain, the outage lead, a link and a person offered",
+					resp.Status, resp.Answer, len(resp.Citations))
+			}
+			if c := resp.Citations[0]; c.DocID != "handbook:it/gatekeeper-error-codes.md" || !strings.Contains(c.URL, "/docs/handbook/it/gatekeeper-error-codes.md") {
+				t.Errorf("linked %+v, want the Gatekeeper error codes page", c)
+			}
+			calls := servers[provider].Calls()[before:]
+			if len(calls) == 0 {
+				t.Fatal("the provider was not called")
+			}
+			for _, c := range calls {
+				if c.Status != 503 {
+					t.Errorf("call %s answered %d", c.Endpoint, c.Status)
+				}
+			}
+			turn, err := m.Store.Turn(context.Background(), resp.TurnID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := turn.Answer.Trace.Error
+			if !strings.Contains(e, "answer: retrieve: ") || !strings.Contains(e, "answer: generate: "+provider+": ") ||
+				!strings.Contains(e, "503") {
+				t.Errorf("stored error %q, want the failed retrieve and generate stages", e)
+			}
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range []string{testGeminiKey, testOpenAIKey} {
+				if strings.Contains(string(body)+e+logs.String(), key) {
+					t.Errorf("key %s leaked into the reply, the turn or the logs", key)
+				}
+			}
+			if !strings.Contains(logs.String(), "model provider unavailable") {
+				t.Error("the outage was not logged")
+			}
+		})
+	}
+}
+
+// TestLLMEmbedderChangeBuildsNewIndexVersion: switching the embedder to a
+// model provider, or changing its dimension, syncs everything into a new
+// index file embedded by that model alone; the previous version is left as
+// it was, and switching back reuses it without embedding again.
+func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
+	ctx := context.Background()
+	servers := modelServers(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	run := func(embedder string, dims int) (name string, count int, dimsSeen map[int]int) {
+		t.Helper()
+		path := llmConfig(t, dir, "offline", embedder, servers, "")
+		b, _ := os.ReadFile(path)
+		os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "dimensions: 32", fmt.Sprintf("dimensions: %d", dims))), 0o644)
+		m := &Main{ConfigPath: path, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(testKeys), Retry: fastRetry}
+		if err := m.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		if _, err := m.SyncSources(ctx, m.Sources, nil); err != nil { // what `docent sync` does
+			t.Fatal(err)
+		}
+		name, err := m.Index.EmbedderName(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		m.Index.Scan(ctx, func(c docent.Chunk) error { ids = append(ids, c.ID); return nil })
+		vecs, err := m.Index.Vectors(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dimsSeen = map[int]int{}
+		for _, v := range vecs {
+			dimsSeen[len(v)]++
+		}
+		return name, len(ids), dimsSeen
+	}
+	docEmbeds := func() int {
+		n := 0
+		for _, c := range servers["gemini"].CallsTo("batchEmbedContents") {
+			if c.TaskType == "RETRIEVAL_DOCUMENT" && c.Status == 200 {
+				n += len(c.Texts)
+			}
+		}
+		return n
+	}
+
+	offName, n, offDims := run("offline", 0)
+	if n == 0 || len(offDims) != 1 || !strings.HasPrefix(offName, "offline") {
+		t.Fatalf("offline index: %q, %d chunks, dims %v", offName, n, offDims)
+	}
+	name, n32, dims := run("gemini", 32)
+	if name != "gemini/gemini-embedding-001/32" || n32 != n || len(dims) != 1 || dims[32] != n {
+		t.Errorf("gemini index: %q, %d chunks, dims %v; want every one of %d chunks at 32", name, n32, dims, n)
+	}
+	if got := docEmbeds(); got != n {
+		t.Errorf("%d chunk texts embedded by gemini, want %d (a full re-embed)", got, n)
+	}
+	name, n48, dims := run("gemini", 48)
+	if name != "gemini/gemini-embedding-001/48" || n48 != n || len(dims) != 1 || dims[48] != n {
+		t.Errorf("48-d index: %q, %d chunks, dims %v", name, n48, dims)
+	}
+	for _, f := range []string{"index.db", "index-gemini-gemini-embedding-001-32.db", "index-gemini-gemini-embedding-001-48.db"} {
+		if _, err := os.Stat(filepath.Join(data, f)); err != nil {
+			t.Errorf("index version %s: %v", f, err)
+		}
+	}
+	// Back to 32: the old version is reused as it was.
+	before := docEmbeds()
+	if name, _, dims := run("gemini", 32); name != "gemini/gemini-embedding-001/32" || dims[32] != n || docEmbeds() != before {
+		t.Errorf("back to 32: %q, dims %v, %d more texts embedded", name, dims, docEmbeds()-before)
+	}
+	if name, _, dims := run("offline", 0); name != offName || len(dims) != 1 {
+		t.Errorf("back to offline: %q (was %q), dims %v", name, offName, dims)
+	}
 }

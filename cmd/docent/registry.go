@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -147,7 +149,15 @@ func openGit(m *Main, sc config.SourceConfig, dataDir string) (connectors.Source
 }
 
 func openLocal(ctx context.Context, m *Main, dataDir string) (search.Index, error) {
-	return local.Open(ctx, filepath.Join(dataDir, indexFile(m.Config, m.Embedder)), local.Options{})
+	path := filepath.Join(dataDir, indexFile(m.Config, m.Embedder))
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		others, _ := filepath.Glob(filepath.Join(dataDir, "index*.db"))
+		if len(others) > 0 {
+			m.Log.Info("new index version for this embedder; the next sync embeds every document into it",
+				slog.String("index", filepath.Base(path)), slog.Any("other_versions", others))
+		}
+	}
+	return local.Open(ctx, path, local.Options{})
 }
 
 // indexFile names the local index after the embedder: index.db for the
