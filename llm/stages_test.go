@@ -8,6 +8,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/llm/gemini"
 	"github.com/docent-hq/docent/llm/llmtest"
@@ -261,6 +262,43 @@ func TestGenerate(t *testing.T) {
 			res, err = llm.NewGenerator(p.m).Generate(context.Background(), nf)
 			if err != nil || !res.NotFound {
 				t.Errorf("dog question: %+v, %v; want NotFound", res, err)
+			}
+		})
+	}
+}
+
+func TestJudge(t *testing.T) {
+	req := eval.JudgeRequest{
+		Question: "What is the hotel limit per night?",
+		Answer:   "Hotel stays are reimbursed up to $250 per night [1]. Managers can approve suites for executives [1].",
+		Sources:  []eval.JudgeSource{{N: 1, Title: "Expense Policy › Hotels", Text: chHotelNew.Text}},
+	}
+	for name, p := range models(t, llmtest.Scripted) {
+		t.Run(name, func(t *testing.T) {
+			j := llm.NewJudge(p.m)
+			got, err := j.Judge(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Claims != 2 || got.Supported != 1 || len(got.Unsupported) != 1 || !strings.Contains(got.Unsupported[0], "suites") {
+				t.Errorf("judgment %+v", got)
+			}
+			if !strings.HasPrefix(j.Name(), "model ") {
+				t.Errorf("name %q", j.Name())
+			}
+			c := p.s.Calls()[len(p.s.Calls())-1]
+			if !c.JSON || len(llmtest.Blocks(c.Prompt)) != 1 || !strings.Contains(c.Prompt, "Answer:\nHotel stays") {
+				t.Errorf("judge prompt:\n%s", c.Prompt)
+			}
+			p.s.Chat = func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: "All good!"} }
+			if _, err := j.Judge(context.Background(), req); err == nil || !strings.HasPrefix(err.Error(), "llm: judge: ") {
+				t.Errorf("unreadable verdict: %v", err)
+			}
+			p.s.Chat = func(llmtest.Call) llmtest.Reply {
+				return llmtest.Reply{Text: `{"claims": 2, "supported": 7, "relevance": 3}`}
+			}
+			if got, _ := j.Judge(context.Background(), req); got.Supported != 2 || got.Relevance != 1 {
+				t.Errorf("out-of-range verdict not clamped: %+v", got)
 			}
 		})
 	}

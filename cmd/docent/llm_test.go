@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -435,5 +437,83 @@ func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
 	}
 	if name, _, dims := run("offline", 0); name != offName || len(dims) != 1 {
 		t.Errorf("back to offline: %q (was %q), dims %v", name, offName, dims)
+	}
+}
+
+// TestEvalCalibrateAndJudge runs `docent eval --golden --calibrate` and
+// `--judge` on the handbook: offline (the proxy judge, labelled as such)
+// and with the scripted Gemini provider as the judge.
+func TestEvalCalibrateAndJudge(t *testing.T) {
+	ctx := context.Background()
+	golden := "../../examples/handbook/golden.yaml"
+	var out, errs bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errs, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	err := m.Eval(ctx, []string{"--golden", golden, "--calibrate", "--json"})
+	m.Close()
+	if err != nil {
+		t.Fatalf("calibrate: %v\n%s", err, errs.String())
+	}
+	var cal struct {
+		Key         string
+		Embedder    string
+		Calibration eval.Calibration
+	}
+	if err := json.Unmarshal(out.Bytes(), &cal); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	c := cal.Calibration
+	t.Logf("offline embedder: proposed %.4f (correct %d/%d, declined %.2f); in force %.2f (correct %d, declined %.2f)",
+		c.Proposed.Threshold, c.Proposed.AnsweredCorrect, c.Answerable, c.Proposed.DeclinedRate,
+		c.Current.Threshold, c.Current.AnsweredCorrect, c.Current.DeclinedRate)
+	if cal.Key != "answerer.min_score" || c.Answerable != 45 || c.Unanswerable != 13 || !c.Feasible ||
+		c.Proposed.DeclinedRate < eval.DefaultMinDeclined || c.Current.Threshold != answer.DefaultMinScore || len(c.Sweep) < 10 {
+		t.Errorf("calibration %+v", cal)
+	}
+	// The proposal is the best feasible point of the sweep.
+	for _, p := range c.Sweep {
+		if p.DeclinedRate >= eval.DefaultMinDeclined && p.AnsweredCorrect > c.Proposed.AnsweredCorrect {
+			t.Errorf("sweep point %+v beats the proposal", p)
+		}
+	}
+
+	out.Reset()
+	m = &Main{Stdout: &out, Stderr: &errs, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	err = m.Eval(ctx, []string{"--golden", golden, "--judge"})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"judge", "offline proxy", "not a model judgment", "faithfulness", "answer relevance"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("offline --judge table lacks %q", want)
+		}
+	}
+
+	servers := modelServers(t)
+	out.Reset()
+	m = &Main{ConfigPath: llmConfig(t, t.TempDir(), "gemini", "offline", servers, ""), Stdout: &out, Stderr: &errs,
+		Getenv: envOf(testKeys), Retry: fastRetry}
+	err = m.Eval(ctx, []string{"--golden", golden, "--judge", "--json"})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep eval.GoldenReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("model judge: %d judged, faithfulness %.3f, relevance %.3f, %d unsupported", rep.Judged, rep.Faithfulness, rep.AnswerRelevance, rep.UnsupportedClaims)
+	judged := 0
+	for _, c := range servers["gemini"].CallsTo("generateContent") {
+		if strings.HasPrefix(c.System, "You check an answer") {
+			judged++
+		}
+	}
+	if rep.Judge != "model gemini-flash-latest" || rep.Judged == 0 || rep.Judged != judged || rep.JudgeErrors != 0 || rep.Faithfulness <= 0 {
+		t.Errorf("model judge: %q judged %d (server saw %d), errors %d, faithfulness %v", rep.Judge, rep.Judged, judged, rep.JudgeErrors, rep.Faithfulness)
+	}
+
+	if err := (&Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}).Eval(ctx, []string{"--beir", "x", "--judge"}); !errors.Is(err, errUsage) {
+		t.Errorf("--judge with --beir: %v", err)
 	}
 }

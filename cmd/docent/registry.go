@@ -17,6 +17,7 @@ import (
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/files"
 	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/llm/gemini"
@@ -73,8 +74,8 @@ var embedders = map[string]impl[embedderOpener]{
 
 var answerers = map[string]impl[answererOpener]{
 	config.ProviderOffline: {"answer: identity rewrite, fused-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
-	config.ProviderGemini:  {"llm over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openGeminiAnswerer},
-	config.ProviderOpenAI:  {"llm over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openOpenAIAnswerer},
+	config.ProviderGemini:  {"llm over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOpenAI:  {"llm over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
 }
 
 // implementations tells config validation what this build can run.
@@ -252,20 +253,35 @@ func openOpenAIEmbedder(m *Main, _ string) (search.Embedder, error) {
 	return openai.NewEmbedder(openAIOptions(m))
 }
 
-func openGeminiAnswerer(m *Main) (answer.Stages, error) {
-	model, err := gemini.NewModel(context.Background(), geminiOptions(m))
+// chatModels builds the language model of each model provider.
+var chatModels = map[string]func(m *Main) (llm.Model, error){
+	config.ProviderGemini: func(m *Main) (llm.Model, error) {
+		return gemini.NewModel(context.Background(), geminiOptions(m))
+	},
+	config.ProviderOpenAI: func(m *Main) (llm.Model, error) { return openai.NewModel(openAIOptions(m)) },
+}
+
+// openModelAnswerer builds the answer stages over the answerer's model.
+func openModelAnswerer(m *Main) (answer.Stages, error) {
+	model, err := chatModels[m.Config.Answerer.Provider](m)
 	if err != nil {
 		return answer.Stages{}, err
 	}
 	return modelStages(m, model), nil
 }
 
-func openOpenAIAnswerer(m *Main) (answer.Stages, error) {
-	model, err := openai.NewModel(openAIOptions(m))
-	if err != nil {
-		return answer.Stages{}, err
+// judgeFor returns the judge of `docent eval --judge`: the answer model,
+// or the offline proxy when the answerer is offline.
+func judgeFor(m *Main) (eval.Judge, error) {
+	open, ok := chatModels[m.Config.Answerer.Provider]
+	if !ok {
+		return eval.OfflineJudge{}, nil
 	}
-	return modelStages(m, model), nil
+	model, err := open(m)
+	if err != nil {
+		return nil, err
+	}
+	return llm.NewJudge(model), nil
 }
 
 // modelStages are the answer stages over a language model: it rewrites
