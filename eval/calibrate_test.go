@@ -24,7 +24,7 @@ func calibrationFixture() GoldenReport {
 		un("u1", 0.2, docent.StatusAnswered), un("u2", 0.25, docent.StatusAnswered), un("u3", 0.3, docent.StatusAnswered),
 		un("u4", 0.35, docent.StatusAnswered), un("u5", 0.4, docent.StatusAnswered), un("u6", 0.45, docent.StatusAnswered),
 		un("u7", 0.5, docent.StatusAnswered), un("u8", 0.52, docent.StatusAnswered), un("u9", 0.65, docent.StatusAnswered),
-		un("u10", 0.62, docent.StatusNotFound), // the model said the sources do not say
+		un("u10", 0.62, docent.StatusNotFound),                                  // the model said the sources do not say
 		{ID: "e1", Kind: KindExact, Status: docent.StatusError, TopScore: 0.99}, // errors do not count
 	}}
 }
