@@ -10,18 +10,20 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
 )
 
 // ErrUnavailable marks a model provider failure that retries could not
-// fix: an outage, a rate limit, an exhausted quota. Providers wrap it
-// (llm.ErrUnavailable and llm.ErrRateLimited do). A rewrite, retrieval,
-// rerank or generation that fails with it does not fail the answer: the
-// Pipeline falls back (question as the query, keyword-only retrieval,
-// fused order) and, when no answer can be written, replies uncertain with
-// the closest page and the offer of a person. Trace.Error keeps what
-// failed. Any other stage error fails the answer with a *StageError.
-var ErrUnavailable = errors.New("model provider unavailable")
+// fix: an outage, a rate limit, an exhausted quota. It is
+// llm.ErrUnavailable, which every provider wraps (llm.ErrRateLimited
+// too). A rewrite, retrieval, rerank or generation that fails with it
+// does not fail the answer: the Pipeline falls back (question as the
+// query, keyword-only retrieval, fused order) and, when no answer can be
+// written, replies uncertain with the closest page and the offer of a
+// person. Trace.Error keeps what failed. Any other stage error fails the
+// answer with a *StageError.
+var ErrUnavailable = llm.ErrUnavailable
 
 // OutageLead opens the reply when the model that writes answers could
 // not be reached; the uncertain reply follows it.

@@ -9,7 +9,7 @@ import (
 )
 
 // StreamGenerator is a Generator that can hand out its text while it is
-// being written (llm.Generator over Gemini's streamGenerateContent or an
+// being written (llmstage.Generator over Gemini's streamGenerateContent or an
 // OpenAI-compatible stream). The Pipeline streams only through
 // AnswerStream; Answer calls Generate.
 type StreamGenerator interface {

@@ -1,20 +1,19 @@
 // Package llm holds what every language-model provider shares: the small
-// Model contract the model-backed answer stages call, retries with
-// backoff, the grounded prompt, and the stages themselves — a Generator,
-// a Rewriter, a Reranker and a Judge — that implement the answer and eval
-// contracts over any Model.
+// Model contract, its request and response, the errors that tell an
+// outage from a bad request, and one retry policy with backoff.
 //
 // Providers are thin packages that implement Model (and search.Embedder)
 // on a vendor client: llm/gemini on google.golang.org/genai, llm/openai on
-// an OpenAI-compatible client (OpenAI, Ollama, vLLM, LM Studio). Nothing
-// here talks HTTP.
+// an OpenAI-compatible client (OpenAI, Ollama, vLLM, LM Studio);
+// llm/offline is the offline embedder. The model-backed answer stages
+// (rewriter, reranker, grounded generator, judge) live above, in
+// answer/llmstage: providers sit below every feature package and import
+// only the domain, search and internal helpers.
 package llm
 
 import (
 	"context"
 	"errors"
-
-	"github.com/docent-hq/docent/answer"
 )
 
 // Model is a chat model the stages send one prompt to. Implementations
@@ -56,30 +55,32 @@ type Response struct {
 	// else the configured name.
 	Model string
 	// Usage counts the call's tokens.
-	Usage answer.Usage
+	Usage Usage
+}
+
+// Usage counts the tokens of one call.
+type Usage struct {
+	// InputTokens and OutputTokens are the prompt and reply token counts.
+	InputTokens, OutputTokens int
 }
 
 // Sentinel errors providers wrap, so that callers can tell an outage from
-// a bad request. Both outage errors wrap answer.ErrUnavailable, so the
-// answer pipeline degrades around them instead of failing.
+// a bad request.
 var (
-	// ErrRateLimited means the provider kept refusing for rate or quota
-	// (HTTP 429, Gemini's RESOURCE_EXHAUSTED) after every retry.
-	ErrRateLimited error = &outage{"rate limited or out of quota"}
 	// ErrUnavailable means the provider kept failing (5xx, timeouts,
-	// refused connections) after every retry.
-	ErrUnavailable error = &outage{"provider unavailable"}
+	// refused connections, rate limits) after every retry. The answer
+	// pipeline answers around it instead of failing.
+	ErrUnavailable = errors.New("provider unavailable")
+	// ErrRateLimited means the provider kept refusing for rate or quota
+	// (HTTP 429, Gemini's RESOURCE_EXHAUSTED) after every retry. It wraps
+	// ErrUnavailable.
+	ErrRateLimited error = &rateLimited{}
 	// ErrMalformed means the provider answered with a body that does not
-	// have the documented shape.
+	// have the documented shape, or with no usable text.
 	ErrMalformed = errors.New("llm: malformed provider reply")
 )
 
-// outage is an outage sentinel: its own message, answer.ErrUnavailable
-// underneath.
-type outage struct{ msg string }
+type rateLimited struct{}
 
-func (o *outage) Error() string { return o.msg }
-func (o *outage) Unwrap() error { return answer.ErrUnavailable }
-
-// zero is a temperature of 0, for the stages that want repeatable JSON.
-func zero() *float64 { z := 0.0; return &z }
+func (*rateLimited) Error() string { return "rate limited or out of quota" }
+func (*rateLimited) Unwrap() error { return ErrUnavailable }

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -119,10 +118,4 @@ func (r Retry) delay(attempt int) time.Duration {
 	}
 	half := d / 2
 	return half + time.Duration(rand.Int64N(int64(half)+1))
-}
-
-// IsOutage reports whether err is a provider failure that retries could
-// not fix (ErrUnavailable or ErrRateLimited).
-func IsOutage(err error) bool {
-	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrRateLimited)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,10 +85,80 @@ llm:
 	return path
 }
 
-// openLLM opens Main over a config from llmConfig and indexes the handbook.
+// handbookFixture is a data dir holding the bundled handbook indexed with
+// the offline embedder, built once per test binary: training the offline
+// embedder takes most of a test's time under -race. Tests copy it.
+var handbookFixture struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if handbookFixture.dir != "" {
+		os.RemoveAll(handbookFixture.dir)
+	}
+	os.Exit(code)
+}
+
+// copyHandbook copies the offline-indexed handbook data dir into dst.
+func copyHandbook(t *testing.T, dst string) {
+	t.Helper()
+	handbookFixture.Do(func() {
+		dir, err := os.MkdirTemp("", "docent-handbook-")
+		if err != nil {
+			handbookFixture.err = err
+			return
+		}
+		handbookFixture.dir = dir
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(map[string]string{"DOCENT_DATA": dir})}
+		ctx := context.Background()
+		if err = m.Open(ctx); err == nil {
+			err = m.ensureIndexed(ctx, m.Sources)
+		}
+		handbookFixture.err = errors.Join(err, m.Close())
+	})
+	if handbookFixture.err != nil {
+		t.Fatalf("handbook fixture: %v", handbookFixture.err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(handbookFixture.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || strings.HasSuffix(e.Name(), ".lock") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(handbookFixture.dir, e.Name()))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// handbookData returns a fresh copy of the offline-indexed handbook.
+func handbookData(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyHandbook(t, dir)
+	return dir
+}
+
+// openLLM opens Main over a config from llmConfig and indexes the handbook
+// (a copy of the fixture when the embedder is offline).
 func openLLM(t *testing.T, provider, embedder string, servers map[string]*llmtest.Server, extra string) *Main {
 	t.Helper()
 	dir := t.TempDir()
+	if embedder == "offline" {
+		copyHandbook(t, filepath.Join(dir, "data"))
+	}
 	m := &Main{ConfigPath: llmConfig(t, dir, provider, embedder, servers, extra), Stdout: io.Discard, Stderr: io.Discard,
 		Getenv: envOf(testKeys), Retry: fastRetry}
 	ctx := context.Background()
@@ -239,7 +310,7 @@ func TestLLMGoldenScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	off := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	off := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
 	if err := off.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -371,6 +442,7 @@ func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
 	servers := modelServers(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
+	copyHandbook(t, data) // the offline version, already built
 	run := func(embedder string, dims int) (name string, count int, dimsSeen map[int]int) {
 		t.Helper()
 		path := llmConfig(t, dir, "offline", embedder, servers, "")
@@ -448,7 +520,7 @@ func TestEvalCalibrateAndJudge(t *testing.T) {
 	golden := "../../examples/handbook/golden.yaml"
 	var out, errs bytes.Buffer
 	m := &Main{Stdout: &out, Stderr: &errs, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
-	err := m.Eval(ctx, []string{"--golden", golden, "--calibrate", "--json"})
+	err := m.Eval(ctx, []string{"--golden", golden, "--calibrate", "--json", "--index-dir", handbookData(t)})
 	m.Close()
 	if err != nil {
 		t.Fatalf("calibrate: %v\n%s", err, errs.String())
@@ -478,7 +550,7 @@ func TestEvalCalibrateAndJudge(t *testing.T) {
 
 	out.Reset()
 	m = &Main{Stdout: &out, Stderr: &errs, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
-	err = m.Eval(ctx, []string{"--golden", golden, "--judge"})
+	err = m.Eval(ctx, []string{"--golden", golden, "--judge", "--index-dir", handbookData(t)})
 	m.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -493,7 +565,7 @@ func TestEvalCalibrateAndJudge(t *testing.T) {
 	out.Reset()
 	m = &Main{ConfigPath: llmConfig(t, t.TempDir(), "gemini", "offline", servers, ""), Stdout: &out, Stderr: &errs,
 		Getenv: envOf(testKeys), Retry: fastRetry}
-	err = m.Eval(ctx, []string{"--golden", golden, "--judge", "--json"})
+	err = m.Eval(ctx, []string{"--golden", golden, "--judge", "--json", "--index-dir", handbookData(t)})
 	m.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/answer/llmstage"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/files"
@@ -74,8 +75,8 @@ var embedders = map[string]impl[embedderOpener]{
 
 var answerers = map[string]impl[answererOpener]{
 	config.ProviderOffline: {"answer: identity rewrite, fused-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
-	config.ProviderGemini:  {"llm over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
-	config.ProviderOpenAI:  {"llm over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
+	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
 }
 
 // implementations tells config validation what this build can run.
@@ -281,7 +282,7 @@ func judgeFor(m *Main) (eval.Judge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return llm.NewJudge(model), nil
+	return llmstage.NewJudge(model), nil
 }
 
 // modelStages are the answer stages over a language model: it rewrites
@@ -291,13 +292,13 @@ func judgeFor(m *Main) (eval.Judge, error) {
 func modelStages(m *Main, model llm.Model) answer.Stages {
 	a := m.Config.Answerer
 	st := answer.Stages{
-		Rewriter:  llm.NewRewriter(model, llm.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE}, m.Log),
+		Rewriter:  llmstage.NewRewriter(model, llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE}, m.Log),
 		Gate:      gate(m),
-		Generator: llm.NewGenerator(model),
+		Generator: llmstage.NewGenerator(model),
 		Verifier:  answer.Citations{Log: m.Log},
 	}
 	if a.Rerank != config.RerankOff {
-		st.Reranker = llm.NewReranker(model, llm.RerankerOptions{}, m.Log)
+		st.Reranker = llmstage.NewReranker(model, llmstage.RerankerOptions{}, m.Log)
 	}
 	return st
 }

@@ -21,7 +21,6 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
@@ -313,7 +312,7 @@ func collect(out *llm.Response, resp *genai.GenerateContentResponse, whole bool)
 		out.Model = resp.ModelVersion
 	}
 	if u := resp.UsageMetadata; u != nil {
-		out.Usage = answer.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount)}
+		out.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount)}
 	}
 	var reason genai.FinishReason
 	if len(resp.Candidates) > 0 && resp.Candidates[0] != nil {
@@ -329,7 +328,9 @@ func collect(out *llm.Response, resp *genai.GenerateContentResponse, whole bool)
 	}
 	if whole && out.Text == "" {
 		if reason != "" && reason != genai.FinishReasonStop {
-			return &final{fmt.Errorf("no text in the reply (finish reason %s)", reason)}
+			// MAX_TOKENS here usually means a thinking model spent
+			// max_output_tokens before writing anything.
+			return &final{fmt.Errorf("%w: no text in the reply (finish reason %s)", llm.ErrMalformed, reason)}
 		}
 		return &final{fmt.Errorf("%w: no candidate text", llm.ErrMalformed)}
 	}

@@ -25,7 +25,6 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 
-	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
@@ -282,7 +281,7 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 			return &final{fmt.Errorf("%w: no text in the reply (finish reason %q)", llm.ErrMalformed, reason)}
 		}
 		out = llm.Response{Text: resp.Choices[0].Message.Content, Model: cmpStr(resp.Model, m.opts.Model),
-			Usage: answer.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}}
+			Usage: llm.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}}
 		return nil
 	})
 	return out, err
@@ -318,7 +317,7 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 				out.Model = chunk.Model
 			}
 			if u := chunk.Usage; u != nil {
-				out.Usage = answer.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+				out.Usage = llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 			}
 			for _, ch := range chunk.Choices {
 				if ch.Index == 0 && ch.Delta.Content != "" {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/llm/llmtest"
 	"github.com/docent-hq/docent/llm/openai"
@@ -138,8 +137,8 @@ func TestChatRetries(t *testing.T) {
 			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
 				t.Errorf("error %v is not %v", err, tt.sentinel)
 			}
-			if outage := errors.Is(err, answer.ErrUnavailable); outage != (tt.sentinel == llm.ErrUnavailable || tt.sentinel == llm.ErrRateLimited) {
-				t.Errorf("errors.Is(err, answer.ErrUnavailable) = %v", outage)
+			if outage := errors.Is(err, llm.ErrUnavailable); outage != (tt.sentinel == llm.ErrUnavailable || tt.sentinel == llm.ErrRateLimited) {
+				t.Errorf("errors.Is(err, llm.ErrUnavailable) = %v", outage)
 			}
 			if strings.Contains(err.Error()+logs.String(), key) {
 				t.Error("the API key leaked into the error or the logs")

@@ -1,4 +1,4 @@
-package llm
+package llmstage
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/llm"
 )
 
 // Generator writes grounded answers with a Model: it sends the
@@ -14,7 +15,7 @@ import (
 // uncited "the sources don't say …") comes back as NotFound. It
 // implements answer.Generator and answer.StreamGenerator.
 type Generator struct {
-	m Model
+	m llm.Model
 }
 
 var (
@@ -23,12 +24,12 @@ var (
 )
 
 // NewGenerator returns a Generator over m.
-func NewGenerator(m Model) *Generator { return &Generator{m: m} }
+func NewGenerator(m llm.Model) *Generator { return &Generator{m: m} }
 
 // Generate asks the model for the whole answer.
 func (g *Generator) Generate(ctx context.Context, req answer.GenerateRequest) (answer.GenerateResult, error) {
 	p := GroundedPrompt(req)
-	resp, err := g.m.Complete(ctx, Request{System: p.System, Prompt: p.User})
+	resp, err := g.m.Complete(ctx, llm.Request{System: p.System, Prompt: p.User})
 	return g.result(p, resp), err
 }
 
@@ -40,7 +41,7 @@ func (g *Generator) GenerateStream(ctx context.Context, req answer.GenerateReque
 	p := GroundedPrompt(req)
 	var held strings.Builder
 	open := false
-	resp, err := g.m.Stream(ctx, Request{System: p.System, Prompt: p.User}, func(piece string) {
+	resp, err := g.m.Stream(ctx, llm.Request{System: p.System, Prompt: p.User}, func(piece string) {
 		if open {
 			onText(piece)
 			return
@@ -60,14 +61,14 @@ func (g *Generator) GenerateStream(ctx context.Context, req answer.GenerateReque
 	return g.result(p, resp), err
 }
 
-func (g *Generator) result(p Prompt, resp Response) answer.GenerateResult {
+func (g *Generator) result(p Prompt, resp llm.Response) answer.GenerateResult {
 	model := resp.Model
 	if model == "" {
 		model = g.m.Name()
 	}
 	return answer.GenerateResult{
 		Text: strings.TrimSpace(resp.Text), NotFound: Declines(resp.Text),
-		Model: model, Prompt: p.String(), Usage: resp.Usage,
+		Model: model, Prompt: p.String(), Usage: usage(resp.Usage),
 	}
 }
 

@@ -1,4 +1,4 @@
-package llm
+package llmstage
 
 import (
 	"context"
@@ -8,19 +8,20 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/llm"
 )
 
 // Judge rates answers with a Model for `docent eval --judge`: faithfulness
 // (is each claim supported by the source it cites?) and relevance. It
 // implements eval.Judge.
 type Judge struct {
-	m Model
+	m llm.Model
 }
 
 var _ eval.Judge = (*Judge)(nil)
 
 // NewJudge returns a Judge over m.
-func NewJudge(m Model) *Judge { return &Judge{m: m} }
+func NewJudge(m llm.Model) *Judge { return &Judge{m: m} }
 
 // Name names the judging model.
 func (j *Judge) Name() string { return "model " + j.m.Name() }
@@ -49,8 +50,8 @@ func (j *Judge) Judge(ctx context.Context, req eval.JudgeRequest) (eval.Judgment
 	for _, s := range srcs {
 		writeSource(&b, "SOURCE", s.N, key, s.Hit.Chunk)
 	}
-	resp, err := j.m.Complete(ctx, Request{System: fmt.Sprintf(judgeSystem, key), Prompt: b.String(),
-		JSON: true, Temperature: zero(), MaxTokens: 1024})
+	resp, err := j.m.Complete(ctx, llm.Request{System: fmt.Sprintf(judgeSystem, key), Prompt: b.String(),
+		JSON: true, Temperature: zero()})
 	if err != nil {
 		return eval.Judgment{}, err
 	}

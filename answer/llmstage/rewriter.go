@@ -1,13 +1,15 @@
-package llm
+package llmstage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
 
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/llm"
 )
 
 // RewriterOptions tune the Rewriter. Zero values take the defaults.
@@ -29,7 +31,7 @@ type RewriterOptions struct {
 // questions in one, or HyDE is on. A plain first question goes through
 // unchanged at no cost. It implements answer.Rewriter.
 type Rewriter struct {
-	m    Model
+	m    llm.Model
 	opts RewriterOptions
 	log  *slog.Logger
 }
@@ -37,7 +39,7 @@ type Rewriter struct {
 var _ answer.Rewriter = (*Rewriter)(nil)
 
 // NewRewriter returns a Rewriter over m; log nil discards its logs.
-func NewRewriter(m Model, opts RewriterOptions, log *slog.Logger) *Rewriter {
+func NewRewriter(m llm.Model, opts RewriterOptions, log *slog.Logger) *Rewriter {
 	if opts.Turns <= 0 {
 		opts.Turns = 3
 	}
@@ -102,11 +104,18 @@ func (r *Rewriter) Rewrite(ctx context.Context, req answer.RewriteRequest) (answ
 		b.WriteString("\n")
 	}
 	b.WriteString("Latest question: " + oneLine(q) + "\n")
-	resp, err := r.m.Complete(ctx, Request{
+	resp, err := r.m.Complete(ctx, llm.Request{
 		System: fmt.Sprintf(rewriteSystem, hyde, r.opts.MaxParts, hydeRule),
-		Prompt: b.String(), JSON: true, Temperature: zero(), MaxTokens: 512,
+		Prompt: b.String(), JSON: true, Temperature: zero(),
 	})
-	out := answer.Rewrite{Query: q, Usage: resp.Usage, Model: resp.Model}
+	out := answer.Rewrite{Query: q, Usage: usage(resp.Usage), Model: resp.Model}
+	if errors.Is(err, llm.ErrMalformed) {
+		// A reply without usable text (a thinking model out of tokens, a
+		// blocked reply) is no reason to fail the question.
+		r.log.WarnContext(ctx, "rewrite reply unusable; using the question", slog.Any("error", err))
+		out.Detail = "model reply unusable; question used as is"
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}

@@ -1,10 +1,12 @@
-package llm
+package llmstage
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/docent-hq/docent/llm"
 )
 
 // errNoJSON is returned by decodeReply for a reply that holds no JSON value.
@@ -27,7 +29,7 @@ func decodeReply(text string, v any) error {
 		var syn *json.SyntaxError
 		if !errors.As(err, &syn) {
 			// Valid JSON of the wrong shape: say so rather than look further.
-			return fmt.Errorf("%w: %w", ErrMalformed, err)
+			return fmt.Errorf("%w: %w", llm.ErrMalformed, err)
 		}
 	}
 	return errNoJSON

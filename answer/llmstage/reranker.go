@@ -1,9 +1,10 @@
-package llm
+package llmstage
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/llm"
 )
 
 // RerankerOptions tune the Reranker. Zero values take the defaults.
@@ -39,7 +41,7 @@ type RerankerOptions struct {
 // the model did not score rank after those it did, in fused order. It
 // implements answer.Reranker.
 type Reranker struct {
-	m    Model
+	m    llm.Model
 	opts RerankerOptions
 	log  *slog.Logger
 }
@@ -47,7 +49,7 @@ type Reranker struct {
 var _ answer.Reranker = (*Reranker)(nil)
 
 // NewReranker returns a Reranker over m; log nil discards its logs.
-func NewReranker(m Model, opts RerankerOptions, log *slog.Logger) *Reranker {
+func NewReranker(m llm.Model, opts RerankerOptions, log *slog.Logger) *Reranker {
 	if opts.Candidates <= 0 {
 		opts.Candidates = 20
 	}
@@ -89,12 +91,12 @@ func (r *Reranker) Rerank(ctx context.Context, req answer.RerankRequest) (answer
 		c.Text = clip(strings.TrimSpace(chunkBody(c)), r.opts.PassageChars)
 		writeSource(&b, "PASSAGE", i+1, key, c)
 	}
-	resp, err := r.m.Complete(ctx, Request{
+	resp, err := r.m.Complete(ctx, llm.Request{
 		System: fmt.Sprintf(rerankSystem, key), Prompt: b.String(),
-		JSON: true, Temperature: zero(), MaxTokens: 40 * len(pool),
+		JSON: true, Temperature: zero(),
 	})
-	out := answer.Reranked{Usage: resp.Usage, Model: resp.Model}
-	if err != nil {
+	out := answer.Reranked{Usage: usage(resp.Usage), Model: resp.Model}
+	if err != nil && !errors.Is(err, llm.ErrMalformed) {
 		return out, err
 	}
 	scores, err := parseScores(resp.Text, len(pool))
@@ -184,7 +186,7 @@ func parseScores(text string, n int) (map[int]float64, error) {
 		out[int(id)] = min(max(score/10, 0), 1)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: no usable scores", ErrMalformed)
+		return nil, fmt.Errorf("%w: no usable scores", llm.ErrMalformed)
 	}
 	return out, nil
 }

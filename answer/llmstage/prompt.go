@@ -1,4 +1,12 @@
-package llm
+// Package llmstage holds the answer stages backed by a language model,
+// over any llm.Model (llm/gemini, llm/openai): a Rewriter that makes
+// follow-ups standalone and splits multi-part questions, a Reranker that
+// scores the fused candidates in one call, a Generator that answers from
+// the grounded prompt (whole or streamed), and a Judge for
+// `docent eval --judge`. They implement the contracts of package answer
+// and eval.Judge; the pipeline, the gate and the citation check are the
+// same as offline.
+package llmstage
 
 import (
 	"crypto/sha256"
@@ -9,6 +17,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/llm"
 )
 
 // NotFoundMark opens a grounded reply when the sources do not hold the
@@ -115,3 +124,11 @@ func fenceKey(question, query string, sources []answer.Source) string {
 
 // oneLine folds whitespace (newlines included) to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// usage converts a provider's token counts to the pipeline's.
+func usage(u llm.Usage) answer.Usage {
+	return answer.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+}
+
+// zero is a temperature of 0, for the stages that want repeatable JSON.
+func zero() *float64 { z := 0.0; return &z }

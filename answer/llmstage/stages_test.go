@@ -1,13 +1,15 @@
-package llm_test
+package llmstage_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/answer/llmstage"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/llm/gemini"
@@ -99,7 +101,7 @@ func TestRerank(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				p.s.Chat = func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: tt.reply} }
-				r := llm.NewReranker(p.m, llm.RerankerOptions{}, nil)
+				r := llmstage.NewReranker(p.m, llmstage.RerankerOptions{}, nil)
 				got, err := r.Rerank(context.Background(), answer.RerankRequest{Query: "vacation days", Hits: hits(pool...)})
 				if err != nil {
 					t.Fatal(err)
@@ -134,7 +136,7 @@ func TestRerankSendsAtMostCandidates(t *testing.T) {
 		pool = append(pool, chunk(string(rune('a'+i)), "Page", "text"))
 	}
 	p := models(t, func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: `{"scores":[{"id":20,"score":9}]}`} })["gemini"]
-	r := llm.NewReranker(p.m, llm.RerankerOptions{Candidates: 20}, nil)
+	r := llmstage.NewReranker(p.m, llmstage.RerankerOptions{Candidates: 20}, nil)
 	got, err := r.Rerank(context.Background(), answer.RerankRequest{Query: "q", Hits: hits(pool...)})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func TestRewrite(t *testing.T) {
 		name     string
 		question string
 		history  []docent.Exchange
-		opts     llm.RewriterOptions
+		opts     llmstage.RewriterOptions
 		reply    string
 		calls    int
 		want     answer.Rewrite
@@ -165,19 +167,19 @@ func TestRewrite(t *testing.T) {
 		{name: "plain first question: no model call", question: "How do I reset my VPN token?",
 			want: answer.Rewrite{Query: "How do I reset my VPN token?"}},
 		{name: "follow-up made standalone from the last turns", question: "and for contractors?", history: hist,
-			opts:  llm.RewriterOptions{Turns: 1},
+			opts:  llmstage.RewriterOptions{Turns: 1},
 			reply: `{"query": "How many vacation days do contractors get?", "sub_queries": []}`, calls: 1,
 			want:   answer.Rewrite{Query: "How many vacation days do contractors get?"},
 			prompt: []string{"User: how many vacation days do employees get?", "Assistant: US employees get 20 days.", "Latest question: and for contractors?"}},
 		{name: "multi-part split, bounded and deduped", question: "What does the Starter plan cost, and how many API requests per minute does it allow?",
-			opts:  llm.RewriterOptions{MaxParts: 2},
+			opts:  llmstage.RewriterOptions{MaxParts: 2},
 			reply: "```json\n" + `{"query": "Starter plan price and rate limit", "sub_queries": ["Starter plan price per robot", "starter plan price per robot", "Starter plan API requests per minute", "third"]}` + "\n```",
 			calls: 1,
 			want:  answer.Rewrite{Query: "Starter plan price and rate limit", SubQueries: []string{"Starter plan price per robot", "Starter plan API requests per minute"}}},
 		{name: "unreadable reply keeps the question", question: "compare the two fares and tell me which allows changes",
 			reply: "Sure! The question is about fares.", calls: 1,
 			want: answer.Rewrite{Query: "compare the two fares and tell me which allows changes"}},
-		{name: "HyDE passage", question: "How long do I have to file expenses?", opts: llm.RewriterOptions{HyDE: true},
+		{name: "HyDE passage", question: "How long do I have to file expenses?", opts: llmstage.RewriterOptions{HyDE: true},
 			reply: `{"query": "How long do I have to file expenses?", "sub_queries": [], "passage": "Submit expenses within 30 days."}`, calls: 1,
 			want:   answer.Rewrite{Query: "How long do I have to file expenses?", Hypothetical: "Submit expenses within 30 days."},
 			prompt: []string{`"passage"`}},
@@ -187,7 +189,7 @@ func TestRewrite(t *testing.T) {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				before := len(p.s.Calls())
 				p.s.Chat = func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Text: tt.reply} }
-				got, err := llm.NewRewriter(p.m, tt.opts, nil).Rewrite(context.Background(),
+				got, err := llmstage.NewRewriter(p.m, tt.opts, nil).Rewrite(context.Background(),
 					answer.RewriteRequest{Question: tt.question, History: tt.history})
 				if err != nil {
 					t.Fatal(err)
@@ -229,7 +231,7 @@ func TestDeclines(t *testing.T) {
 		{"You do not need approval for one day off.", false},
 	}
 	for _, tt := range tests {
-		if got := llm.Declines(tt.text); got != tt.want {
+		if got := llmstage.Declines(tt.text); got != tt.want {
 			t.Errorf("Declines(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
@@ -243,7 +245,7 @@ func TestGenerate(t *testing.T) {
 	for name, p := range models(t, nil) {
 		t.Run(name, func(t *testing.T) {
 			p.s.Chat = llmtest.Scripted
-			res, err := llm.NewGenerator(p.m).Generate(context.Background(), req)
+			res, err := llmstage.NewGenerator(p.m).Generate(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,15 +253,15 @@ func TestGenerate(t *testing.T) {
 				res.Usage.InputTokens == 0 || res.Usage.OutputTokens == 0 {
 				t.Errorf("result %+v", res)
 			}
-			if res.Prompt != llm.GroundedPrompt(req).String() {
+			if res.Prompt != llmstage.GroundedPrompt(req).String() {
 				t.Error("trace prompt is not the prompt sent")
 			}
-			if c := p.s.Calls()[0]; c.System != llm.GroundedPrompt(req).System || c.Prompt != llm.GroundedPrompt(req).User {
+			if c := p.s.Calls()[0]; c.System != llmstage.GroundedPrompt(req).System || c.Prompt != llmstage.GroundedPrompt(req).User {
 				t.Errorf("sent %+v", c)
 			}
 			nf := req
 			nf.Question = "Can I bring my dog to the office?"
-			res, err = llm.NewGenerator(p.m).Generate(context.Background(), nf)
+			res, err = llmstage.NewGenerator(p.m).Generate(context.Background(), nf)
 			if err != nil || !res.NotFound {
 				t.Errorf("dog question: %+v, %v; want NotFound", res, err)
 			}
@@ -275,7 +277,7 @@ func TestJudge(t *testing.T) {
 	}
 	for name, p := range models(t, llmtest.Scripted) {
 		t.Run(name, func(t *testing.T) {
-			j := llm.NewJudge(p.m)
+			j := llmstage.NewJudge(p.m)
 			got, err := j.Judge(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
@@ -299,6 +301,39 @@ func TestJudge(t *testing.T) {
 			}
 			if got, _ := j.Judge(context.Background(), req); got.Supported != 2 || got.Relevance != 1 {
 				t.Errorf("out-of-range verdict not clamped: %+v", got)
+			}
+		})
+	}
+}
+
+// TestStagesFallBackOnUnusableReplies: a provider reply with no usable
+// text (a malformed body; a thinking model out of tokens) makes the
+// rewriter keep the question and the reranker keep the fused order; an
+// outage is returned for the pipeline to degrade around.
+func TestStagesFallBackOnUnusableReplies(t *testing.T) {
+	for name, p := range models(t, llmtest.Scripted) {
+		t.Run(name, func(t *testing.T) {
+			body := `{"candidates": [{"content": {"parts": [{"text": "cut`
+			if name == "openai" {
+				body = `{"id": "x", "choices": [{"message": {"content": "cut`
+			}
+			malformed := llmtest.Fault{Status: 200, Body: body}
+			q := "What does the Starter plan cost, and how many API requests per minute does it allow?"
+			p.s.Fail(malformed)
+			rw, err := llmstage.NewRewriter(p.m, llmstage.RewriterOptions{}, nil).Rewrite(context.Background(), answer.RewriteRequest{Question: q})
+			if err != nil || rw.Query != q || len(rw.SubQueries) != 0 || !strings.Contains(rw.Detail, "unusable") {
+				t.Errorf("rewrite after a malformed reply: %+v, %v", rw, err)
+			}
+			pool := hits(chunk("a", "A", "alpha"), chunk("b", "B", "beta"))
+			p.s.Fail(malformed)
+			rr, err := llmstage.NewReranker(p.m, llmstage.RerankerOptions{}, nil).Rerank(context.Background(), answer.RerankRequest{Query: "q", Hits: pool})
+			if err != nil || ids(rr.Hits) != "a,b" || !strings.Contains(rr.Detail, "fused order kept") {
+				t.Errorf("rerank after a malformed reply: %s %q, %v", ids(rr.Hits), rr.Detail, err)
+			}
+			p.s.FailAlways(llmtest.Fault{Status: 503})
+			defer p.s.Heal()
+			if _, err := llmstage.NewRewriter(p.m, llmstage.RewriterOptions{}, nil).Rewrite(context.Background(), answer.RewriteRequest{Question: q}); !errors.Is(err, llm.ErrUnavailable) {
+				t.Errorf("rewrite in an outage: %v, want the outage", err)
 			}
 		})
 	}
