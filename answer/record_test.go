@@ -28,18 +28,27 @@ func (g failingGenerator) Generate(context.Context, answer.GenerateRequest) (ans
 	return answer.GenerateResult{Model: "test-model"}, g.err
 }
 
+// hits is one retrieved chunk that answers "How many vacation days do I get?".
+var hits = fixedRetriever{{Chunk: docent.Chunk{ID: "c1", DocID: "d1", Title: "Time off",
+	Text: "Time off\n\nEmployees get 25 vacation days per year."}, KeywordRank: 1, VectorScore: 0.8}}
+
+// openStore opens a store in a temp dir, closed when the test ends.
+func openStore(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // TestRecorderStoresFailedTurnWithMaskedError: a turn whose generation
 // fails is stored with status error and the error text, its secrets
 // masked, in the trace and the turns table.
 func TestRecorderStoresFailedTurnWithMaskedError(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	hits := fixedRetriever{{Chunk: docent.Chunk{ID: "c1", DocID: "d1", Title: "Time off",
-		Text: "Time off\n\nEmployees get 25 vacation days per year."}, KeywordRank: 1, VectorScore: 0.8}}
+	db := openStore(t)
 	const key = "sk-live-123456"
 	gen := failingGenerator{err: errors.New("POST https://bot:" + key + "@llm.example/v1/chat: 503 (api key " + key + ")")}
 	p, err := answer.New(answer.Stages{Retriever: hits, Generator: gen}, nil, answer.Options{})
@@ -81,13 +90,7 @@ func TestRecorderStoresFailedTurnWithMaskedError(t *testing.T) {
 // counts among the failed turns.
 func TestRecorderStoresDegradedTurnWithMaskedError(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	hits := fixedRetriever{{Chunk: docent.Chunk{ID: "c1", DocID: "d1", Title: "Time off",
-		Text: "Time off\n\nEmployees get 25 vacation days per year."}, KeywordRank: 1, VectorScore: 0.8}}
+	db := openStore(t)
 	const key = "sk-live-123456"
 	gen := failingGenerator{err: fmt.Errorf("openai: chat: 503 (key %s): %w", key, answer.ErrUnavailable)}
 	p, err := answer.New(answer.Stages{Retriever: hits, Generator: gen}, nil, answer.Options{})

@@ -179,6 +179,22 @@ func (s *Server) nextFault() *Fault {
 	return s.always
 }
 
+// fail answers the request with the pending fault, if any, and returns
+// it: its raw body, or the provider's error body written by documented.
+func (s *Server) fail(w http.ResponseWriter, documented func(*Fault)) *Fault {
+	f := s.nextFault()
+	switch {
+	case f == nil:
+	case f.Body != "":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(f.Status)
+		w.Write([]byte(f.Body))
+	default:
+		documented(f)
+	}
+	return f
+}
+
 func (s *Server) chat(c Call) Reply {
 	if s.Chat != nil {
 		return s.Chat(c)
@@ -352,15 +368,8 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		geminiError(w, status, "API key not valid. Please pass a valid API key.", 0)
 		return
 	}
-	if f := s.nextFault(); f != nil {
+	if f := s.fail(w, func(f *Fault) { geminiError(w, f.Status, "", f.RetryAfter) }); f != nil {
 		status = f.Status
-		if f.Body != "" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(f.Status)
-			w.Write([]byte(f.Body))
-			return
-		}
-		geminiError(w, f.Status, "", f.RetryAfter)
 		return
 	}
 	body := new(bytes.Buffer)
@@ -559,15 +568,8 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 		openAIError(w, status, "Incorrect API key provided.", "invalid_request_error", 0)
 		return
 	}
-	if f := s.nextFault(); f != nil {
+	if f := s.fail(w, func(f *Fault) { openAIError(w, f.Status, "", "", f.RetryAfter) }); f != nil {
 		status = f.Status
-		if f.Body != "" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(f.Status)
-			w.Write([]byte(f.Body))
-			return
-		}
-		openAIError(w, f.Status, "", "", f.RetryAfter)
 		return
 	}
 	body := new(bytes.Buffer)
