@@ -38,8 +38,14 @@ type Rewrite struct {
 	// SubQueries are the parts of a multi-part question, each retrieved on
 	// its own; empty for a single question.
 	SubQueries []string
-	// Usage counts model tokens, when a model ran.
+	// Hypothetical is a passage written as the docs might answer the
+	// query (HyDE); when set, it is retrieved as one more query.
+	Hypothetical string
+	// Usage counts model tokens, when a model ran; Model names it.
 	Usage Usage
+	Model string
+	// Detail says in a few words what the rewriter did, for the trace.
+	Detail string
 }
 
 // Retriever finds candidates for a query: search.Retriever implements it
@@ -73,8 +79,11 @@ type RerankRequest struct {
 type Reranked struct {
 	// Hits are the candidates to keep, best first.
 	Hits []docent.Hit
-	// Usage counts model tokens, when a model ran.
+	// Usage counts model tokens, when a model ran; Model names it.
 	Usage Usage
+	Model string
+	// Detail says in a few words what the reranker did, for the trace.
+	Detail string
 }
 
 // Gate decides whether the docs hold an answer: it measures each

@@ -50,10 +50,15 @@ func envOf(kv map[string]string) func(string) (string, bool) {
 // base URL and a stop function that waits for a graceful shutdown.
 func MustServe(tb testing.TB, dataDir string, stderr io.Writer) (string, func() error) {
 	tb.Helper()
+	return serveMain(tb, &Main{Stdout: io.Discard, Stderr: stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})})
+}
+
+// serveMain boots m.Serve on a free port, as MustServe does.
+func serveMain(tb testing.TB, m *Main) (string, func() error) {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
-	m := &Main{Stdout: io.Discard, Stderr: stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir}),
-		OnListen: func(a string) { addr <- a }}
+	m.OnListen = func(a string) { addr <- a }
 	done := make(chan error, 1)
 	go func() {
 		err := m.Serve(ctx, []string{"--addr", "127.0.0.1:0"})
