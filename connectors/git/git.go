@@ -93,6 +93,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// listingVersion is part of the cursor's options fingerprint. It changes
+// when what a listing includes changes (2: hidden paths are never
+// listed), so that the first sync after an upgrade lists everything and
+// deletes what is no longer listed.
+const listingVersion = 2
+
 // Source reads documents from one branch of a Git repository.
 type Source struct {
 	name     string
@@ -152,7 +158,8 @@ func New(name string, opts Options) (*Source, error) {
 		s.opts.Space = s.repoName
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%q %q %q %q %q %q %d", subdir, opts.Include, opts.Exclude, opts.WebURL, s.opts.Space, opts.Branch, opts.MaxBytes)
+	fmt.Fprintf(h, "%d %q %q %q %q %q %q %d", listingVersion, subdir, opts.Include, opts.Exclude, opts.WebURL,
+		s.opts.Space, opts.Branch, opts.MaxBytes)
 	s.fp = hex.EncodeToString(h.Sum(nil))[:8]
 	return s, nil
 }
