@@ -46,7 +46,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if len(m.LocalDocs) > 0 {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
 	}
-	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log)
+	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log, api.Options{OnShed: m.Metrics.ObserveShed})
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
