@@ -1,0 +1,176 @@
+package git_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/docent-hq/docent/connectors/connectorstest"
+	"github.com/docent-hq/docent/connectors/git"
+)
+
+// MustServeRepo serves a bare repository "handbook.git", pushed from a
+// work repository with one commit, over git's smart HTTP protocol
+// (git-http-backend) behind basic auth as user and token. It returns the
+// server's URL.
+func MustServeRepo(t *testing.T, user, token string) string {
+	t.Helper()
+	execPath, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Skip("git binary not installed")
+	}
+	backend := filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		t.Skip("git-http-backend not installed")
+	}
+	root := t.TempDir()
+	bare, err := gogit.PlainInit(filepath.Join(root, "handbook.git"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := MustInitRepo(t)
+	if _, err := work.repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{filepath.Join(root, "handbook.git")}}); err != nil {
+		t.Fatal(err)
+	}
+	work.commit("Alice", t1, change{write: map[string]string{"faq.md": "# FAQ\n\nAsk away.\n"}})
+	if err := work.repo.Push(&gogit.PushOptions{RemoteName: "origin", RefSpecs: []config.RefSpec{"refs/heads/main:refs/heads/main"}}); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	if err := bare.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName("main"))); err != nil {
+		t.Fatal(err)
+	}
+	cgiHandler := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "denied", http.StatusUnauthorized)
+			return
+		}
+		cgiHandler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// mustNotContain fails for every file under dir that holds secret.
+func mustNotContain(t *testing.T, dir, secret string) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the token", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("no files under %s", dir)
+	}
+}
+
+// TestCredentialsNeverStored: credentials given in the URL or as a token
+// authenticate the clone and fetches, and no file of the clone holds
+// them; a clone left by an older docent with the token in its config
+// loses it on the next sync.
+func TestCredentialsNeverStored(t *testing.T) {
+	const token = "glpat-NeverOnDisk42"
+	base := MustServeRepo(t, "bot", token)
+	withUser := func(userinfo string) string {
+		return strings.Replace(base, "http://", "http://"+userinfo+"@", 1) + "/handbook.git"
+	}
+	for _, tt := range []struct {
+		name string
+		url  string
+		auth git.Auth
+	}{
+		{"user and token in the URL", withUser("bot:" + token), git.Auth{}},
+		{"token in config, user in the URL", withUser("bot"), git.Auth{Token: token}},
+		{"token and user in config", base + "/handbook.git", git.Auth{Username: "bot", Token: token}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dataDir := t.TempDir()
+			s, err := git.New("hb", git.Options{URL: tt.url, Auth: tt.auth, DataDir: dataDir, Logger: discard()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := mustList(t, s, "")
+			if strings.Join(ids(first.Docs), " ") != "hb:faq.md" {
+				t.Fatalf("docs %v", ids(first.Docs))
+			}
+			mustList(t, s, first.Cursor) // a fetch too
+			mustNotContain(t, dataDir, token)
+			repo, err := gogit.PlainOpen(filepath.Join(dataDir, "git", "hb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			origin, err := repo.Remote("origin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := origin.Config().URLs[0]; got != base+"/handbook.git" {
+				t.Errorf("origin URL = %q, want it without user info", got)
+			}
+		})
+	}
+
+	t.Run("old clone with the token in its config", func(t *testing.T) {
+		dataDir := t.TempDir()
+		url := withUser("bot:" + token)
+		if _, err := gogit.PlainClone(filepath.Join(dataDir, "git", "hb"), true, &gogit.CloneOptions{URL: url}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := os.ReadFile(filepath.Join(dataDir, "git", "hb", "config"))
+		if err != nil || !bytes.Contains(cfg, []byte(token)) {
+			t.Fatalf("the setup should leave the token in the config: %v\n%s", err, cfg)
+		}
+		s, err := git.New("hb", git.Options{URL: url, DataDir: dataDir, Logger: discard()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustList(t, s, "")
+		mustNotContain(t, dataDir, token)
+	})
+}
+
+// TestShortUserNameRedaction: a URL whose user name is one letter leaves
+// the error's words intact ("authentication required"), and still hides
+// the user info.
+func TestShortUserNameRedaction(t *testing.T) {
+	base := MustServeRepo(t, "bot", "right-token")
+	url := strings.Replace(base, "http://", "http://u@", 1) + "/handbook.git"
+	s, err := git.New("hb", git.Options{URL: url, DataDir: t.TempDir(), Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = connectorstest.Collect(context.Background(), s, "")
+	if err == nil {
+		t.Fatal("Changes succeeded with the wrong credentials")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "authentication required") || strings.Contains(msg, "REDACTEDth") ||
+		strings.Contains(msg, "u@") || !strings.Contains(msg, "http://REDACTED@") {
+		t.Errorf("error %q: want \"authentication required\" intact and the user info masked", msg)
+	}
+}
