@@ -4,67 +4,20 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	gogit "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/connectors/git/gittest"
 )
 
-// MustServeRepo serves a bare repository "handbook.git", pushed from a
-// work repository with one commit, over git's smart HTTP protocol
-// (git-http-backend) behind basic auth as user and token. It returns the
-// server's URL.
-func MustServeRepo(t *testing.T, user, token string) string {
-	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Skip("git binary not installed")
-	}
-	backend := filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skip("git-http-backend not installed")
-	}
-	root := t.TempDir()
-	bare, err := gogit.PlainInit(filepath.Join(root, "handbook.git"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := MustInitRepo(t)
-	if _, err := work.repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{filepath.Join(root, "handbook.git")}}); err != nil {
-		t.Fatal(err)
-	}
-	work.commit("Alice", t1, change{write: map[string]string{"faq.md": "# FAQ\n\nAsk away.\n"}})
-	if err := work.repo.Push(&gogit.PushOptions{RemoteName: "origin", RefSpecs: []config.RefSpec{"refs/heads/main:refs/heads/main"}}); err != nil {
-		t.Fatalf("push: %v", err)
-	}
-	if err := bare.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName("main"))); err != nil {
-		t.Fatal(err)
-	}
-	cgiHandler := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != user || p != token {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "denied", http.StatusUnauthorized)
-			return
-		}
-		cgiHandler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// mustNotContain fails for every file under dir that holds secret.
+// mustNotContain fails for every file under dir that holds secret or
+// that others than its owner may read.
 func mustNotContain(t *testing.T, dir, secret string) {
 	t.Helper()
 	n := 0
@@ -73,6 +26,13 @@ func mustNotContain(t *testing.T, dir, secret string) {
 			return err
 		}
 		n++
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: mode %v, want 0600 or stricter", p, info.Mode().Perm())
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -96,10 +56,8 @@ func mustNotContain(t *testing.T, dir, secret string) {
 // loses it on the next sync.
 func TestCredentialsNeverStored(t *testing.T) {
 	const token = "glpat-NeverOnDisk42"
-	base := MustServeRepo(t, "bot", token)
-	withUser := func(userinfo string) string {
-		return strings.Replace(base, "http://", "http://"+userinfo+"@", 1) + "/handbook.git"
-	}
+	repoURL := gittest.MustServe(t, map[string]string{"faq.md": "# FAQ\n\nAsk away.\n"}, "bot", token)
+	withUser := func(userinfo string) string { return strings.Replace(repoURL, "http://", "http://"+userinfo+"@", 1) }
 	for _, tt := range []struct {
 		name string
 		url  string
@@ -107,7 +65,7 @@ func TestCredentialsNeverStored(t *testing.T) {
 	}{
 		{"user and token in the URL", withUser("bot:" + token), git.Auth{}},
 		{"token in config, user in the URL", withUser("bot"), git.Auth{Token: token}},
-		{"token and user in config", base + "/handbook.git", git.Auth{Username: "bot", Token: token}},
+		{"token and user in config", repoURL, git.Auth{Username: "bot", Token: token}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dataDir := t.TempDir()
@@ -129,7 +87,7 @@ func TestCredentialsNeverStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := origin.Config().URLs[0]; got != base+"/handbook.git" {
+			if got := origin.Config().URLs[0]; got != repoURL {
 				t.Errorf("origin URL = %q, want it without user info", got)
 			}
 		})
@@ -158,8 +116,8 @@ func TestCredentialsNeverStored(t *testing.T) {
 // the error's words intact ("authentication required"), and still hides
 // the user info.
 func TestShortUserNameRedaction(t *testing.T) {
-	base := MustServeRepo(t, "bot", "right-token")
-	url := strings.Replace(base, "http://", "http://u@", 1) + "/handbook.git"
+	repoURL := gittest.MustServe(t, map[string]string{"faq.md": "# FAQ\n"}, "bot", "right-token")
+	url := strings.Replace(repoURL, "http://", "http://u@", 1)
 	s, err := git.New("hb", git.Options{URL: url, DataDir: t.TempDir(), Logger: discard()})
 	if err != nil {
 		t.Fatal(err)

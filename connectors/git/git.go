@@ -39,6 +39,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/private"
 	"github.com/docent-hq/docent/internal/redact"
 )
 
@@ -84,8 +85,8 @@ type Options struct {
 	Space string
 	// Auth authenticates HTTP(S) remotes.
 	Auth Auth
-	// DataDir holds clones of remote repositories, in DataDir/git/<name>.
-	// Required with URL.
+	// DataDir holds clones of remote repositories, in DataDir/git/<name>,
+	// readable by the owner only. Required with URL.
 	DataDir string
 	// MaxBytes is the largest file read; connectors.DefaultMaxBytes when
 	// 0, no limit when negative. Larger files go to Listing.Failed.
@@ -414,6 +415,10 @@ func (s *Source) syncRemote(ctx context.Context) (*gogit.Repository, *object.Com
 	case err != nil:
 		return nil, nil, "", s.remoteErr("fetch branch "+branch, err)
 	}
+	// go-git makes pack files world-readable (0444) whatever the umask.
+	if err := private.Tree(dir); err != nil {
+		return nil, nil, "", fmt.Errorf("git: source %q: %w", s.name, err)
+	}
 	ref, err := repo.Reference(remoteRef, true)
 	if err != nil {
 		ref, err = repo.Reference(plumbing.NewBranchReferenceName(branch), true)
@@ -428,7 +433,7 @@ func (s *Source) clone(ctx context.Context, dir string) (*gogit.Repository, erro
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("git: source %q: clear clone directory: %w", s.name, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("git: source %q: create data directory: %w", s.name, err)
 	}
 	opts := &gogit.CloneOptions{
