@@ -67,6 +67,9 @@ func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 // loaded (a remote index's health); call it before serving.
 func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
 
+// Ready reports whether SetReady(true) was called.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
 // Handler returns the routes. Requests that match none get a JSON 404 or
 // 405.
 func (s *Server) Handler() http.Handler {

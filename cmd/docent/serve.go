@@ -29,9 +29,13 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(m.Stderr)
 	addr := fl.String("addr", "", "listen address (default server.addr from config, :8080)")
+	retainDays := fl.Int("retain-days", int(store.DefaultRetention.MaxAge/(24*time.Hour)),
+		"delete turns (questions, answers, traces) older than this many days; 0 keeps them")
+	retainTurns := fl.Int("retain-turns", store.DefaultRetention.MaxTurns, "keep at most this many turns, the newest; 0 for no cap")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
+	retention := store.Retention{MaxAge: time.Duration(*retainDays) * 24 * time.Hour, MaxTurns: *retainTurns}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
@@ -50,7 +54,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
-	sched := connectors.NewScheduler(readySyncer{m.syncer(), server}, m.Log,
+	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log,
 		connectors.SchedulerOptions{Workers: m.Config.Sync.Workers})
 	for _, sc := range m.Config.Sources {
 		spec := sc.Schedule
@@ -90,9 +94,11 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	// Syncs run under their own context, cancelled after HTTP has drained.
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
+	syncs.Go(func() { m.pruneTurns(syncCtx, retention, pruneEvery) })
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
 			server.SetReady(true)
+			m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL))
 		}
 		if err := sched.Start(syncCtx); err != nil {
 			m.Log.Error("start scheduler", slog.Any("error", err))
@@ -134,13 +140,13 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return true
 	}
 	m.Log.Info("index is empty: syncing all sources")
-	results, err := m.SyncSources(ctx, m.Sources, nil)
+	// SyncSources logs each source that failed, with the reason.
+	results, _ := m.SyncSources(ctx, m.Sources, nil)
 	for _, r := range results {
-		m.Log.Info("synced", slog.String("source", r.Source), slog.Int("added", r.Added),
-			slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
-	}
-	if err != nil {
-		m.Log.Error("initial sync", slog.Any("error", err))
+		if r.Err == "" {
+			m.Log.Info("synced", slog.String("source", r.Source), slog.Int("added", r.Added),
+				slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
+		}
 	}
 	n, cerr := m.Index.Count(ctx)
 	if cerr != nil || n == 0 {
@@ -167,12 +173,15 @@ func (m *Main) liveDoc(ctx context.Context, id string) (bool, error) {
 type readySyncer struct {
 	connectors.Syncer
 	server *api.Server
+	log    *slog.Logger
+	url    string
 }
 
 func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
 	res, err := s.Syncer.Sync(ctx, src, progress)
-	if err == nil {
+	if err == nil && !s.server.Ready() {
 		s.server.SetReady(true)
+		s.log.Info("ready", slog.String("url", s.url))
 	}
 	return res, err
 }
