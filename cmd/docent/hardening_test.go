@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +20,7 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/connectors/git/gittest"
+	"github.com/docent-hq/docent/internal/loadgen"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -78,25 +77,11 @@ func ask(tb testing.TB, client *http.Client, base, question string) askResult {
 // metricSum adds up the samples of a counter on /metrics.
 func metricSum(tb testing.TB, base, name string) float64 {
 	tb.Helper()
-	resp, err := http.Get(base + "/metrics")
+	v, err := loadgen.Counter(base, name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer resp.Body.Close()
-	sum := 0.0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
-		if err != nil {
-			tb.Fatalf("metric line %q: %v", line, err)
-		}
-		sum += v
-	}
-	return sum
+	return v
 }
 
 // mustOpenStore opens the data dir's store (beside a stopped server).
@@ -460,5 +445,36 @@ func TestServePrunesTurns(t *testing.T) {
 			t.Errorf("serve %v: %d turns left, want %d\n%s", tt.args, n, tt.want, logs.String())
 		}
 		db.Close()
+	}
+}
+
+// TestLoadCommand runs `docent load --url` against a running server for a
+// moment: it prints the phase table and the acceptance lines, and passes.
+func TestLoadCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfg := MustDocsConfig(t, dir, tinyDocs, "")
+	base, stop := MustServeMain(t, &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)})
+	defer stop()
+	waitReady(t, base)
+	var out bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: io.Discard, Getenv: envOf(nil)}
+	err := m.Load(context.Background(), []string{"--url", base, "--clients", "2,8", "--duration", "500ms"})
+	if err != nil {
+		t.Fatalf("load: %v\n%s", err, out.String())
+	}
+	t.Log(out.String())
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^clients\s+time\s+requests\s+req/s\s+p50\s+p95\s+p99\s+max\s+responses\n\s+2\s`),
+		regexp.MustCompile(`(?m)^\s+2\s+0\.[5-9]s\s+\d+\s+[\d.]+\s+\d+ms\s+\d+ms\s+\d+ms\s+\d+ms\s+200:\d+$`),
+		regexp.MustCompile(`(?m)^\s+8\s+[\d.]+s\s+\d+\s+[\d.]+\s+\d+ms`),
+		regexp.MustCompile(`acceptance, 8 clients:\n\s+ok\s+0 responses >= 500\n\s+ok\s+100.00% 200s`),
+		regexp.MustCompile(`(?m)^PASS$`),
+	} {
+		if !want.MatchString(out.String()) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+	if err := m.Load(context.Background(), []string{"--clients", "0"}); err == nil {
+		t.Error("--clients 0 accepted")
 	}
 }
