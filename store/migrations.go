@@ -128,15 +128,15 @@ var migrations = []string{
 
 	// v7: compact traces. A new turn's trace is stored deflated in
 	// trace_z (the trace column keeps its default), with the candidates'
-	// chunk texts moved to trace_texts, stored once per distinct text
-	// however many turns retrieved it. last_used is the latest created_at
-	// of a turn that refers to the text; pruning drops texts no turn left
+	// chunks moved to trace_chunks, stored once per distinct chunk however
+	// many turns retrieved it. last_used is the latest created_at of a
+	// turn that refers to the chunk; pruning drops chunks no turn left
 	// can refer to.
 	`ALTER TABLE turns ADD COLUMN trace_z BLOB;
-	CREATE TABLE trace_texts (
+	CREATE TABLE trace_chunks (
 		hash      TEXT PRIMARY KEY,
-		text      TEXT NOT NULL,
+		chunk     TEXT NOT NULL,
 		last_used TEXT NOT NULL
 	);
-	CREATE INDEX trace_texts_last_used ON trace_texts (last_used);`,
+	CREATE INDEX trace_chunks_last_used ON trace_chunks (last_used);`,
 }

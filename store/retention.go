@@ -24,9 +24,9 @@ var DefaultRetention = Retention{MaxAge: 90 * 24 * time.Hour, MaxTurns: 1_000_00
 type PruneResult struct {
 	// Turns is how many turns were deleted, with their traces.
 	Turns int64
-	// Texts is how many trace texts were deleted because no turn left
+	// Chunks is how many trace chunks were deleted because no turn left
 	// refers to them.
-	Texts int64
+	Chunks int64
 	// SizeBefore and SizeAfter are the database size in bytes (its page
 	// count times the page size, what the file holds once the WAL is
 	// checkpointed) before and after.
@@ -37,8 +37,8 @@ type PruneResult struct {
 // queued meanwhile wait for one short transaction at most.
 const pruneBatch = 1000
 
-// PruneTurns deletes the turns outside r, with their traces and the trace
-// texts no remaining turn refers to, then returns the freed pages to the
+// PruneTurns deletes the turns outside r, with their traces (and
+// feedback), and the trace chunks no remaining turn refers to, then returns the freed pages to the
 // file system (incremental vacuum, then a WAL checkpoint that truncates
 // the log), so the database file shrinks.
 func (db *DB) PruneTurns(ctx context.Context, r Retention) (PruneResult, error) {
@@ -71,14 +71,14 @@ func (db *DB) PruneTurns(ctx context.Context, r Retention) (PruneResult, error) 
 			}
 		}
 	}
-	// A text in use by a remaining turn was last used at or after that
+	// A chunk in use by a remaining turn was last used at or after that
 	// turn's creation, so at or after the oldest remaining turn's.
-	n, err := db.deleteBatches(ctx, `DELETE FROM trace_texts WHERE hash IN
-		(SELECT hash FROM trace_texts
+	n, err := db.deleteBatches(ctx, `DELETE FROM trace_chunks WHERE hash IN
+		(SELECT hash FROM trace_chunks
 		 WHERE last_used < COALESCE((SELECT MIN(created_at) FROM turns), '9999') LIMIT ?)`)
-	res.Texts = n
+	res.Chunks = n
 	if err != nil {
-		return res, fmt.Errorf("store: prune trace texts: %w", err)
+		return res, fmt.Errorf("store: prune trace chunks: %w", err)
 	}
 	if err := db.Compact(ctx); err != nil {
 		return res, err

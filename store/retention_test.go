@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docent-hq/docent"
 )
 
 // TestPruneTurns: turns past the age or count are deleted with their
-// trace texts (a text a kept turn uses stays), and the database file
+// trace chunks (a chunk a kept turn uses stays), and the database file
 // shrinks.
 func TestPruneTurns(t *testing.T) {
 	ctx := context.Background()
@@ -23,7 +26,7 @@ func TestPruneTurns(t *testing.T) {
 	}
 	defer db.Close()
 
-	// 200 turns, one every 12 hours (100 days): each retrieves a text of
+	// 200 turns, one every 12 hours (100 days): each retrieves a chunk of
 	// its own and one every turn shares.
 	const n = 200
 	var ids []int64
@@ -47,8 +50,8 @@ func TestPruneTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Turns != 20 || res.Texts != 20 {
-		t.Errorf("pruned %d turns, %d texts; want 20 and 20", res.Turns, res.Texts)
+	if res.Turns != 20 || res.Chunks != 20 {
+		t.Errorf("pruned %d turns, %d chunks; want 20 and 20", res.Turns, res.Chunks)
 	}
 	mustTurns(t, db, ids[20:])
 
@@ -57,18 +60,18 @@ func TestPruneTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Turns != 130 || res.Texts != 130 {
-		t.Errorf("pruned %d turns, %d texts; want 130 and 130", res.Turns, res.Texts)
+	if res.Turns != 130 || res.Chunks != 130 {
+		t.Errorf("pruned %d turns, %d chunks; want 130 and 130", res.Turns, res.Chunks)
 	}
 	mustTurns(t, db, ids[150:])
-	var texts int
-	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM trace_texts`).Scan(&texts); err != nil {
+	var chunks int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM trace_chunks`).Scan(&chunks); err != nil {
 		t.Fatal(err)
 	}
-	if texts != 51 { // one per kept turn, and the shared one
-		t.Errorf("%d trace texts left, want 51", texts)
+	if chunks != 51 { // one per kept turn, and the shared one
+		t.Errorf("%d trace chunks left, want 51", chunks)
 	}
-	// The kept turns read back whole, shared text included.
+	// The kept turns read back whole, shared chunk included.
 	tu, err := db.Turn(ctx, ids[n-1])
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +92,7 @@ func TestPruneTurns(t *testing.T) {
 
 	// Nothing left to prune: nothing changes.
 	res, err = db.PruneTurns(ctx, Retention{MaxAge: 365 * 24 * time.Hour, MaxTurns: 50})
-	if err != nil || res.Turns != 0 || res.Texts != 0 {
+	if err != nil || res.Turns != 0 || res.Chunks != 0 {
 		t.Errorf("second prune: %+v, %v", res, err)
 	}
 }
@@ -152,12 +155,13 @@ func fileSize(t *testing.T, path string) int64 {
 	return st.Size()
 }
 
-// TestTraceStoredCompactly: a trace is stored deflated, and a text many
+// TestTraceStoredCompactly: a trace is stored deflated, and a chunk many
 // turns retrieved is stored once.
 func TestTraceStoredCompactly(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	text := strings.Repeat("Expenses over 75 EUR need a receipt and the manager's approval. ", 40)
+	var want docent.Turn
 	for i := range 10 {
 		tu := fullTurn(time.Time{})
 		tu.Question.Text = fmt.Sprintf("q%d", i)
@@ -167,22 +171,23 @@ func TestTraceStoredCompactly(t *testing.T) {
 		if err := db.CreateTurn(ctx, &tu); err != nil {
 			t.Fatal(err)
 		}
+		want = tu
 	}
-	var texts, traceBytes int
-	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM trace_texts), MAX(LENGTH(trace_z)) FROM turns`).Scan(&texts, &traceBytes); err != nil {
+	var chunks, traceBytes int
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM trace_chunks), MAX(LENGTH(trace_z)) FROM turns`).Scan(&chunks, &traceBytes); err != nil {
 		t.Fatal(err)
 	}
-	if texts != 1 {
-		t.Errorf("%d trace texts stored, want the shared one once", texts)
+	if chunks != 2 {
+		t.Errorf("%d trace chunks stored, want the two candidates' chunks once each", chunks)
 	}
-	if traceBytes == 0 || traceBytes > 1000 {
-		t.Errorf("stored trace is %d bytes, want a compact one under 1000", traceBytes)
+	if traceBytes == 0 || traceBytes > 600 {
+		t.Errorf("stored trace is %d bytes, want a compact one under 600", traceBytes)
 	}
-	got, err := db.Turn(ctx, 10)
+	got, err := db.Turn(ctx, want.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Answer.Trace.Candidates[1].Chunk.Text != text {
-		t.Error("candidate text not restored")
+	if !reflect.DeepEqual(got.Answer.Trace, want.Answer.Trace) {
+		t.Errorf("trace read back:\n got %+v\nwant %+v", got.Answer.Trace, want.Answer.Trace)
 	}
 }

@@ -29,7 +29,7 @@ func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
 	if err != nil {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
-	trace, texts, err := encodeTrace(t.Answer.Trace)
+	trace, chunks, err := encodeTrace(t.Answer.Trace)
 	if err != nil {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
@@ -47,7 +47,7 @@ func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
 	created := formatTime(t.CreatedAt)
 	var id int64
 	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if err := putTexts(ctx, tx, texts, created); err != nil {
+		if err := putChunks(ctx, tx, chunks, created); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO turns (question, platform, channel, thread, user, filter,
@@ -176,24 +176,24 @@ func (db *DB) CountTurnsByStatus(ctx context.Context) (map[docent.Status]int, er
 	return out, nil
 }
 
-// turnRow is a scanned turn whose candidates' texts, when texts is set,
-// are still to be read from trace_texts.
+// turnRow is a scanned turn whose candidates' chunks, when chunks is set,
+// are still to be read from trace_chunks.
 type turnRow struct {
-	turn  docent.Turn
-	texts []string
+	turn   docent.Turn
+	chunks []string
 }
 
-// turnsOf completes scanned rows with their trace texts.
+// turnsOf completes scanned rows with their trace chunks.
 func (db *DB) turnsOf(ctx context.Context, rows []turnRow) ([]docent.Turn, error) {
 	out := make([]docent.Turn, len(rows))
 	pending := map[int][]string{}
 	for i, r := range rows {
 		out[i] = r.turn
-		if len(r.texts) > 0 {
-			pending[i] = r.texts
+		if len(r.chunks) > 0 {
+			pending[i] = r.chunks
 		}
 	}
-	if err := db.fillTexts(ctx, out, pending); err != nil {
+	if err := db.fillChunks(ctx, out, pending); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -215,18 +215,18 @@ func scanTurn(s scanner) (turnRow, error) {
 	if err := json.Unmarshal([]byte(citations), &t.Answer.Citations); err != nil {
 		return turnRow{}, fmt.Errorf("citations of turn %d: %w", t.ID, err)
 	}
-	var texts []string
+	var chunks []string
 	if traceZ != nil {
 		st, err := decodeTrace(traceZ)
 		if err != nil {
 			return turnRow{}, fmt.Errorf("trace of turn %d: %w", t.ID, err)
 		}
-		t.Answer.Trace, texts = st.Trace, st.Texts
+		t.Answer.Trace, chunks = st.Trace, st.Chunks
 	} else if err := json.Unmarshal([]byte(trace), &t.Answer.Trace); err != nil {
 		// A turn stored before compact traces keeps its trace as JSON text.
 		return turnRow{}, fmt.Errorf("trace of turn %d: %w", t.ID, err)
 	}
 	var err error
 	t.CreatedAt, err = parseTime(created)
-	return turnRow{turn: t, texts: texts}, err
+	return turnRow{turn: t, chunks: chunks}, err
 }

@@ -30,7 +30,7 @@ func TestConcurrentWritesNeverBusy(t *testing.T) {
 			for i := range perWriter {
 				tu := fullTurn(time.Time{})
 				tu.Question.Text = fmt.Sprintf("question %d.%d", w, i)
-				// Texts differ per writer, so trace_texts takes inserts
+				// Chunks differ per writer, so trace_chunks takes inserts
 				// and updates at once.
 				tu.Answer.Trace.Candidates[1].Chunk.Text = fmt.Sprintf("text of writer %d", w)
 				if err := db.CreateTurn(ctx, &tu); err != nil {
@@ -97,7 +97,7 @@ func TestConcurrentWritesNeverBusy(t *testing.T) {
 	if len(docs) != docWriters*50 {
 		t.Errorf("stored %d documents, want %d", len(docs), docWriters*50)
 	}
-	// The last turn reads back whole, its texts found in trace_texts.
+	// The last turn reads back whole, its chunks found in trace_chunks.
 	got, err := db.Turn(ctx, int64(len(seen)))
 	if err != nil {
 		t.Fatal(err)

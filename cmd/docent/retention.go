@@ -25,7 +25,7 @@ func (m *Main) pruneTurns(ctx context.Context, r store.Retention, every time.Dur
 		case err != nil && ctx.Err() == nil:
 			m.Log.Error("prune turns", slog.Any("error", err))
 		case res.Turns > 0:
-			m.Log.Info("pruned turns", slog.Int64("turns", res.Turns), slog.Int64("trace_texts", res.Texts),
+			m.Log.Info("pruned turns", slog.Int64("turns", res.Turns), slog.Int64("trace_chunks", res.Chunks),
 				slog.Int64("db_bytes_before", res.SizeBefore), slog.Int64("db_bytes_after", res.SizeAfter))
 		}
 		select {
