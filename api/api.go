@@ -42,6 +42,7 @@ type Server struct {
 	check    func(context.Context) error
 	limit    *limiter
 	onShed   func(code string)
+	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
 }
 
 // Options configure a Server. Zero fields take the defaults.
@@ -66,6 +67,14 @@ func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 // SetCheck adds a readiness check that /readyz runs once the index is
 // loaded (a remote index's health); call it before serving.
 func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
+
+// LastAsk is when the last admitted ask ended (zero before the first).
+func (s *Server) LastAsk() time.Time {
+	if n := s.lastAsk.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
 
 // Ready reports whether SetReady(true) was called.
 func (s *Server) Ready() bool { return s.ready.Load() }
@@ -160,7 +169,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 			msg: "too many questions at once; retry shortly"})
 		return
 	}
-	defer s.limit.release()
+	defer func() {
+		s.limit.release()
+		s.lastAsk.Store(time.Now().UnixNano())
+	}()
 	ctx, cancel := context.WithTimeout(r.Context(), AskTimeout)
 	defer cancel()
 	turn, err := s.asker.Ask(ctx, docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})

@@ -65,8 +65,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	return openAt(ctx, path, len(migrations), opts...)
 }
 
-// readers is the size of the read pool.
-var readers = max(4, 2*runtime.GOMAXPROCS(0))
+// readers is the size of the read pool; readerIdle is how long an unused
+// read connection stays open.
+var (
+	readers    = max(4, 2*runtime.GOMAXPROCS(0))
+	readerIdle = 30 * time.Second
+)
 
 // openAt opens the database and migrates it up to version (tests use it to
 // build databases at earlier schema versions).
@@ -143,6 +147,9 @@ func openAt(ctx context.Context, path string, version int, opts ...Option) (*DB,
 		}
 		db.r.SetMaxOpenConns(readers)
 		db.r.SetMaxIdleConns(readers)
+		// Connections a burst of reads opened close once idle, with
+		// their page caches and file descriptors.
+		db.r.SetConnMaxIdleTime(readerIdle)
 	}
 	db.writer = startWriter(db.w)
 	return db, nil

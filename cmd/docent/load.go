@@ -25,7 +25,7 @@ import (
 // Acceptance bar of the load test, checked on the last (largest) phase.
 const (
 	loadMinOK      = 0.99 // share of 200s
-	loadMaxDrift   = 0.20 // RSS and open files after settling, vs before
+	loadMaxDrift   = 0.20 // growth of RSS and open files after settling, vs before
 	loadReadyAfter = 3 * time.Minute
 )
 
@@ -67,14 +67,16 @@ func (m *Main) Load(ctx context.Context, args []string) error {
 		phases = append(phases, n)
 	}
 
-	base, pid, dataDir := *url, 0, ""
+	base, pid := *url, 0
+	var srv *loadServer
 	if base == "" {
-		srv, err := m.startServer(ctx)
+		var err error
+		srv, err = m.startServer(ctx)
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		base, pid, dataDir = srv.url, srv.cmd.Process.Pid, srv.dataDir
+		defer srv.remove()
+		base, pid = srv.url, srv.cmd.Process.Pid
 		fmt.Fprintf(m.Stdout, "docent serve: pid %d at %s, data dir %s, log %s\n", pid, base, srv.dataDir, srv.logPath)
 	}
 	stats := func(when string) loadgen.Proc {
@@ -106,14 +108,19 @@ func (m *Main) Load(ctx context.Context, args []string) error {
 		}
 	}
 	var after loadgen.Proc
-	if pid != 0 {
+	if srv != nil {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(*settle):
 		}
 		after = stats(fmt.Sprintf("%s after the load", *settle))
-		m.writeStoreSize(base, dataDir)
+		turns, err := loadgen.Counter(base, "docent_turns_total")
+		if err != nil {
+			return err
+		}
+		srv.stop() // a clean stop checkpoints the WAL into docent.db
+		writeStoreSize(m.Stdout, filepath.Join(srv.dataDir, "docent.db"), turns)
 	}
 
 	var failed []string
@@ -131,8 +138,9 @@ func (m *Main) Load(ctx context.Context, args []string) error {
 	other := last.Requests - last.Status[http.StatusOK] - last.Status[http.StatusServiceUnavailable]
 	check(other == 0 && last.NoRetryAfter == 0, "the rest are 503 with Retry-After (%d other, %d without Retry-After)", other, last.NoRetryAfter)
 	if pid != 0 {
-		check(drift(before.RSS, after.RSS) <= loadMaxDrift, "RSS back within %.0f%%: %+.1f%%", 100*loadMaxDrift, 100*drift(before.RSS, after.RSS))
-		check(drift(int64(before.Files), int64(after.Files)) <= loadMaxDrift, "open files back within %.0f%%: %d -> %d",
+		check(growth(before.RSS, after.RSS) <= loadMaxDrift, "RSS back within %.0f%%: %.1f -> %.1f MiB (%+.1f%%)", 100*loadMaxDrift,
+			float64(before.RSS)/(1<<20), float64(after.RSS)/(1<<20), 100*growth(before.RSS, after.RSS))
+		check(growth(int64(before.Files), int64(after.Files)) <= loadMaxDrift, "open files back within %.0f%%: %d -> %d",
 			100*loadMaxDrift, before.Files, after.Files)
 	}
 	if len(failed) > 0 {
@@ -142,34 +150,26 @@ func (m *Main) Load(ctx context.Context, args []string) error {
 	return nil
 }
 
-// writeStoreSize prints the size of the server's database per 10,000
-// stored turns (counted by docent_turns_total).
-func (m *Main) writeStoreSize(base, dataDir string) {
-	turns, err := loadgen.Counter(base, "docent_turns_total")
+// writeStoreSize prints the size of the database file at path per 10,000
+// stored turns.
+func writeStoreSize(w io.Writer, path string, turns float64) {
+	st, err := os.Stat(path)
 	if err != nil || turns == 0 {
-		fmt.Fprintf(m.Stdout, "store: no turn count (%v)\n", err)
+		fmt.Fprintf(w, "store: no size per turn (%.0f turns, %v)\n", turns, err)
 		return
 	}
-	var size int64
-	for _, name := range []string{"docent.db", "docent.db-wal"} {
-		if st, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
-			size += st.Size()
-		}
-	}
-	fmt.Fprintf(m.Stdout, "store: %.0f turns, docent.db %.1f MiB: %.1f MiB per 10,000 turns\n",
-		turns, float64(size)/(1<<20), float64(size)/(1<<20)/turns*10000)
+	mib := float64(st.Size()) / (1 << 20)
+	fmt.Fprintf(w, "store: %.0f turns, docent.db %.1f MiB: %.1f MiB per 10,000 turns\n", turns, mib, mib/turns*10000)
 }
 
-// drift is how far after is from before, as a fraction of before.
-func drift(before, after int64) float64 {
-	if before == 0 {
+// growth is how much after exceeds before, as a fraction of before (0
+// when it does not): the test looks for what a load leaves behind, and
+// pools that drain below their size before the load leave nothing.
+func growth(before, after int64) float64 {
+	if before == 0 || after <= before {
 		return 0
 	}
-	d := float64(after-before) / float64(before)
-	if d < 0 {
-		return -d
-	}
-	return d
+	return float64(after-before) / float64(before)
 }
 
 // loadHeader heads the rows writeLoadRow prints.
@@ -195,7 +195,8 @@ type loadServer struct {
 	url     string
 	dataDir string
 	logPath string
-	done    chan error
+	done    chan struct{} // closed when the process has exited
+	exit    error         // cmd.Wait's error, set before done is closed
 }
 
 // startServer starts this binary's `serve` on a free port over a new
@@ -230,10 +231,14 @@ func (m *Main) startServer(ctx context.Context) (*loadServer, error) {
 		logFile.Close()
 		return nil, fmt.Errorf("load: start serve: %w", err)
 	}
-	srv := &loadServer{cmd: cmd, url: "http://" + addr, dataDir: dataDir, logPath: logPath, done: make(chan error, 1)}
-	go func() { srv.done <- cmd.Wait(); logFile.Close() }()
+	srv := &loadServer{cmd: cmd, url: "http://" + addr, dataDir: dataDir, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		srv.exit = cmd.Wait()
+		logFile.Close()
+		close(srv.done)
+	}()
 	if err := srv.waitReady(ctx); err != nil {
-		srv.stop()
+		srv.remove()
 		return nil, err
 	}
 	return srv, nil
@@ -253,8 +258,8 @@ func (s *loadServer) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(loadReadyAfter)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-s.done:
-			return fmt.Errorf("load: serve exited before it was ready (%v); see %s", err, s.logPath)
+		case <-s.done:
+			return fmt.Errorf("load: serve exited before it was ready (%v); see %s", s.exit, s.logPath)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
@@ -270,8 +275,14 @@ func (s *loadServer) waitReady(ctx context.Context) error {
 	return fmt.Errorf("load: serve not ready after %s; see %s", loadReadyAfter, s.logPath)
 }
 
-// stop ends the server gracefully (SIGTERM), then removes its data dir.
+// stop ends the server gracefully (SIGTERM, then SIGKILL after 30s). It
+// may be called again.
 func (s *loadServer) stop() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		_ = s.cmd.Process.Kill()
 	}
@@ -281,5 +292,10 @@ func (s *loadServer) stop() {
 		_ = s.cmd.Process.Kill()
 		<-s.done
 	}
+}
+
+// remove stops the server and removes its data dir.
+func (s *loadServer) remove() {
+	s.stop()
 	_ = os.RemoveAll(s.dataDir)
 }

@@ -95,6 +95,8 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
 	syncs.Go(func() { m.pruneTurns(syncCtx, retention, pruneEvery) })
+	trim := &trimmer{last: server.LastAsk, idle: trimIdle, free: freeMemory}
+	syncs.Go(func() { trim.run(syncCtx) })
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
 			server.SetReady(true)
