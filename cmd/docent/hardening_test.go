@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/connectors/git/gittest"
 	"github.com/docent-hq/docent/internal/loadgen"
+	"github.com/docent-hq/docent/internal/private/privatetest"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -361,37 +361,7 @@ func TestDataDirPrivate(t *testing.T) {
 	if strings.Contains(stdout.String()+stderr.String(), token) {
 		t.Error("the token reached the output or logs")
 	}
-	files := 0
-	err = filepath.WalkDir(dataDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if info.Mode().Perm() != 0o700 {
-				t.Errorf("%s: mode %v, want 0700", p, info.Mode().Perm())
-			}
-			return nil
-		}
-		files++
-		if info.Mode().Perm()&0o077 != 0 {
-			t.Errorf("%s: mode %v, want 0600 or stricter", p, info.Mode().Perm())
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if bytes.Contains(b, []byte(token)) {
-			t.Errorf("%s holds the token", p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := privatetest.MustBePrivate(t, dataDir, token)
 	if files < 5 {
 		t.Errorf("only %d files under the data dir: did the git clone happen?", files)
 	}

@@ -3,7 +3,6 @@ package git_test
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,41 +13,8 @@ import (
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
 	"github.com/docent-hq/docent/connectors/git/gittest"
+	"github.com/docent-hq/docent/internal/private/privatetest"
 )
-
-// mustNotContain fails for every file under dir that holds secret or
-// that others than its owner may read.
-func mustNotContain(t *testing.T, dir, secret string) {
-	t.Helper()
-	n := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		n++
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if info.Mode().Perm()&0o077 != 0 {
-			t.Errorf("%s: mode %v, want 0600 or stricter", p, info.Mode().Perm())
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("%s holds the token", p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		t.Fatalf("no files under %s", dir)
-	}
-}
 
 // TestCredentialsNeverStored: credentials given in the URL or as a token
 // authenticate the clone and fetches, and no file of the clone holds
@@ -78,7 +44,7 @@ func TestCredentialsNeverStored(t *testing.T) {
 				t.Fatalf("docs %v", ids(first.Docs))
 			}
 			mustList(t, s, first.Cursor) // a fetch too
-			mustNotContain(t, dataDir, token)
+			mustBePrivate(t, filepath.Join(dataDir, "git", "hb"), token)
 			repo, err := gogit.PlainOpen(filepath.Join(dataDir, "git", "hb"))
 			if err != nil {
 				t.Fatal(err)
@@ -108,7 +74,7 @@ func TestCredentialsNeverStored(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustList(t, s, "")
-		mustNotContain(t, dataDir, token)
+		mustBePrivate(t, filepath.Join(dataDir, "git", "hb"), token)
 	})
 }
 
@@ -130,5 +96,14 @@ func TestShortUserNameRedaction(t *testing.T) {
 	if !strings.Contains(msg, "authentication required") || strings.Contains(msg, "REDACTEDth") ||
 		strings.Contains(msg, "u@") || !strings.Contains(msg, "http://REDACTED@") {
 		t.Errorf("error %q: want \"authentication required\" intact and the user info masked", msg)
+	}
+}
+
+// mustBePrivate checks a clone with privatetest.MustBePrivate (private,
+// no token) and that it holds files.
+func mustBePrivate(t *testing.T, dir, token string) {
+	t.Helper()
+	if n := privatetest.MustBePrivate(t, dir, token); n == 0 {
+		t.Fatalf("no files under %s", dir)
 	}
 }

@@ -27,6 +27,18 @@ import (
 // git-http-backend is not installed.
 func MustServe(tb testing.TB, files map[string]string, user, token string) string {
 	tb.Helper()
+	root := tb.TempDir()
+	mustCommit(tb, filepath.Join(root, "work"), filepath.Join(root, "handbook.git"), files)
+	return ServeRoot(tb, root, user, token) + "/handbook.git"
+}
+
+// ServeRoot serves the repositories under root (bare, or with a .git
+// folder) over smart HTTP, accepting only basic auth as user with
+// password token, until the test ends. It returns the server's URL; a
+// repository's URL is that plus its path under root. It skips the test
+// when git-http-backend is not installed.
+func ServeRoot(tb testing.TB, root, user, token string) string {
+	tb.Helper()
 	execPath, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
 		tb.Skip("git binary not installed")
@@ -35,8 +47,6 @@ func MustServe(tb testing.TB, files map[string]string, user, token string) strin
 	if _, err := os.Stat(backend); err != nil {
 		tb.Skip("git-http-backend not installed")
 	}
-	root := tb.TempDir()
-	mustCommit(tb, filepath.Join(root, "work"), filepath.Join(root, "handbook.git"), files)
 	cgiHandler := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != user || p != token {
@@ -47,7 +57,7 @@ func MustServe(tb testing.TB, files map[string]string, user, token string) strin
 		cgiHandler.ServeHTTP(w, r)
 	}))
 	tb.Cleanup(srv.Close)
-	return srv.URL + "/handbook.git"
+	return srv.URL
 }
 
 // mustCommit commits files in a work repository at work and pushes them
