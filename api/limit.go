@@ -19,9 +19,12 @@ type Limits struct {
 	// finds the queue full is refused at once. Default 1024.
 	MaxQueue int
 	// MaxWait is how long an ask may wait for a slot before it is
-	// refused. Default 10s.
+	// refused. Default DefaultMaxWait.
 	MaxWait time.Duration
 }
+
+// DefaultMaxWait is how long an ask waits for a slot by default.
+const DefaultMaxWait = 10 * time.Second
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxInFlight <= 0 {
@@ -31,7 +34,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxQueue = 1024
 	}
 	if l.MaxWait <= 0 {
-		l.MaxWait = 10 * time.Second
+		l.MaxWait = DefaultMaxWait
 	}
 	return l
 }

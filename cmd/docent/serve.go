@@ -84,7 +84,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		Handler:           server.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      api.AskTimeout + 10*time.Second,
+		WriteTimeout:      api.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
 		IdleTimeout:       2 * time.Minute,
 	}
 	serveErr := make(chan error, 1)
