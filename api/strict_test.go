@@ -27,6 +27,29 @@ func answered(calls *atomic.Int64) Asker {
 	})
 }
 
+// mustDo sends a request (with Content-Type contentType unless empty) and
+// returns the response with its whole body.
+func mustDo(t *testing.T, method, url, contentType, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
 // mustErrorBody checks that resp carries a JSON error with code.
 func mustErrorBody(t *testing.T, resp *http.Response, body []byte, code string) {
 	t.Helper()
@@ -78,20 +101,8 @@ func TestAskStrictBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodPost, ts.URL+"/api/ask", strings.NewReader(tt.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.contentType != "" {
-				req.Header.Set("Content-Type", tt.contentType)
-			}
 			before := calls.Load()
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, b := mustDo(t, http.MethodPost, ts.URL+"/api/ask", tt.contentType, tt.body)
 			if resp.StatusCode != tt.wantStatus {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.wantStatus, b)
 			}
@@ -120,13 +131,7 @@ func TestAskBeforeReady(t *testing.T) {
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	post := func() (*http.Response, []byte) {
-		resp, err := http.Post(ts.URL+"/api/ask", "application/json", strings.NewReader(`{"question":"hi"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, b
+		return mustDo(t, http.MethodPost, ts.URL+"/api/ask", "application/json", `{"question":"hi"}`)
 	}
 	resp, b := post()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
@@ -239,13 +244,7 @@ func TestRouteErrorsAreJSON(t *testing.T) {
 		{http.MethodGet, "/nope", 404, CodeNotFound, ""},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
-			req, _ := http.NewRequest(tt.method, ts.URL+tt.path, nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, b := mustDo(t, tt.method, ts.URL+tt.path, "", "")
 			if resp.StatusCode != tt.wantStatus || resp.Header.Get("Allow") != tt.wantAllow {
 				t.Fatalf("%d Allow %q, want %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"), tt.wantStatus, tt.wantAllow)
 			}
