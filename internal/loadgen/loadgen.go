@@ -97,9 +97,10 @@ var DefaultQuestions = []string{
 }
 
 // Run sends questions from opts.Clients clients until opts.Duration has
-// passed or ctx ends. A client that gets 503 waits as long as its
-// Retry-After header says (within the run) before asking again, as a well
-// behaved client would.
+// passed or ctx ends. A request in flight at the end is waited for and
+// counted: it was load the server carried. A client that gets 503 waits as
+// long as its Retry-After header says (within the run) before asking
+// again, as a well behaved client would.
 func Run(ctx context.Context, opts Options) (Report, error) {
 	if opts.Clients <= 0 || opts.Duration <= 0 || opts.URL == "" {
 		return Report{}, errors.New("loadgen: set URL, Clients and Duration")
@@ -118,7 +119,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: opts.Timeout}
-	ctx, cancel := context.WithTimeout(ctx, opts.Duration)
+	end, cancel := context.WithTimeout(ctx, opts.Duration) // no new request after it
 	defer cancel()
 
 	type sample struct {
@@ -132,12 +133,12 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	var wg sync.WaitGroup
 	for c := range opts.Clients {
 		wg.Go(func() {
-			for i := c; ctx.Err() == nil; i++ {
+			for i := c; end.Err() == nil; i++ {
 				q := opts.Questions[i%len(opts.Questions)]
 				t0 := time.Now()
 				status, retry, err := ask(ctx, client, opts.URL, q)
-				if ctx.Err() != nil && err != nil {
-					return // cut off by the end of the run: not a result
+				if ctx.Err() != nil {
+					return // the caller gave up: not a result
 				}
 				s := sample{took: time.Since(t0), status: status}
 				if err != nil {
@@ -149,7 +150,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 				samples[c] = append(samples[c], s)
 				if retry > 0 {
 					select {
-					case <-ctx.Done():
+					case <-end.Done():
 					case <-time.After(retry):
 					}
 				}
