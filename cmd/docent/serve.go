@@ -50,7 +50,8 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if len(m.LocalDocs) > 0 {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
 	}
-	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log, api.Options{OnShed: m.Metrics.ObserveShed})
+	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
+		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
@@ -186,4 +187,16 @@ func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress f
 		s.log.Info("ready", slog.String("url", s.url))
 	}
 	return res, err
+}
+
+// askLimits are the API's admission limits for an answer provider. The
+// offline answerer is CPU-bound, so the defaults (a few asks per core)
+// keep latency in a queue instead of in the scheduler; a model-backed
+// answer spends its seconds waiting on the provider, so many more may be
+// in flight at once.
+func askLimits(provider string) api.Limits {
+	if provider == config.ProviderOffline {
+		return api.Limits{}
+	}
+	return api.Limits{MaxInFlight: 64}
 }
