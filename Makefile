@@ -4,7 +4,7 @@ BIN      ?= bin/docent
 SCIFACT  ?= ../shared/eval/scifact
 PKGS     := ./...
 
-.PHONY: build run test test-typesense bench generate lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench load generate lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -37,6 +37,21 @@ bench: build
 	./$(BIN) bench --scifact $(SCIFACT) --synthetic 200000
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
 	$(GO) test -run '^$$' -bench Registry -benchtime 20x ./store/
+
+# Load test, not part of `make test`: starts `docent serve` (the demo
+# handbook) on a random port over a temporary data dir and drives /api/ask
+# with 32, then 200 concurrent clients for LOAD_DURATION each, asking the
+# questions of LOAD_QUESTIONS in turn; prints
+# requests/s, p50/p95/p99, responses by status, and the server's RSS and
+# open files before, after each phase and LOAD_SETTLE after the load.
+# Fails on a 5xx, < 99% 200s, a 503 without Retry-After, or RSS or open
+# files not back within 20%.
+LOAD_CLIENTS   ?= 32,200
+LOAD_DURATION  ?= 60s
+LOAD_SETTLE    ?= 60s
+LOAD_QUESTIONS ?= examples/handbook/asked.yaml
+load: build
+	./$(BIN) load --clients $(LOAD_CLIENTS) --duration $(LOAD_DURATION) --settle $(LOAD_SETTLE) --questions $(LOAD_QUESTIONS)
 
 # Retrieval quality on SciFact and the handbook golden set.
 eval: build

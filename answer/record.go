@@ -21,7 +21,7 @@ type TurnSaver interface {
 	CreateTurn(ctx context.Context, t *docent.Turn) error
 }
 
-// Observer is told about every turn, for metrics.
+// Observer is told about every stored turn, for metrics.
 type Observer interface {
 	ObserveTurn(platform string, a docent.Answer)
 }
@@ -94,16 +94,15 @@ func (r *Recorder) ask(ctx context.Context, q docent.Question, onDelta func(stri
 	// carries its error too: masked either way.
 	a.Trace.Error = r.redact(a.Trace.Error)
 	turn.Answer = a
-	if r.observer != nil {
-		r.observer.ObserveTurn(q.Platform, a)
-	}
 	// Store the turn even when the asker has gone (a cancelled request):
-	// the retrieval log must miss nothing.
+	// the retrieval log must miss nothing. Metrics count stored turns only.
 	if serr := r.turns.CreateTurn(context.WithoutCancel(ctx), &turn); serr != nil {
 		r.log.ErrorContext(ctx, "store turn", slog.String("error", r.redact(serr.Error())))
 		if err == nil {
 			err = fmt.Errorf("answer: store turn: %w", serr)
 		}
+	} else if r.observer != nil {
+		r.observer.ObserveTurn(q.Platform, a)
 	}
 	if err != nil {
 		return turn, fmt.Errorf("answer: %w", err)

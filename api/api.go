@@ -40,21 +40,47 @@ type Server struct {
 	log      *slog.Logger
 	ready    atomic.Bool
 	check    func(context.Context) error
+	limit    *limiter
+	onShed   func(code string)
+	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
+}
+
+// Options configure a Server. Zero fields take the defaults.
+type Options struct {
+	// Limits bound the asks worked on at once.
+	Limits Limits
+	// OnShed, when set, is called with the code (CodeNotReady or
+	// CodeOverloaded) of every ask refused with 503, for metrics.
+	OnShed func(code string)
 }
 
 // New builds the API server. docs may be nil when no local source is served.
-func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger) *Server {
-	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log}
+func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger, opts Options) *Server {
+	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
+		limit: newLimiter(opts.Limits), onShed: opts.OnShed}
 }
 
-// SetReady marks the index as loaded; /readyz answers 200 from then on.
+// SetReady marks the index as loaded: /readyz answers 200 and /api/ask
+// answers questions from then on (503 not_ready before).
 func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 
 // SetCheck adds a readiness check that /readyz runs once the index is
 // loaded (a remote index's health); call it before serving.
 func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
 
-// Handler returns the routes.
+// LastAsk is when the last admitted ask ended (zero before the first).
+func (s *Server) LastAsk() time.Time {
+	if n := s.lastAsk.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// Ready reports whether SetReady(true) was called.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+// Handler returns the routes. Requests that match none get a JSON 404 or
+// 405.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
@@ -64,7 +90,7 @@ func (s *Server) Handler() http.Handler {
 	if s.docs != nil {
 		mux.Handle("GET /docs/{source}/{path...}", s.docs)
 	}
-	return mux
+	return routeErrors(mux)
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -112,25 +138,47 @@ type AskResponse struct {
 	Trace *docent.Trace `json:"trace,omitempty"`
 }
 
-const maxAskBody = 64 << 10
-
 // AskTimeout bounds the work one POST /api/ask may do.
 const AskTimeout = 30 * time.Second
 
+// Retry-After values of the two 503s.
+const (
+	retryNotReady   = 5 * time.Second
+	retryOverloaded = 1 * time.Second
+)
+
+// ask answers POST /api/ask. The cheap refusals come first: not ready,
+// then a malformed body, then no free slot; only an admitted ask does any
+// retrieval.
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
-	var req AskRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAskBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid request body: "+err.Error())
+	if !s.ready.Load() {
+		s.shed(w, &apiError{status: http.StatusServiceUnavailable, code: CodeNotReady, retryAfter: retryNotReady,
+			msg: "docent is indexing its sources for the first time; retry when GET /readyz answers 200"})
 		return
 	}
+	req, aerr := readAsk(w, r)
+	if aerr != nil {
+		aerr.write(w)
+		return
+	}
+	if !s.limit.acquire(r.Context()) {
+		if r.Context().Err() != nil {
+			return // the client has gone
+		}
+		s.shed(w, &apiError{status: http.StatusServiceUnavailable, code: CodeOverloaded, retryAfter: retryOverloaded,
+			msg: "too many questions at once; retry shortly"})
+		return
+	}
+	defer func() {
+		s.limit.release()
+		s.lastAsk.Store(time.Now().UnixNano())
+	}()
 	ctx, cancel := context.WithTimeout(r.Context(), AskTimeout)
 	defer cancel()
 	turn, err := s.asker.Ask(ctx, docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})
 	switch {
 	case errors.Is(err, docent.ErrEmptyQuestion):
-		writeError(w, http.StatusBadRequest, "question is empty")
+		writeError(w, http.StatusBadRequest, CodeEmptyQuestion, "question is empty")
 		return
 	case err != nil:
 		s.log.ErrorContext(r.Context(), "ask", slog.Int64("turn", turn.ID), slog.String("error", turn.Answer.Trace.Error))
@@ -138,6 +186,14 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, NewAskResponse(turn, s.format, req.Trace))
+}
+
+// shed refuses an ask with 503 and Retry-After.
+func (s *Server) shed(w http.ResponseWriter, e *apiError) {
+	if s.onShed != nil {
+		s.onShed(e.code)
+	}
+	e.write(w)
 }
 
 // NewAskResponse builds the reply for a stored turn; the API and
@@ -162,7 +218,7 @@ func NewAskResponse(turn docent.Turn, format Formatter, withTrace bool) AskRespo
 // AskFailure is the body of a failed POST /api/ask: which step failed and
 // the stored turn to look up, never the error's internals.
 type AskFailure struct {
-	// Error is the stable code "answer_failed".
+	// Error is the stable code CodeAnswerFailed.
 	Error string `json:"error"`
 	// Stage is the answer stage that failed ("retrieve", "generate", ...),
 	// "" when the failure was outside the stages.
@@ -175,7 +231,7 @@ type AskFailure struct {
 
 // failure describes a failed ask without its internals.
 func failure(turn docent.Turn, err error) AskFailure {
-	f := AskFailure{Error: "answer_failed", TurnID: turn.ID, Message: "The answer could not be made."}
+	f := AskFailure{Error: CodeAnswerFailed, TurnID: turn.ID, Message: "The answer could not be made."}
 	var se *answer.StageError
 	if errors.As(err, &se) {
 		f.Stage = se.Stage
@@ -185,10 +241,6 @@ func failure(turn docent.Turn, err error) AskFailure {
 		f.Message += " The error is recorded with turn " + strconv.FormatInt(turn.ID, 10) + "."
 	}
 	return f
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -26,9 +26,11 @@ func (f askerFunc) Ask(ctx context.Context, q docent.Question) (docent.Turn, err
 
 func format(a docent.Answer) string { return a.Text + "\n\nSources: " + a.Citations[0].Title }
 
+// newTestServer serves a ready Server over asker and docs.
 func newTestServer(t *testing.T, asker Asker, docs *Docs) *httptest.Server {
 	t.Helper()
-	s := New(asker, format, prometheus.NewRegistry(), docs, slog.New(slog.DiscardHandler))
+	s := New(asker, format, prometheus.NewRegistry(), docs, slog.New(slog.DiscardHandler), Options{})
+	s.SetReady(true)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return ts
@@ -68,9 +70,9 @@ func TestAsk(t *testing.T) {
 		{"answered", `{"question":"may I?","filter":{"sources":["hb"]}}`, 200,
 			[]string{`"turn_id": 7`, `"answer": "Yes [1]."`, `"title": "Policy"`, `Sources: Policy`}, []string{`"trace"`}},
 		{"trace on request", `{"question":"may I?","trace":true}`, 200, []string{`"trace"`, `"query": "may I?"`}, nil},
-		{"empty question", `{"question":""}`, 400, []string{"question is empty"}, nil},
-		{"unknown field", `{"question":"x","k":3}`, 400, []string{"unknown field"}, nil},
-		{"too large", `{"question":"` + strings.Repeat("a", maxAskBody) + `"}`, 400, []string{"invalid request body"}, nil},
+		{"empty question", `{"question":""}`, 400, []string{`"error": "empty_question"`, "question is empty"}, nil},
+		{"unknown field", `{"question":"x","k":3}`, 400, []string{`"error": "unknown_field"`, "unknown field"}, nil},
+		{"too large", `{"question":"` + strings.Repeat("a", maxAskBody) + `"}`, 413, []string{`"error": "body_too_large"`}, nil},
 		{"internal error hides detail", `{"question":"boom"}`, 500, []string{`"error": "answer_failed"`, "could not be made"}, []string{"disk full", "/secret"}},
 		{"failed stage is named, internals are not", `{"question":"provider down"}`, 500,
 			[]string{`"error": "answer_failed"`, `"stage": "generate"`, `"turn_id": 9`, "The generate step failed", "recorded with turn 9"},
@@ -122,7 +124,7 @@ func TestAskFilterAndPlatformPassed(t *testing.T) {
 }
 
 func TestReadyz(t *testing.T) {
-	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler))
+	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	check := func(want int) {

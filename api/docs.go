@@ -20,7 +20,10 @@ import (
 // Docs renders markdown from local sources as HTML pages, so that citations
 // of the bundled handbook and of local folders link somewhere real. It
 // serves only documents that are live in the index's registry: never a
-// file the source did not index (dot-files, excluded paths, binaries).
+// file the source did not index (excluded paths, binaries), and never a
+// hidden path (dot-files and dot-folders), whatever the registry says.
+// What it reads is up to the file system it is given: give folders as
+// files.Dir, which stays inside the folder and refuses symbolic links.
 type Docs struct {
 	sources map[string]fs.FS
 	live    LiveFunc
@@ -59,7 +62,7 @@ pre{background:#f5f5f5;padding:.75rem;overflow:auto}.meta{color:#666}</style></h
 func (d *Docs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name, p := r.PathValue("source"), path.Clean(r.PathValue("path"))
 	fsys, ok := d.sources[name]
-	if !ok || !fs.ValidPath(p) {
+	if !ok || !fs.ValidPath(p) || connectors.Hidden(p) {
 		http.NotFound(w, r)
 		return
 	}

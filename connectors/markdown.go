@@ -410,8 +410,13 @@ func ValidatePatterns(patterns []string) error {
 // MatchPath reports whether the slash path p matches one of include
 // (DefaultInclude when empty) and none of exclude. Patterns are doublestar
 // globs ("**/*.md", "drafts/**"); invalid patterns never match, so check
-// them first with ValidatePatterns.
+// them first with ValidatePatterns. A hidden path (see Hidden) never
+// matches, whatever the patterns: dot-files and dot-folders (.env,
+// .git/, .github/) are never documentation.
 func MatchPath(p string, include, exclude []string) bool {
+	if Hidden(p) {
+		return false
+	}
 	if len(include) == 0 {
 		include = DefaultInclude
 	}
@@ -431,4 +436,16 @@ func MatchPath(p string, include, exclude []string) bool {
 		}
 	}
 	return true
+}
+
+// Hidden reports whether any element of the slash path p starts with a
+// dot: a dot-file, or a file inside a dot-folder. "." and ".." elements
+// count too, so an unclean path is hidden as well.
+func Hidden(p string) bool {
+	for elem := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(elem, ".") {
+			return true
+		}
+	}
+	return false
 }

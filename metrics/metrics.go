@@ -19,6 +19,7 @@ type Metrics struct {
 	Registry *prometheus.Registry
 
 	turns      *prometheus.CounterVec
+	shed       *prometheus.CounterVec
 	stages     *prometheus.HistogramVec
 	syncRuns   *prometheus.CounterVec
 	syncDocs   *prometheus.CounterVec
@@ -33,8 +34,12 @@ func New() *Metrics {
 		Registry: reg,
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "docent_turns_total",
-			Help: "Questions answered, by platform and status (answered, uncertain, not_found, error).",
+			Help: "Questions answered and stored as turns, by platform and status (answered, uncertain, not_found, error).",
 		}, []string{"platform", "status"}),
+		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docent_asks_shed_total",
+			Help: "Questions refused with 503 before any work, by reason (not_ready, overloaded).",
+		}, []string{"reason"}),
 		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "docent_answer_stage_seconds",
 			Help:    "Latency of each answer pipeline stage.",
@@ -54,12 +59,16 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
 		}, []string{"source"}),
 	}
-	reg.MustRegister(m.turns, m.stages, m.syncRuns, m.syncDocs, m.syncLength,
+	reg.MustRegister(m.turns, m.shed, m.stages, m.syncRuns, m.syncDocs, m.syncLength,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// ObserveTurn counts a turn by its status and records its stage latencies.
+// ObserveShed counts a question refused with 503 before any work.
+func (m *Metrics) ObserveShed(reason string) { m.shed.WithLabelValues(reason).Inc() }
+
+// ObserveTurn counts a stored turn by its status and records its stage
+// latencies.
 func (m *Metrics) ObserveTurn(platform string, a docent.Answer) {
 	if platform == "" {
 		platform = "unknown"

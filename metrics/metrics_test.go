@@ -18,6 +18,8 @@ func TestObserve(t *testing.T) {
 	m.ObserveTurn("", docent.Answer{Status: docent.StatusNotFound})
 	m.ObserveSync("handbook", true, SyncCounts{Added: 3, Unchanged: 2, Failed: 1}, time.Second)
 	m.ObserveSync("wiki", false, SyncCounts{}, time.Second)
+	m.ObserveShed("overloaded")
+	m.ObserveShed("overloaded")
 
 	tests := []struct {
 		name string
@@ -30,6 +32,7 @@ func TestObserve(t *testing.T) {
 		{"failed runs", testutil.ToFloat64(m.syncRuns.WithLabelValues("wiki", "failed")), 1},
 		{"added docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "added")), 3},
 		{"failed docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "failed")), 1},
+		{"shed asks", testutil.ToFloat64(m.shed.WithLabelValues("overloaded")), 2},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -41,7 +44,7 @@ func TestObserve(t *testing.T) {
 		t.Errorf("stage histograms = %d (%v), want 2 (retrieve, generate)", n, err)
 	}
 	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(`
-# HELP docent_turns_total Questions answered, by platform and status (answered, uncertain, not_found, error).
+# HELP docent_turns_total Questions answered and stored as turns, by platform and status (answered, uncertain, not_found, error).
 # TYPE docent_turns_total counter
 docent_turns_total{platform="slack",status="answered"} 1
 docent_turns_total{platform="unknown",status="not_found"} 1

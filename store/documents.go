@@ -17,7 +17,7 @@ const docColumns = `id, source, path, url, title, space, labels, owner, author, 
 
 // Documents returns the live (not deleted) documents of source, by ID.
 func (db *DB) Documents(ctx context.Context, source string) (map[string]docent.DocRecord, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+docColumns+` FROM documents
+	rows, err := db.r.QueryContext(ctx, `SELECT `+docColumns+` FROM documents
 		WHERE source = ? AND deleted_at IS NULL`, source)
 	if err != nil {
 		return nil, fmt.Errorf("store: documents of %s: %w", source, err)
@@ -39,7 +39,7 @@ func (db *DB) Documents(ctx context.Context, source string) (map[string]docent.D
 
 // Document returns one document record, live or deleted, or ErrNotFound.
 func (db *DB) Document(ctx context.Context, id string) (docent.DocRecord, error) {
-	row := db.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`, id)
+	row := db.r.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`, id)
 	rec, err := scanDoc(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return docent.DocRecord{}, fmt.Errorf("store: document %q: %w", id, ErrNotFound)
@@ -66,7 +66,7 @@ func (db *DB) PutDocument(ctx context.Context, rec docent.DocRecord) error {
 		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
 	}
 	now := db.stamp()
-	_, err = db.db.ExecContext(ctx, `INSERT INTO documents (id, source, path, url, title, space, labels,
+	_, err = db.exec(ctx, `INSERT INTO documents (id, source, path, url, title, space, labels,
 			owner, author, content_hash, updated_at, first_seen, last_seen, deleted_at, chunk_count, chunk_ids)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET source = excluded.source, path = excluded.path,
@@ -92,7 +92,7 @@ func (db *DB) MarkDeleted(ctx context.Context, ids []string) error {
 		return nil
 	}
 	now := db.stamp()
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `UPDATE documents
 			SET deleted_at = ?, chunk_count = 0, chunk_ids = '[]'
 			WHERE id = ? AND deleted_at IS NULL`)
@@ -166,7 +166,7 @@ func (db *DB) ListDocuments(ctx context.Context, f DocFilter) ([]docent.DocRecor
 	}
 	q += " ORDER BY updated_at, id LIMIT ? OFFSET ?"
 	args = append(args, limitOr(f.Limit, 100), max(f.Offset, 0))
-	out, err := queryList(ctx, db.db, q, args, scanDoc)
+	out, err := queryList(ctx, db.r, q, args, scanDoc)
 	if err != nil {
 		return nil, fmt.Errorf("store: list documents: %w", err)
 	}
@@ -176,7 +176,7 @@ func (db *DB) ListDocuments(ctx context.Context, f DocFilter) ([]docent.DocRecor
 // Cursor returns the cursor stored for source, "" when there is none.
 func (db *DB) Cursor(ctx context.Context, source string) (string, error) {
 	var c string
-	err := db.db.QueryRowContext(ctx, `SELECT cursor FROM source_state WHERE source = ?`, source).Scan(&c)
+	err := db.r.QueryRowContext(ctx, `SELECT cursor FROM source_state WHERE source = ?`, source).Scan(&c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -188,7 +188,7 @@ func (db *DB) Cursor(ctx context.Context, source string) (string, error) {
 
 // SetCursor stores the cursor for source's next sync.
 func (db *DB) SetCursor(ctx context.Context, source, cursor string) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO source_state (source, cursor, updated_at) VALUES (?, ?, ?)
+	_, err := db.exec(ctx, `INSERT INTO source_state (source, cursor, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (source) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
 		source, cursor, db.stamp())
 	if err != nil {

@@ -19,14 +19,14 @@ func (db *DB) CreateFeedback(ctx context.Context, f *docent.Feedback) error {
 		f.CreatedAt = db.now().UTC()
 	}
 	var exists int
-	err := db.db.QueryRowContext(ctx, `SELECT 1 FROM turns WHERE id = ?`, f.TurnID).Scan(&exists)
+	err := db.r.QueryRowContext(ctx, `SELECT 1 FROM turns WHERE id = ?`, f.TurnID).Scan(&exists)
 	if err == sql.ErrNoRows {
 		return fmt.Errorf("store: create feedback: turn %d: %w", f.TurnID, ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("store: create feedback: %w", err)
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO feedback (turn_id, rating, reason, platform, user, created_at)
+	res, err := db.exec(ctx, `INSERT INTO feedback (turn_id, rating, reason, platform, user, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, f.TurnID, string(f.Rating), f.Reason, f.Platform, f.User, formatTime(f.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create feedback: %w", err)
@@ -39,7 +39,7 @@ func (db *DB) CreateFeedback(ctx context.Context, f *docent.Feedback) error {
 
 // TurnFeedback returns the feedback on a turn, oldest first.
 func (db *DB) TurnFeedback(ctx context.Context, turnID int64) ([]docent.Feedback, error) {
-	out, err := queryList(ctx, db.db, `SELECT id, turn_id, rating, reason, platform, user, created_at
+	out, err := queryList(ctx, db.r, `SELECT id, turn_id, rating, reason, platform, user, created_at
 		FROM feedback WHERE turn_id = ? ORDER BY created_at, id`, []any{turnID}, scanFeedback)
 	if err != nil {
 		return nil, fmt.Errorf("store: feedback of turn %d: %w", turnID, err)

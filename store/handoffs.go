@@ -15,7 +15,7 @@ import (
 // whether it is new. A redelivery (the same platform and event ID, even
 // after a restart) returns false, so the bot answers each event once.
 func (db *DB) MarkEvent(ctx context.Context, platform, eventID string) (bool, error) {
-	res, err := db.db.ExecContext(ctx, `INSERT INTO bot_events (platform, event_id, received_at) VALUES (?, ?, ?)
+	res, err := db.exec(ctx, `INSERT INTO bot_events (platform, event_id, received_at) VALUES (?, ?, ?)
 		ON CONFLICT (platform, event_id) DO NOTHING`, platform, eventID, db.stamp())
 	if err != nil {
 		return false, fmt.Errorf("store: mark event: %w", err)
@@ -30,7 +30,7 @@ func (db *DB) MarkEvent(ctx context.Context, platform, eventID string) (bool, er
 // PruneEvents forgets events received before t (platforms redeliver for
 // minutes, not days) and returns how many it removed.
 func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
-	res, err := db.db.ExecContext(ctx, `DELETE FROM bot_events WHERE received_at < ?`, formatTime(before))
+	res, err := db.exec(ctx, `DELETE FROM bot_events WHERE received_at < ?`, formatTime(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune events: %w", err)
 	}
@@ -46,7 +46,7 @@ func (db *DB) CreateHandoff(ctx context.Context, h *docent.Handoff) error {
 	if h.State == "" {
 		h.State = docent.HandoffRequested
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO handoffs (turn_id, platform, channel, thread, question, state,
+	res, err := db.exec(ctx, `INSERT INTO handoffs (turn_id, platform, channel, thread, question, state,
 			requested_by, requested_at, escalation_ref)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, h.TurnID, h.Platform, h.Channel, h.Thread, h.Question, string(h.State),
 		h.RequestedBy, formatTime(h.RequestedAt), h.EscalationRef)
@@ -62,7 +62,7 @@ func (db *DB) CreateHandoff(ctx context.Context, h *docent.Handoff) error {
 // UpdateHandoff writes h's state, people, times, escalation reference and
 // last reply. It returns ErrNotFound for an unknown ID.
 func (db *DB) UpdateHandoff(ctx context.Context, h docent.Handoff) error {
-	res, err := db.db.ExecContext(ctx, `UPDATE handoffs SET state = ?, claimed_by = ?, resolved_by = ?,
+	res, err := db.exec(ctx, `UPDATE handoffs SET state = ?, claimed_by = ?, resolved_by = ?,
 			claimed_at = ?, resolved_at = ?, escalation_ref = ?, last_reply_by = ?, last_reply = ?
 		WHERE id = ?`, string(h.State), h.ClaimedBy, h.ResolvedBy, formatTime(h.ClaimedAt), formatTime(h.ResolvedAt),
 		h.EscalationRef, h.LastReplyBy, h.LastReply, h.ID)
@@ -80,7 +80,7 @@ const handoffColumns = `id, turn_id, platform, channel, thread, question, state,
 
 // Handoff returns the handoff with the given ID, or ErrNotFound.
 func (db *DB) Handoff(ctx context.Context, id int64) (docent.Handoff, error) {
-	h, err := scanHandoff(db.db.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, id))
+	h, err := scanHandoff(db.r.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, fmt.Errorf("store: handoff %d: %w", id, ErrNotFound)
 	}
@@ -93,7 +93,7 @@ func (db *DB) Handoff(ctx context.Context, id int64) (docent.Handoff, error) {
 // ThreadHandoff returns the latest handoff of a conversation; ok is
 // false when it was never handed off.
 func (db *DB) ThreadHandoff(ctx context.Context, platform, channel, thread string) (h docent.Handoff, ok bool, err error) {
-	h, err = scanHandoff(db.db.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs
+	h, err = scanHandoff(db.r.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs
 		WHERE platform = ? AND channel = ? AND thread = ? ORDER BY id DESC LIMIT 1`, platform, channel, thread))
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, false, nil
@@ -139,7 +139,7 @@ func (db *DB) ListHandoffs(ctx context.Context, f HandoffFilter) ([]docent.Hando
 	}
 	q += ` ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`
 	args = append(args, limitOr(f.Limit, 50), max(f.Offset, 0))
-	out, err := queryList(ctx, db.db, q, args, scanHandoff)
+	out, err := queryList(ctx, db.r, q, args, scanHandoff)
 	if err != nil {
 		return nil, fmt.Errorf("store: list handoffs: %w", err)
 	}
@@ -173,7 +173,7 @@ func (db *DB) CreateKnowledgeCandidate(ctx context.Context, k *docent.KnowledgeC
 	if k.CreatedAt.IsZero() {
 		k.CreatedAt = db.now().UTC()
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO knowledge_candidates (handoff_id, turn_id, question, answer, author, created_at)
+	res, err := db.exec(ctx, `INSERT INTO knowledge_candidates (handoff_id, turn_id, question, answer, author, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, k.HandoffID, k.TurnID, k.Question, k.Answer, k.Author, formatTime(k.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create knowledge candidate: %w", err)
@@ -186,7 +186,7 @@ func (db *DB) CreateKnowledgeCandidate(ctx context.Context, k *docent.KnowledgeC
 
 // ListKnowledgeCandidates returns the newest candidates first, at most limit (default 50).
 func (db *DB) ListKnowledgeCandidates(ctx context.Context, limit int) ([]docent.KnowledgeCandidate, error) {
-	out, err := queryList(ctx, db.db, `SELECT id, handoff_id, turn_id, question, answer, author, created_at
+	out, err := queryList(ctx, db.r, `SELECT id, handoff_id, turn_id, question, answer, author, created_at
 		FROM knowledge_candidates ORDER BY created_at DESC, id DESC LIMIT ?`, []any{limitOr(limit, 50)},
 		func(s scanner) (docent.KnowledgeCandidate, error) {
 			var k docent.KnowledgeCandidate

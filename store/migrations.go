@@ -125,4 +125,18 @@ var migrations = []string{
 
 	// v6: how many documents each run's listing named.
 	`ALTER TABLE sync_runs ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;`,
+
+	// v7: compact traces. A new turn's trace is stored deflated in
+	// trace_z (the trace column keeps its default), with the candidates'
+	// chunks moved to trace_chunks, stored once per distinct chunk however
+	// many turns retrieved it. last_used is the latest created_at of a
+	// turn that refers to the chunk; pruning drops chunks no turn left
+	// can refer to.
+	`ALTER TABLE turns ADD COLUMN trace_z BLOB;
+	CREATE TABLE trace_chunks (
+		hash      TEXT PRIMARY KEY,
+		chunk     TEXT NOT NULL,
+		last_used TEXT NOT NULL
+	);
+	CREATE INDEX trace_chunks_last_used ON trace_chunks (last_used);`,
 }

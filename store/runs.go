@@ -12,7 +12,7 @@ import (
 
 // StartRun records that a sync of source started now and returns its ID.
 func (db *DB) StartRun(ctx context.Context, source string) (int64, error) {
-	res, err := db.db.ExecContext(ctx, `INSERT INTO sync_runs (source, started_at, status) VALUES (?, ?, 'running')`,
+	res, err := db.exec(ctx, `INSERT INTO sync_runs (source, started_at, status) VALUES (?, ?, 'running')`,
 		source, db.stamp())
 	if err != nil {
 		return 0, fmt.Errorf("store: start run of %s: %w", source, err)
@@ -43,7 +43,7 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r docent.RunResult) error
 	if finished == nil {
 		finished = db.stamp()
 	}
-	res, err := db.db.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, seen = ?, added = ?,
+	res, err := db.exec(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, seen = ?, added = ?,
 			updated = ?, unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?
 		WHERE id = ?`,
 		finished, status, r.Seen, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err, id)
@@ -60,7 +60,7 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r docent.RunResult) error
 // at startup, when no sync of this process can be running. It returns how
 // many runs it marked.
 func (db *DB) AbandonRuns(ctx context.Context) (int64, error) {
-	res, err := db.db.ExecContext(ctx, `UPDATE sync_runs SET status = 'failed', finished_at = ?,
+	res, err := db.exec(ctx, `UPDATE sync_runs SET status = 'failed', finished_at = ?,
 		error = 'abandoned: the process stopped during the run' WHERE status = 'running'`, db.stamp())
 	if err != nil {
 		return 0, fmt.Errorf("store: abandon runs: %w", err)
@@ -85,7 +85,7 @@ func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]docent.
 	}
 	q += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, limitOr(limit, 50))
-	out, err := queryList(ctx, db.db, q, args, scanRun)
+	out, err := queryList(ctx, db.r, q, args, scanRun)
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)
 	}
@@ -94,7 +94,7 @@ func (db *DB) ListRuns(ctx context.Context, source string, limit int) ([]docent.
 
 // LastRun returns the latest run of source, or ErrNotFound.
 func (db *DB) LastRun(ctx context.Context, source string) (docent.SyncRun, error) {
-	r, err := scanRun(db.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM sync_runs
+	r, err := scanRun(db.r.QueryRowContext(ctx, `SELECT `+runColumns+` FROM sync_runs
 		WHERE source = ? ORDER BY id DESC LIMIT 1`, source))
 	if errors.Is(err, sql.ErrNoRows) {
 		return docent.SyncRun{}, fmt.Errorf("store: last run of %s: %w", source, ErrNotFound)

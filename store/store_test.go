@@ -48,15 +48,25 @@ func TestOpenPragmas(t *testing.T) {
 	db := MustOpen(t)
 	for _, c := range []struct {
 		pragma string
+		reader bool // asked on a read connection, not the writer
 		want   string
 	}{
-		{"journal_mode", "wal"},
-		{"foreign_keys", "1"},
-		{"busy_timeout", "5000"},
+		{"journal_mode", false, "wal"},
+		{"foreign_keys", false, "1"},
+		{"busy_timeout", false, "5000"},
+		{"auto_vacuum", false, "2"}, // incremental, from the start
+		{"query_only", false, "0"},
+		{"foreign_keys", true, "1"},
+		{"busy_timeout", true, "5000"},
+		{"query_only", true, "1"},
 	} {
-		t.Run(c.pragma, func(t *testing.T) {
+		conn, name := db.w, "writer "+c.pragma
+		if c.reader {
+			conn, name = db.r, "reader "+c.pragma
+		}
+		t.Run(name, func(t *testing.T) {
 			var got string
-			if err := db.db.QueryRowContext(ctx, "PRAGMA "+c.pragma).Scan(&got); err != nil {
+			if err := conn.QueryRowContext(ctx, "PRAGMA "+c.pragma).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != c.want {
@@ -107,7 +117,7 @@ func TestOpenTwiceIsIdempotent(t *testing.T) {
 			t.Fatalf("open %d: %v", i, err)
 		}
 		var n int
-		if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
+		if err := db.w.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != len(migrations) {
@@ -124,7 +134,7 @@ func TestOpenRejectsNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.db.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, 'x')`, len(migrations)+1); err != nil {
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, 'x')`, len(migrations)+1); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -158,9 +168,11 @@ func TestMigrateFromEachVersion(t *testing.T) {
 			}
 			var turnID int64
 			if from >= 2 {
-				// The columns every version since v2 has (later ones add more).
-				res, err := old.db.ExecContext(ctx, `INSERT INTO turns (question, status, created_at) VALUES (?, ?, ?)`,
-					"old question", string(docent.StatusNotFound), formatTime(updated))
+				// The columns every version since v2 has (later ones add more),
+				// the trace as JSON text, as versions before compact traces wrote it.
+				res, err := old.w.ExecContext(ctx, `INSERT INTO turns (question, status, trace, created_at) VALUES (?, ?, ?, ?)`,
+					"old question", string(docent.StatusNotFound),
+					`{"query":"old question","candidates":[{"chunk":{"id":"c1","text":"old text"},"score":0.5}]}`, formatTime(updated))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -206,7 +218,8 @@ func TestMigrateFromEachVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tu.Question.Text != "old question" || tu.Answer.Status != docent.StatusNotFound {
+				if tu.Question.Text != "old question" || tu.Answer.Status != docent.StatusNotFound ||
+					len(tu.Answer.Trace.Candidates) != 1 || tu.Answer.Trace.Candidates[0].Chunk.Text != "old text" {
 					t.Errorf("turn after migration = %+v", tu)
 				}
 			}
@@ -398,7 +411,7 @@ func TestTurnRoundTrip(t *testing.T) {
 
 	var latency float64
 	var stages string
-	if err := db.db.QueryRowContext(ctx, `SELECT latency_ms, stages_ms FROM turns WHERE id = ?`, in.ID).Scan(&latency, &stages); err != nil {
+	if err := db.w.QueryRowContext(ctx, `SELECT latency_ms, stages_ms FROM turns WHERE id = ?`, in.ID).Scan(&latency, &stages); err != nil {
 		t.Fatal(err)
 	}
 	if latency != 265.5 || stages != `{"generate":250,"rerank":3.5,"retrieve":12}` {

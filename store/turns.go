@@ -29,7 +29,7 @@ func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
 	if err != nil {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
-	trace, err := json.Marshal(t.Answer.Trace)
+	trace, chunks, err := encodeTrace(t.Answer.Trace)
 	if err != nil {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
@@ -44,36 +44,50 @@ func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
 	q := t.Question
-	res, err := db.db.ExecContext(ctx, `INSERT INTO turns (question, platform, channel, thread, user, filter,
-			status, answer, citations, trace, latency_ms, stages_ms, error, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		q.Text, q.Platform, q.Channel, q.Thread, q.User, string(filter),
-		string(t.Answer.Status), t.Answer.Text, string(citations), string(trace), ms(total), string(stagesJSON),
-		t.Answer.Trace.Error, formatTime(t.CreatedAt))
+	created := formatTime(t.CreatedAt)
+	var id int64
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := putChunks(ctx, tx, chunks, created); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO turns (question, platform, channel, thread, user, filter,
+				status, answer, citations, trace_z, latency_ms, stages_ms, error, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			q.Text, q.Platform, q.Channel, q.Thread, q.User, string(filter),
+			string(t.Answer.Status), t.Answer.Text, string(citations), trace, ms(total), string(stagesJSON),
+			t.Answer.Trace.Error, created)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: create turn: %w", err)
 	}
-	if t.ID, err = res.LastInsertId(); err != nil {
-		return fmt.Errorf("store: create turn: %w", err)
-	}
+	t.ID = id
 	return nil
 }
 
 // ms converts a duration to fractional milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-const turnColumns = `id, question, platform, channel, thread, user, filter, status, answer, citations, trace, created_at`
+const turnColumns = `id, question, platform, channel, thread, user, filter, status, answer, citations, trace, trace_z, created_at`
 
 // Turn returns the turn with the given ID, or ErrNotFound.
 func (db *DB) Turn(ctx context.Context, id int64) (docent.Turn, error) {
-	t, err := scanTurn(db.db.QueryRowContext(ctx, `SELECT `+turnColumns+` FROM turns WHERE id = ?`, id))
+	row, err := scanTurn(db.r.QueryRowContext(ctx, `SELECT `+turnColumns+` FROM turns WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return docent.Turn{}, fmt.Errorf("store: turn %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return docent.Turn{}, fmt.Errorf("store: turn %d: %w", id, err)
 	}
-	return t, nil
+	turns, err := db.turnsOf(ctx, []turnRow{row})
+	if err != nil {
+		return docent.Turn{}, fmt.Errorf("store: turn %d: %w", id, err)
+	}
+	return turns[0], nil
 }
 
 // TurnFilter selects turns for ListTurns. Zero fields do not restrict.
@@ -129,7 +143,11 @@ func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error
 	}
 	q += " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
 	args = append(args, limitOr(f.Limit, 50), max(f.Offset, 0))
-	out, err := queryList(ctx, db.db, q, args, scanTurn)
+	rows, err := queryList(ctx, db.r, q, args, scanTurn)
+	if err != nil {
+		return nil, fmt.Errorf("store: list turns: %w", err)
+	}
+	out, err := db.turnsOf(ctx, rows)
 	if err != nil {
 		return nil, fmt.Errorf("store: list turns: %w", err)
 	}
@@ -138,7 +156,7 @@ func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error
 
 // CountTurnsByStatus returns how many turns have each status.
 func (db *DB) CountTurnsByStatus(ctx context.Context) (map[docent.Status]int, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT status, COUNT(*) FROM turns GROUP BY status`)
+	rows, err := db.r.QueryContext(ctx, `SELECT status, COUNT(*) FROM turns GROUP BY status`)
 	if err != nil {
 		return nil, fmt.Errorf("store: count turns: %w", err)
 	}
@@ -158,25 +176,57 @@ func (db *DB) CountTurnsByStatus(ctx context.Context) (map[docent.Status]int, er
 	return out, nil
 }
 
-func scanTurn(s scanner) (docent.Turn, error) {
+// turnRow is a scanned turn whose candidates' chunks, when chunks is set,
+// are still to be read from trace_chunks.
+type turnRow struct {
+	turn   docent.Turn
+	chunks []string
+}
+
+// turnsOf completes scanned rows with their trace chunks.
+func (db *DB) turnsOf(ctx context.Context, rows []turnRow) ([]docent.Turn, error) {
+	out := make([]docent.Turn, len(rows))
+	pending := map[int][]string{}
+	for i, r := range rows {
+		out[i] = r.turn
+		if len(r.chunks) > 0 {
+			pending[i] = r.chunks
+		}
+	}
+	if err := db.fillChunks(ctx, out, pending); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func scanTurn(s scanner) (turnRow, error) {
 	var t docent.Turn
 	var filter, status, citations, trace string
+	var traceZ []byte
 	var created sql.NullString
 	if err := s.Scan(&t.ID, &t.Question.Text, &t.Question.Platform, &t.Question.Channel, &t.Question.Thread,
-		&t.Question.User, &filter, &status, &t.Answer.Text, &citations, &trace, &created); err != nil {
-		return t, err
+		&t.Question.User, &filter, &status, &t.Answer.Text, &citations, &trace, &traceZ, &created); err != nil {
+		return turnRow{}, err
 	}
 	t.Answer.Status = docent.Status(status)
 	if err := json.Unmarshal([]byte(filter), &t.Question.Filter); err != nil {
-		return t, fmt.Errorf("filter of turn %d: %w", t.ID, err)
+		return turnRow{}, fmt.Errorf("filter of turn %d: %w", t.ID, err)
 	}
 	if err := json.Unmarshal([]byte(citations), &t.Answer.Citations); err != nil {
-		return t, fmt.Errorf("citations of turn %d: %w", t.ID, err)
+		return turnRow{}, fmt.Errorf("citations of turn %d: %w", t.ID, err)
 	}
-	if err := json.Unmarshal([]byte(trace), &t.Answer.Trace); err != nil {
-		return t, fmt.Errorf("trace of turn %d: %w", t.ID, err)
+	var chunks []string
+	if traceZ != nil {
+		st, err := decodeTrace(traceZ)
+		if err != nil {
+			return turnRow{}, fmt.Errorf("trace of turn %d: %w", t.ID, err)
+		}
+		t.Answer.Trace, chunks = st.Trace, st.Chunks
+	} else if err := json.Unmarshal([]byte(trace), &t.Answer.Trace); err != nil {
+		// A turn stored before compact traces keeps its trace as JSON text.
+		return turnRow{}, fmt.Errorf("trace of turn %d: %w", t.ID, err)
 	}
 	var err error
 	t.CreatedAt, err = parseTime(created)
-	return t, err
+	return turnRow{turn: t, chunks: chunks}, err
 }

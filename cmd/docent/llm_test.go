@@ -379,7 +379,7 @@ func TestLLMOutage(t *testing.T) {
 			var logs syncBuffer
 			m := &Main{ConfigPath: llmConfig(t, t.TempDir(), provider, provider, servers, ""), Stdout: io.Discard,
 				Stderr: &logs, Getenv: envOf(testKeys), Retry: fastRetry}
-			base, stop := serveMain(t, m)
+			base, stop := MustServeMain(t, m)
 			waitReady(t, base) // the handbook is embedded by the healthy server
 			servers[provider].FailAlways(llmtest.Fault{Status: 503})
 			before := len(servers[provider].Calls())

@@ -16,10 +16,10 @@ var errDataDirBusy = errors.New("another docent process (serve or sync) is using
 // sync into an index, since a server keeps its vectors in memory. The lock
 // is released by the returned function or when the process dies.
 func lockDataDir(dir string) (func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock data dir: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "docent.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, "docent.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock data dir: %w", err)
 	}

@@ -8,6 +8,7 @@
 //	docent eval --beir DIR       score retrieval on a BEIR data set
 //	docent bench                 index and query benchmarks
 //	docent reindex --to typesense  copy the local index into Typesense
+//	docent load                  load test of a server it starts
 package main
 
 import (
@@ -32,6 +33,7 @@ Commands:
   ask       answer a question: docent ask "how do I reset my VPN token?" [--json]
   eval      score retrieval: --golden FILE or --beir DIR [--mode bm25|vector|hybrid] [--json]
   bench     index throughput, query latency and peak memory (--scifact DIR, --synthetic N)
+  load      drive /api/ask with concurrent clients (--clients 32,200 --duration 60s)
   config    print the effective configuration, secrets redacted
   reindex   --to typesense: copy the local index (chunks and vectors, no re-embedding) into index.typesense
 
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return m.Eval(ctx, cmdArgs)
 	case "bench":
 		return m.Bench(ctx, cmdArgs)
+	case "load":
+		return m.Load(ctx, cmdArgs)
 	case "config":
 		return m.PrintConfig(ctx, cmdArgs)
 	case "reindex":

@@ -50,24 +50,27 @@ func envOf(kv map[string]string) func(string) (string, bool) {
 // base URL and a stop function that waits for a graceful shutdown.
 func MustServe(tb testing.TB, dataDir string, stderr io.Writer) (string, func() error) {
 	tb.Helper()
-	return serveMain(tb, &Main{Stdout: io.Discard, Stderr: stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})})
+	return MustServeMain(tb, &Main{Stdout: io.Discard, Stderr: stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})})
 }
 
-// serveMain boots m.Serve on a free port, as MustServe does.
-func serveMain(tb testing.TB, m *Main) (string, func() error) {
+// MustServeMain runs m.Serve with args on a free port and returns its base
+// URL and a stop function (which may be called again) that waits for a
+// graceful shutdown.
+func MustServeMain(tb testing.TB, m *Main, args ...string) (string, func() error) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
 	m.OnListen = func(a string) { addr <- a }
 	done := make(chan error, 1)
 	go func() {
-		err := m.Serve(ctx, []string{"--addr", "127.0.0.1:0"})
+		err := m.Serve(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...))
 		m.Close()
 		done <- err
 	}()
 	select {
 	case a := <-addr:
-		return "http://" + a, func() error { cancel(); return <-done }
+		stop := sync.OnceValue(func() error { cancel(); return <-done })
+		return "http://" + a, stop
 	case err := <-done:
 		cancel()
 		tb.Fatalf("serve exited before listening: %v", err)

@@ -129,7 +129,7 @@ func openBundled(m *Main, sc config.SourceConfig, _ string) (connectors.Source, 
 }
 
 func openDir(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
-	fsys := os.DirFS(sc.Dir.Path)
+	fsys := files.Dir(sc.Dir.Path)
 	web := sc.Dir.WebURL
 	if web == "" {
 		web = m.publicURL() + "/docs/" + sc.Name + "/{path}"

@@ -29,9 +29,13 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(m.Stderr)
 	addr := fl.String("addr", "", "listen address (default server.addr from config, :8080)")
+	retainDays := fl.Int("retain-days", int(store.DefaultRetention.MaxAge/(24*time.Hour)),
+		"delete turns (questions, answers, traces) older than this many days; 0 keeps them")
+	retainTurns := fl.Int("retain-turns", store.DefaultRetention.MaxTurns, "keep at most this many turns, the newest; 0 for no cap")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
+	retention := store.Retention{MaxAge: time.Duration(*retainDays) * 24 * time.Hour, MaxTurns: *retainTurns}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
@@ -46,11 +50,12 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if len(m.LocalDocs) > 0 {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
 	}
-	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log)
+	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
+		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
-	sched := connectors.NewScheduler(readySyncer{m.syncer(), server}, m.Log,
+	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log,
 		connectors.SchedulerOptions{Workers: m.Config.Sync.Workers})
 	for _, sc := range m.Config.Sources {
 		spec := sc.Schedule
@@ -80,7 +85,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		Handler:           server.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      api.AskTimeout + 10*time.Second,
+		WriteTimeout:      api.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
 		IdleTimeout:       2 * time.Minute,
 	}
 	serveErr := make(chan error, 1)
@@ -90,9 +95,13 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	// Syncs run under their own context, cancelled after HTTP has drained.
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
+	syncs.Go(func() { m.pruneTurns(syncCtx, retention, pruneEvery) })
+	trim := &trimmer{last: server.LastAsk, idle: trimIdle, free: freeMemory}
+	syncs.Go(func() { trim.run(syncCtx) })
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
 			server.SetReady(true)
+			m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL))
 		}
 		if err := sched.Start(syncCtx); err != nil {
 			m.Log.Error("start scheduler", slog.Any("error", err))
@@ -134,13 +143,13 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return true
 	}
 	m.Log.Info("index is empty: syncing all sources")
-	results, err := m.SyncSources(ctx, m.Sources, nil)
+	// SyncSources logs each source that failed, with the reason.
+	results, _ := m.SyncSources(ctx, m.Sources, nil)
 	for _, r := range results {
-		m.Log.Info("synced", slog.String("source", r.Source), slog.Int("added", r.Added),
-			slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
-	}
-	if err != nil {
-		m.Log.Error("initial sync", slog.Any("error", err))
+		if r.Err == "" {
+			m.Log.Info("synced", slog.String("source", r.Source), slog.Int("added", r.Added),
+				slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
+		}
 	}
 	n, cerr := m.Index.Count(ctx)
 	if cerr != nil || n == 0 {
@@ -167,12 +176,27 @@ func (m *Main) liveDoc(ctx context.Context, id string) (bool, error) {
 type readySyncer struct {
 	connectors.Syncer
 	server *api.Server
+	log    *slog.Logger
+	url    string
 }
 
 func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
 	res, err := s.Syncer.Sync(ctx, src, progress)
-	if err == nil {
+	if err == nil && !s.server.Ready() {
 		s.server.SetReady(true)
+		s.log.Info("ready", slog.String("url", s.url))
 	}
 	return res, err
+}
+
+// askLimits are the API's admission limits for an answer provider. The
+// offline answerer is CPU-bound, so the defaults (a few asks per core)
+// keep latency in a queue instead of in the scheduler; a model-backed
+// answer spends its seconds waiting on the provider, so many more may be
+// in flight at once.
+func askLimits(provider string) api.Limits {
+	if provider == config.ProviderOffline {
+		return api.Limits{}
+	}
+	return api.Limits{MaxInFlight: 64}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -107,8 +106,8 @@ func (m *Main) Open(ctx context.Context) error {
 // open wires everything over dataDir; eval uses it with a temp dir.
 func (m *Main) open(ctx context.Context, dataDir string) error {
 	cfg := m.Config
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return fmt.Errorf("create data dir: %w", err)
+	if err := prepareDataDir(dataDir); err != nil {
+		return err
 	}
 	m.Metrics = metrics.New()
 	db, err := store.Open(ctx, filepath.Join(dataDir, "docent.db"))
@@ -192,12 +191,16 @@ func (m *Main) source(name string) (connectors.Source, error) {
 }
 
 // SyncSources syncs each source in turn; one failing source does not stop
-// the others. It returns an error naming every source that failed.
+// the others. It logs each failure, sets RunResult.Err of every result
+// that failed, and returns an error naming every source that failed.
 func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, progress func(connectors.Progress)) ([]docent.RunResult, error) {
 	var results []docent.RunResult
 	var errs []error
 	for _, src := range sources {
 		res, err := m.syncer().Sync(ctx, src, progress)
+		if err != nil && res.Err == "" { // failed before the run was recorded
+			res.Err = err.Error()
+		}
 		results = append(results, res)
 		if err != nil {
 			m.Log.ErrorContext(ctx, "sync failed", slog.String("source", src.Name()), slog.Any("error", err))

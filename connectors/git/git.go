@@ -12,6 +12,7 @@
 package git
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/private"
 	"github.com/docent-hq/docent/internal/redact"
 )
 
@@ -83,8 +85,8 @@ type Options struct {
 	Space string
 	// Auth authenticates HTTP(S) remotes.
 	Auth Auth
-	// DataDir holds clones of remote repositories, in DataDir/git/<name>.
-	// Required with URL.
+	// DataDir holds clones of remote repositories, in DataDir/git/<name>,
+	// readable by the owner only. Required with URL.
 	DataDir string
 	// MaxBytes is the largest file read; connectors.DefaultMaxBytes when
 	// 0, no limit when negative. Larger files go to Listing.Failed.
@@ -92,6 +94,12 @@ type Options struct {
 	// Logger receives sync progress; nothing is logged when nil.
 	Logger *slog.Logger
 }
+
+// listingVersion is part of the cursor's options fingerprint. It changes
+// when what a listing includes changes (2: hidden paths are never
+// listed), so that the first sync after an upgrade lists everything and
+// deletes what is no longer listed.
+const listingVersion = 2
 
 // Source reads documents from one branch of a Git repository.
 type Source struct {
@@ -101,6 +109,10 @@ type Source struct {
 	subdir   string
 	fp       string // fingerprint of the options that shape documents
 	log      *slog.Logger
+	// remoteURL is opts.URL without credentials, what the clone's config
+	// records as origin; remoteAuth carries the credentials instead.
+	remoteURL  string
+	remoteAuth transport.AuthMethod
 
 	mu sync.Mutex // serializes syncs: one clone directory per source
 }
@@ -151,8 +163,10 @@ func New(name string, opts Options) (*Source, error) {
 	if s.opts.Space == "" {
 		s.opts.Space = s.repoName
 	}
+	s.remoteURL, s.remoteAuth = remote(opts.URL, opts.Auth)
 	h := sha256.New()
-	fmt.Fprintf(h, "%q %q %q %q %q %q %d", subdir, opts.Include, opts.Exclude, opts.WebURL, s.opts.Space, opts.Branch, opts.MaxBytes)
+	fmt.Fprintf(h, "%d %q %q %q %q %q %q %d", listingVersion, subdir, opts.Include, opts.Exclude, opts.WebURL,
+		s.opts.Space, opts.Branch, opts.MaxBytes)
 	s.fp = hex.EncodeToString(h.Sum(nil))[:8]
 	return s, nil
 }
@@ -331,19 +345,33 @@ func (s *Source) cloneDir() string {
 	return filepath.Join(s.opts.DataDir, "git", safe)
 }
 
-func (s *Source) auth() transport.AuthMethod {
-	if s.opts.Auth.Token == "" {
-		return nil
+// remote splits an HTTP(S) URL into the URL without user info and the
+// basic-auth credentials to send: the configured token (with the
+// configured user name, else the URL's, else "x-access-token"), or else
+// the URL's own user info (a token may be given as the user name,
+// https://TOKEN@host/...). go-git writes the URL it clones into the
+// clone's config, so credentials must travel through its auth instead.
+// Other URLs (ssh, file, local paths) are returned as they are.
+func remote(rawURL string, a Auth) (string, transport.AuthMethod) {
+	lower := strings.ToLower(rawURL)
+	if !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") {
+		return rawURL, nil
 	}
-	u := strings.ToLower(s.opts.URL)
-	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return nil
+	var user, pass string
+	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+		u.User = nil
+		rawURL = u.String()
 	}
-	user := s.opts.Auth.Username
-	if user == "" {
-		user = "x-access-token"
+	switch {
+	case a.Token != "":
+		name := cmp.Or(a.Username, user, "x-access-token")
+		return rawURL, &githttp.BasicAuth{Username: name, Password: a.Token}
+	case user != "" || pass != "":
+		return rawURL, &githttp.BasicAuth{Username: user, Password: pass}
 	}
-	return &githttp.BasicAuth{Username: user, Password: s.opts.Auth.Token}
+	return rawURL, nil
 }
 
 func (s *Source) syncRemote(ctx context.Context) (*gogit.Repository, *object.Commit, string, error) {
@@ -377,7 +405,7 @@ func (s *Source) syncRemote(ctx context.Context) (*gogit.Repository, *object.Com
 	err = repo.FetchContext(ctx, &gogit.FetchOptions{
 		RemoteName: "origin",
 		RefSpecs:   []config.RefSpec{config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, remoteRef))},
-		Auth:       s.auth(),
+		Auth:       s.remoteAuth,
 		Tags:       gogit.NoTags,
 		Force:      true,
 	})
@@ -386,6 +414,10 @@ func (s *Source) syncRemote(ctx context.Context) (*gogit.Repository, *object.Com
 		s.log.DebugContext(ctx, "git: fetch: already up to date", slog.String("branch", branch))
 	case err != nil:
 		return nil, nil, "", s.remoteErr("fetch branch "+branch, err)
+	}
+	// go-git makes pack files world-readable (0444) whatever the umask.
+	if err := private.Tree(dir); err != nil {
+		return nil, nil, "", fmt.Errorf("git: source %q: %w", s.name, err)
 	}
 	ref, err := repo.Reference(remoteRef, true)
 	if err != nil {
@@ -401,12 +433,12 @@ func (s *Source) clone(ctx context.Context, dir string) (*gogit.Repository, erro
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("git: source %q: clear clone directory: %w", s.name, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("git: source %q: create data directory: %w", s.name, err)
 	}
 	opts := &gogit.CloneOptions{
-		URL:          s.opts.URL,
-		Auth:         s.auth(),
+		URL:          s.remoteURL,
+		Auth:         s.remoteAuth,
 		SingleBranch: true,
 		Tags:         gogit.NoTags,
 	}
@@ -424,11 +456,13 @@ func (s *Source) clone(ctx context.Context, dir string) (*gogit.Repository, erro
 	return repo, nil
 }
 
-// ensureOrigin points the clone's origin at the configured URL, which may
-// have changed since the clone was made.
+// ensureOrigin points the clone's origin at the configured URL (without
+// credentials), which may have changed since the clone was made. A clone
+// made by an older docent with credentials in its origin URL loses them
+// here.
 func (s *Source) ensureOrigin(repo *gogit.Repository) error {
 	r, err := repo.Remote("origin")
-	if err == nil && len(r.Config().URLs) == 1 && r.Config().URLs[0] == s.opts.URL {
+	if err == nil && len(r.Config().URLs) == 1 && r.Config().URLs[0] == s.remoteURL {
 		return nil
 	}
 	if err == nil {
@@ -436,15 +470,17 @@ func (s *Source) ensureOrigin(repo *gogit.Repository) error {
 			return err
 		}
 	}
-	_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{s.opts.URL}})
+	_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{s.remoteURL}})
 	return err
 }
 
 // remoteErr wraps a clone or fetch failure with the source name and the
-// URL, with the URL's user info and any token removed from the message.
-// Only the cause's text is searched for secrets, so a plain user name
-// such as "git" cannot mangle the "git: source" prefix. The cause itself,
-// still reachable with errors.Unwrap, is not redacted.
+// URL, with the URL's user info and any token removed from the message:
+// the user info of every URL in it, and whole occurrences of each secret
+// (so a short user name cannot mangle ordinary words). Only the cause's
+// text is searched for secrets, so a user name such as "git" cannot
+// mangle the "git: source" prefix. The cause itself, still reachable with
+// errors.Unwrap, is not redacted.
 func (s *Source) remoteErr(op string, err error) error {
 	where := redact.URL(s.opts.URL)
 	// The cause may quote the URL as configured, even one that does not
@@ -453,20 +489,24 @@ func (s *Source) remoteErr(op string, err error) error {
 	if s.opts.URL != "" {
 		cause = strings.ReplaceAll(cause, s.opts.URL, where)
 	}
-	msg := fmt.Sprintf("git: source %q: %s %s: %s", s.name, op, where, redact.Secrets(cause, s.secrets()...))
+	cause = redact.Secrets(redact.URLs(cause), s.secrets()...)
+	msg := fmt.Sprintf("git: source %q: %s %s: %s", s.name, op, where, cause)
 	return &redactedError{msg: msg, err: err}
 }
 
 // secrets are the credentials that must never appear in a message: the
-// auth token and every part of the URL's user info (a token may be given
-// as the user name, https://TOKEN@host/...), decoded and as written.
+// auth token, the URL's password, and its user name when it has no
+// password (a token given as the user name, https://TOKEN@host/...), each
+// decoded and as written. A user name beside a password is not a secret.
 func (s *Source) secrets() []string {
 	out := []string{s.opts.Auth.Token}
 	if u, err := url.Parse(s.opts.URL); err == nil && u.User != nil {
-		p, _ := u.User.Password()
-		out = append(out, u.User.Username(), p, u.User.String())
-		if user, pass, ok := strings.Cut(u.User.String(), ":"); ok {
-			out = append(out, user, pass)
+		raw := u.User.String()
+		if p, ok := u.User.Password(); ok {
+			_, rawPass, _ := strings.Cut(raw, ":")
+			out = append(out, p, rawPass)
+		} else {
+			out = append(out, u.User.Username(), raw)
 		}
 	}
 	return out

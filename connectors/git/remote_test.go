@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -25,6 +24,7 @@ import (
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/connectors/git/gittest"
 )
 
 // requireUploadPack skips when the git binary that go-git's file transport
@@ -254,14 +254,6 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // TestRemoteHTTP clones and fetches over git's smart HTTP protocol, served
 // by git-http-backend behind basic auth.
 func TestRemoteHTTP(t *testing.T) {
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Skip("git binary not installed")
-	}
-	backend := filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skip("git-http-backend not installed")
-	}
 	root := t.TempDir()
 	bare, err := gogit.PlainInit(filepath.Join(root, "handbook.git"), true)
 	if err != nil {
@@ -284,18 +276,9 @@ func TestRemoteHTTP(t *testing.T) {
 	}
 
 	const token = "glpat-TopSecret"
-	cgiHandler := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if user, pass, ok := r.BasicAuth(); !ok || user != "x-access-token" || pass != token {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "denied", http.StatusUnauthorized)
-			return
-		}
-		cgiHandler.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	base := gittest.ServeRoot(t, root, "x-access-token", token)
 
-	s, err := git.New("hb", git.Options{URL: srv.URL + "/handbook.git", Auth: git.Auth{Token: token},
+	s, err := git.New("hb", git.Options{URL: base + "/handbook.git", Auth: git.Auth{Token: token},
 		DataDir: t.TempDir(), WebURL: "https://git.example/{repo}/-/blob/{branch}/{path}", Logger: discard()})
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,14 @@ func TestSecrets(t *testing.T) {
 		{"empty secrets ignored", "keep me", []string{"", ""}, "keep me"},
 		{"none", "keep me", nil, "keep me"},
 		{"longest first", "key=abcdef", []string{"abc", "abcdef"}, "key=REDACTED"},
+		{"a short user name leaves words alone", "authentication required for https://u@host/r.git (user u)",
+			[]string{"u"}, "authentication required for https://REDACTED@host/r.git (user REDACTED)"},
+		{"not inside a longer token", "tok1x xtok1 tok1_ tok1-2 tok1", []string{"tok1"}, "tok1x xtok1 tok1_ tok1-2 REDACTED"},
+		{"at the edges", "tok1", []string{"tok1"}, "REDACTED"},
+		{"between punctuation", `"tok1", token=tok1&x=1 :tok1@`, []string{"tok1"}, `"REDACTED", token=REDACTED&x=1 :REDACTED@`},
+		{"secret with punctuation at its edge", "pw=p@ss! end", []string{"p@ss!"}, "pw=REDACTED end"},
+		{"next to letters beyond ASCII", "éabc abcé abc", []string{"abc"}, "éabc abcé REDACTED"},
+		{"overlapping occurrences", "aaa", []string{"aa"}, "aaa"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

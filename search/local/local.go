@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
@@ -116,6 +117,11 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	if path == ":memory:" {
 		// Every connection to ":memory:" is its own database.
 		db.SetMaxOpenConns(1)
+	} else {
+		// Connections a burst of searches opened close once idle. SQLite
+		// keeps the file descriptor of a connection closed while others
+		// are open until the last one closes, so the pool must drain.
+		db.SetConnMaxIdleTime(30 * time.Second)
 	}
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		db.Close()
