@@ -2,6 +2,7 @@ package search
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,7 +36,7 @@ func AnalyzeFunc(text string, fn func(term string)) {
 			word = word[:cut]
 		}
 		if !isDigitWord(word) {
-			word = english.Stem(word, true)
+			word = stem(word)
 		}
 		if word != "" {
 			fn(word)
@@ -86,4 +87,33 @@ func isDigitWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// maxCachedStems bounds the stem cache; when it is full it starts over.
+const maxCachedStems = 1 << 17
+
+// stems caches Snowball stems by lower-cased word. A corpus repeats a few
+// tens of thousands of words millions of times, and stemming is most of
+// what Analyze costs.
+var stems = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// stem returns english.Stem(word, true), from the cache when it can.
+func stem(word string) string {
+	stems.RLock()
+	s, ok := stems.m[word]
+	stems.RUnlock()
+	if ok {
+		return s
+	}
+	s = english.Stem(word, true)
+	stems.Lock()
+	if len(stems.m) >= maxCachedStems {
+		clear(stems.m)
+	}
+	stems.m[strings.Clone(word)] = s
+	stems.Unlock()
+	return s
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kljensen/snowball/english"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -24,5 +26,25 @@ func TestAnalyze(t *testing.T) {
 				t.Fatalf("Analyze(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestStemCacheAgreesWithSnowball(t *testing.T) {
+	words := []string{"running", "runners", "generalization", "vaccines", "naïve", "studies", "studies"}
+	for range 2 { // the second pass reads the cache
+		for _, w := range words {
+			if got, want := stem(w), english.Stem(w, true); got != want {
+				t.Errorf("stem(%q) = %q, want %q", w, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkAnalyze analyzes a paragraph of prose, the unit of indexing.
+func BenchmarkAnalyze(b *testing.B) {
+	text := strings.Repeat("Alterations of the architecture of cerebral white matter in the developing human brain can affect cortical development and result in functional disabilities. ", 20)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		AnalyzeFunc(text, func(string) {})
 	}
 }
