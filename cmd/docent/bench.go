@@ -7,12 +7,14 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/internal/synthetic"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/local"
 )
@@ -26,8 +28,20 @@ func (m *Main) Bench(ctx context.Context, args []string) error {
 	scifact := fl.String("scifact", "", "BEIR data set to index and query (skipped when absent)")
 	synthetic := fl.Int("synthetic", 0, "size of the synthetic corpus in chunks (0 skips it)")
 	queries := fl.Int("queries", 300, "synthetic queries to time")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("bench: cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench: cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if err := m.LoadConfig(); err != nil {
 		return err
@@ -105,7 +119,7 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 	const dim = 256
 	w := m.Stdout
 	_ = eval.ResetPeakRSS()
-	chunks := local.GenerateSynthetic(n, dim, 1)
+	chunks := synthetic.Chunks(n, dim, 1)
 	ix, err := local.Open(ctx, filepath.Join(tmp, "index.db"), local.Options{})
 	if err != nil {
 		return err
@@ -137,7 +151,7 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 	}
 	reopen := time.Since(start)
 
-	qv := local.SyntheticQueries(chunks, nq, 2)
+	qv := synthetic.Queries(chunks, nq, 2)
 	retriever, err := search.NewRetriever(ix, nil, search.RetrieverOptions{FeedbackDocs: -1})
 	if err != nil {
 		return err
@@ -155,7 +169,7 @@ func (m *Main) benchSynthetic(ctx context.Context, n, nq int) error {
 		recall += overlap(hits, exactTop(chunks, v, 10))
 
 		words := strings.Fields(chunks[rng.Intn(len(chunks))].Title)
-		text := words[0] + " " + local.SyntheticWord(100+rng.Intn(4900)) + " " + local.SyntheticWord(100+rng.Intn(4900))
+		text := words[0] + " " + synthetic.Word(100+rng.Intn(4900)) + " " + synthetic.Word(100+rng.Intn(4900))
 		t0 = time.Now()
 		if _, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: text, K: 10}); err != nil {
 			return err

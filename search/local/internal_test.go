@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/synthetic"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/searchtest"
 )
@@ -55,7 +56,7 @@ func TestMemoryIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	chunks := GenerateSynthetic(50, 16, 1)
+	chunks := synthetic.Chunks(50, 16, 1)
 	if err := ix.Upsert(ctx, chunks); err != nil {
 		t.Fatal(err)
 	}
@@ -65,29 +66,6 @@ func TestMemoryIndex(t *testing.T) {
 	}
 	if len(hits) == 0 || hits[0].Chunk.ID != chunks[7].ID {
 		t.Fatalf("hits = %v, want %s first", hits, chunks[7].ID)
-	}
-}
-
-func TestGenerateSyntheticDeterministic(t *testing.T) {
-	a, b := GenerateSynthetic(300, 32, 42), GenerateSynthetic(300, 32, 42)
-	c := GenerateSynthetic(300, 32, 43)
-	for i := range a {
-		if !slices.Equal(a[i].Vector, b[i].Vector) || a[i].Text != b[i].Text || a[i].ID != b[i].ID ||
-			!a[i].UpdatedAt.Equal(b[i].UpdatedAt) || !slices.Equal(a[i].Labels, b[i].Labels) {
-			t.Fatalf("chunk %d differs between runs with the same seed", i)
-		}
-	}
-	if slices.Equal(a[0].Vector, c[0].Vector) {
-		t.Error("different seeds gave the same first vector")
-	}
-	for i, ch := range a {
-		var n float64
-		for _, x := range ch.Vector {
-			n += float64(x) * float64(x)
-		}
-		if n < 0.999 || n > 1.001 {
-			t.Fatalf("chunk %d vector has squared norm %v, want 1", i, n)
-		}
 	}
 }
 
@@ -155,7 +133,7 @@ func recallAt(t *testing.T, s *vectorStore, queries [][]float32, k int, f docent
 }
 
 func TestIVFRecallAndUpdates(t *testing.T) {
-	chunks := GenerateSynthetic(3000, 32, 7)
+	chunks := synthetic.Chunks(3000, 32, 7)
 	s := newVectorStore(1000, 8)
 	s.dim = 32
 	for _, c := range chunks {
@@ -163,7 +141,7 @@ func TestIVFRecallAndUpdates(t *testing.T) {
 	}
 	s.reindex()
 	checkIVF(t, s)
-	queries := SyntheticQueries(chunks, 50, 99)
+	queries := synthetic.Queries(chunks, 50, 99)
 
 	steps := []struct {
 		name   string
@@ -200,7 +178,7 @@ func TestIVFRecallAndUpdates(t *testing.T) {
 }
 
 func TestReindexThresholds(t *testing.T) {
-	chunks := GenerateSynthetic(400, 8, 3)
+	chunks := synthetic.Chunks(400, 8, 3)
 	s := newVectorStore(100, 4)
 	s.dim = 8
 	for i, c := range chunks[:99] {
@@ -258,7 +236,7 @@ func TestOpenOptions(t *testing.T) {
 
 func TestSearchDepth(t *testing.T) {
 	ctx := context.Background()
-	chunks := GenerateSynthetic(300, 16, 5)
+	chunks := synthetic.Chunks(300, 16, 5)
 	for i := range chunks {
 		chunks[i].Text += " common"
 	}
@@ -305,7 +283,7 @@ func TestConcurrentSearchAndWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	chunks := GenerateSynthetic(400, 16, 11)
+	chunks := synthetic.Chunks(400, 16, 11)
 	if err := ix.Upsert(ctx, chunks[:200]); err != nil {
 		t.Fatal(err)
 	}
@@ -346,8 +324,8 @@ func TestConcurrentSearchAndWrite(t *testing.T) {
 		}
 	}
 	n, err := ix.Count(ctx)
-	if err != nil || n != 400-10*synthChunksPerDoc {
-		t.Errorf("Count = %d, %v; want %d", n, err, 400-10*synthChunksPerDoc)
+	if err != nil || n != 400-10*synthetic.ChunksPerDoc {
+		t.Errorf("Count = %d, %v; want %d", n, err, 400-10*synthetic.ChunksPerDoc)
 	}
 	if ix.vectors.len() != n {
 		t.Errorf("in-memory vectors = %d, want %d", ix.vectors.len(), n)
