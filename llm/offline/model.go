@@ -21,24 +21,43 @@ const (
 	modelVersion = 2
 )
 
-// stats is an analyzed corpus.
+// stats is an analyzed corpus: every text as term IDs, and how often each
+// term occurs.
 type stats struct {
 	docs   int
 	tokens int64
-	terms  [][]string
-	counts map[string]int64
+	words  []string         // term ID -> term, in order of first occurrence
+	ids    map[string]int32 // term -> term ID
+	counts []int64          // occurrences by term ID
+	texts  [][]int32        // per text, its terms' IDs in text order
+}
+
+// count returns how often term t occurs in the corpus.
+func (st *stats) count(t string) int64 {
+	if i, ok := st.ids[t]; ok {
+		return st.counts[i]
+	}
+	return 0
 }
 
 // collect analyzes every text of corpus.
 func collect(corpus []string) stats {
-	st := stats{docs: len(corpus), terms: make([][]string, len(corpus)), counts: map[string]int64{}}
+	st := stats{docs: len(corpus), ids: map[string]int32{}, texts: make([][]int32, len(corpus))}
 	for i, t := range corpus {
-		ts := search.Analyze(t)
-		st.terms[i] = ts
-		for _, w := range ts {
-			st.counts[w]++
-		}
-		st.tokens += int64(len(ts))
+		var ids []int32
+		search.AnalyzeFunc(t, func(w string) {
+			id, ok := st.ids[w]
+			if !ok {
+				id = int32(len(st.words))
+				st.ids[w] = id
+				st.words = append(st.words, w)
+				st.counts = append(st.counts, 0)
+			}
+			st.counts[id]++
+			ids = append(ids, id)
+		})
+		st.texts[i] = ids
+		st.tokens += int64(len(ids))
 	}
 	return st
 }
@@ -165,7 +184,7 @@ func (m *model) drift(st stats) (docDrift, massDrift float64) {
 	var oldIn, newIn, diff float64
 	for i, t := range m.terms {
 		po := float64(m.counts[i]) / float64(m.tokens)
-		pn := float64(st.counts[t]) / float64(st.tokens)
+		pn := float64(st.count(t)) / float64(st.tokens)
 		oldIn += po
 		newIn += pn
 		diff += math.Abs(po - pn)

@@ -325,3 +325,65 @@ func TestIDFPoolingWeighsRareTermsMore(t *testing.T) {
 		t.Errorf("df %d weight %v (rare) vs df %d weight %v (common)", m.df[rare], m.weights[rare], m.df[common], m.weights[common])
 	}
 }
+
+// ppmiReference is the textbook construction ppmi must equal: a map of
+// weighted pair counts, both directions, then positive PMI with context
+// distribution smoothing.
+func ppmiReference(docs [][]int32, V, window int, cds float64) map[[2]int32]float64 {
+	pairs := map[[2]int32]float64{}
+	for _, ids := range docs {
+		for i, w := range ids {
+			for d := 1; d <= window && i+d < len(ids); d++ {
+				c := ids[i+d]
+				pairs[[2]int32{w, c}] += float64(window - d + 1)
+				pairs[[2]int32{c, w}] += float64(window - d + 1)
+			}
+		}
+	}
+	rowSum := make([]float64, V)
+	for k, c := range pairs {
+		rowSum[k[0]] += c
+	}
+	var z float64
+	ctxPow := make([]float64, V)
+	for j, s := range rowSum {
+		ctxPow[j] = math.Pow(s, cds)
+		z += ctxPow[j]
+	}
+	out := map[[2]int32]float64{}
+	for k, c := range pairs {
+		if pmi := math.Log(c * z / (rowSum[k[0]] * ctxPow[k[1]])); pmi > 0 {
+			out[k] = pmi
+		}
+	}
+	return out
+}
+
+func TestPPMIMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const V = 40
+	docs := make([][]int32, 60)
+	for d := range docs {
+		docs[d] = make([]int32, rng.IntN(25)) // some texts empty or shorter than the window
+		for i := range docs[d] {
+			docs[d][i] = int32(rng.IntN(V))
+		}
+	}
+	want := ppmiReference(docs, V, 5, 0.75)
+	got := ppmi(docs, V, 5, params{cds: 0.75})
+	if got.n != V || got.nc != V || len(got.col) != len(want) {
+		t.Fatalf("shape %d×%d with %d entries, want %d×%d with %d", got.n, got.nc, len(got.col), V, V, len(want))
+	}
+	for i := range V {
+		row := got.col[got.rowPtr[i]:got.rowPtr[i+1]]
+		if !slices.IsSorted(row) {
+			t.Fatalf("row %d columns not sorted: %v", i, row)
+		}
+		for p := got.rowPtr[i]; p < got.rowPtr[i+1]; p++ {
+			w, ok := want[[2]int32{int32(i), got.col[p]}]
+			if !ok || math.Abs(w-got.val[p]) > 1e-12 {
+				t.Fatalf("(%d,%d) = %v, want %v (present %v)", i, got.col[p], got.val[p], w, ok)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -54,38 +55,45 @@ const (
 // train builds a model from st, or returns nil when the vocabulary is too
 // small to be worth one.
 func train(ctx context.Context, st stats, o Options, pr params) (*model, error) {
-	terms := make([]string, 0, len(st.counts))
-	for t, c := range st.counts {
+	var vocab []int32 // corpus term IDs that get a vector
+	for id, c := range st.counts {
 		if c >= int64(o.MinCount) {
-			terms = append(terms, t)
+			vocab = append(vocab, int32(id))
 		}
 	}
-	slices.SortFunc(terms, func(a, b string) int {
+	slices.SortFunc(vocab, func(a, b int32) int {
 		if c := cmp.Compare(st.counts[b], st.counts[a]); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(st.words[a], st.words[b])
 	})
-	if len(terms) > o.MaxVocab {
-		terms = terms[:o.MaxVocab]
+	if len(vocab) > o.MaxVocab {
+		vocab = vocab[:o.MaxVocab]
 	}
-	if len(terms) < minVocab {
+	if len(vocab) < minVocab {
 		return nil, nil
 	}
-	V := len(terms)
+	V := len(vocab)
+	terms := make([]string, V)
 	index := make(map[string]int32, V)
 	counts := make([]int64, V)
-	for i, t := range terms {
-		index[t] = int32(i)
-		counts[i] = st.counts[t]
+	remap := make([]int32, len(st.words)) // corpus term ID -> vocabulary index, or -1
+	for i := range remap {
+		remap[i] = -1
 	}
-	docs := make([][]int32, len(st.terms))
+	for i, id := range vocab {
+		terms[i] = st.words[id]
+		index[terms[i]] = int32(i)
+		counts[i] = st.counts[id]
+		remap[id] = int32(i)
+	}
+	docs := make([][]int32, len(st.texts))
 	df := make([]int64, V)
 	last := make([]int, V)
-	for d, ts := range st.terms {
+	for d, ts := range st.texts {
 		ids := make([]int32, 0, len(ts))
 		for _, t := range ts {
-			if i, ok := index[t]; ok {
+			if i := remap[t]; i >= 0 {
 				ids = append(ids, i)
 				if last[i] != d+1 {
 					last[i] = d + 1
@@ -133,8 +141,13 @@ type csr struct {
 // ppmi counts co-occurrences within window (weighted window-d+1 for
 // distance d, or 1/d when harmonic) and returns the positive PMI matrix
 // with context distribution smoothing, shifted by log(shift).
+//
+// It works row by row: the texts are laid end to end with window empty
+// slots between them, each term's positions are listed, and a row is the
+// weighted count of what surrounds its term's positions. Rows are
+// independent, so they are built in parallel, each in a fixed order: the
+// result does not depend on scheduling.
 func ppmi(docs [][]int32, V, window int, pr params) *csr {
-	pairs := map[uint64]float64{}
 	wts := make([]float64, window+1)
 	for d := 1; d <= window; d++ {
 		wts[d] = float64(window - d + 1)
@@ -142,27 +155,53 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 			wts[d] = 1 / float64(d)
 		}
 	}
+	// flat holds the texts separated by window slots of -1, with window
+	// more at each end, so that no window crosses a text boundary.
+	n := window
 	for _, ids := range docs {
-		for i, w := range ids {
-			for d := 1; d <= window && i+d < len(ids); d++ {
-				c := ids[i+d]
-				wt := wts[d]
-				pairs[uint64(w)<<32|uint64(c)] += wt
-				pairs[uint64(c)<<32|uint64(w)] += wt
-			}
+		n += len(ids) + window
+	}
+	flat := make([]int32, n)
+	for i := range window {
+		flat[i] = -1
+	}
+	pos := make([]int, V+1) // term i's positions are at[pos[i]:pos[i+1]]
+	p := window
+	for _, ids := range docs {
+		for _, w := range ids {
+			flat[p] = w
+			pos[w+1]++
+			p++
+		}
+		for range window {
+			flat[p] = -1
+			p++
 		}
 	}
-	keys := make([]uint64, 0, len(pairs))
-	for k := range pairs {
-		keys = append(keys, k)
+	for i := range V {
+		pos[i+1] += pos[i]
 	}
-	slices.Sort(keys)
+	at := make([]int32, pos[V])
+	next := slices.Clone(pos[:V])
+	for i, w := range flat {
+		if w >= 0 {
+			at[next[w]] = int32(i)
+			next[w]++
+		}
+	}
+
+	// Row sums: every pair is counted from both of its ends.
 	rowSum := make([]float64, V)
-	var total float64
-	for _, k := range keys {
-		c := pairs[k]
-		rowSum[k>>32] += c
-		total += c
+	for i, w := range flat {
+		if w < 0 {
+			continue
+		}
+		for d := 1; d <= window; d++ {
+			if c := flat[i+d]; c >= 0 {
+				rowSum[w] += wts[d]
+				rowSum[c] += wts[d]
+			}
+		}
 	}
 	ctxPow := make([]float64, V)
 	var z float64
@@ -174,28 +213,80 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 	if pr.shift > 1 {
 		shift = math.Log(pr.shift)
 	}
-	m := &csr{n: V, nc: V, rowPtr: make([]int, V+1)}
-	m.col = make([]int32, 0, len(keys))
-	m.val = make([]float64, 0, len(keys))
-	row := 0
-	for _, k := range keys {
-		i, j := int(k>>32), int32(k&0xffffffff)
-		pmi := math.Log(pairs[k]*z/(rowSum[i]*ctxPow[j])) - shift
-		if pmi <= 0 {
-			continue
-		}
-		for row < i {
-			row++
-			m.rowPtr[row] = len(m.col)
-		}
-		m.col = append(m.col, j)
-		m.val = append(m.val, pmi)
+
+	type rows struct {
+		lo, hi int
+		ptr    []int // entries per row, then prefix sums
+		col    []int32
+		val    []float64
 	}
-	for row < V {
-		row++
-		m.rowPtr[row] = len(m.col)
+	const block = 64
+	blocks := make([]rows, (V+block-1)/block)
+	var nextBlock atomic.Int64
+	parallel(func() {
+		acc := make([]float64, V)
+		var touched []int32
+		for {
+			b := int(nextBlock.Add(1)) - 1
+			if b >= len(blocks) {
+				return
+			}
+			r := rows{lo: b * block, hi: min(V, (b+1)*block)}
+			r.ptr = make([]int, r.hi-r.lo)
+			for w := r.lo; w < r.hi; w++ {
+				touched = touched[:0]
+				for _, q := range at[pos[w]:pos[w+1]] {
+					for d := 1; d <= window; d++ {
+						for _, c := range [2]int32{flat[int(q)-d], flat[int(q)+d]} {
+							if c < 0 {
+								continue
+							}
+							if acc[c] == 0 {
+								touched = append(touched, c)
+							}
+							acc[c] += wts[d]
+						}
+					}
+				}
+				slices.Sort(touched)
+				for _, c := range touched {
+					pmi := math.Log(acc[c]*z/(rowSum[w]*ctxPow[c])) - shift
+					acc[c] = 0
+					if pmi <= 0 {
+						continue
+					}
+					r.col = append(r.col, c)
+					r.val = append(r.val, pmi)
+					r.ptr[w-r.lo]++
+				}
+			}
+			blocks[b] = r
+		}
+	})
+	m := &csr{n: V, nc: V, rowPtr: make([]int, V+1)}
+	nnz := 0
+	for _, r := range blocks {
+		nnz += len(r.col)
+	}
+	m.col = make([]int32, 0, nnz)
+	m.val = make([]float64, 0, nnz)
+	for _, r := range blocks {
+		for w := r.lo; w < r.hi; w++ {
+			m.rowPtr[w+1] = m.rowPtr[w] + r.ptr[w-r.lo]
+		}
+		m.col = append(m.col, r.col...)
+		m.val = append(m.val, r.val...)
 	}
 	return m
+}
+
+// parallel runs fn on GOMAXPROCS goroutines and waits for them.
+func parallel(fn func()) {
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(fn)
+	}
+	wg.Wait()
 }
 
 // withDocBlock returns [a | s·X], where X is the term-document matrix with
