@@ -361,109 +361,138 @@ func (m *csr) transpose() *csr {
 	return t
 }
 
-// mul returns m·x for a dense x with m.nc rows. Rows are split across
-// goroutines; each output row is summed in a fixed order, so the result
-// does not depend on scheduling.
-func (m *csr) mul(x blas64.General) blas64.General {
-	out := blas64.General{Rows: m.n, Cols: x.Cols, Stride: x.Cols, Data: make([]float64, m.n*x.Cols)}
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	chunk := (m.n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, m.n)
-		if lo >= hi {
-			break
-		}
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				dst := out.Data[i*out.Stride : i*out.Stride+out.Cols]
-				for p := m.rowPtr[i]; p < m.rowPtr[i+1]; p++ {
+// mulInto sets out = m·x for a dense x with m.nc rows; out has m.n rows
+// and x's columns. Rows are handed out to goroutines in blocks; each
+// output row is summed in a fixed order, four stored entries at a time, so
+// the result does not depend on scheduling.
+func (m *csr) mulInto(out, x blas64.General) {
+	l := x.Cols
+	var next atomic.Int64
+	const block = 64
+	parallel(func() {
+		for {
+			lo := int(next.Add(block)) - block
+			if lo >= m.n {
+				return
+			}
+			for i := lo; i < min(lo+block, m.n); i++ {
+				dst := out.Data[i*out.Stride:][:l]
+				clear(dst)
+				p, end := m.rowPtr[i], m.rowPtr[i+1]
+				for ; p+4 <= end; p += 4 {
+					v0, v1, v2, v3 := m.val[p], m.val[p+1], m.val[p+2], m.val[p+3]
+					s0 := x.Data[int(m.col[p])*x.Stride:][:l]
+					s1 := x.Data[int(m.col[p+1])*x.Stride:][:l]
+					s2 := x.Data[int(m.col[p+2])*x.Stride:][:l]
+					s3 := x.Data[int(m.col[p+3])*x.Stride:][:l]
+					for k := range dst {
+						dst[k] += v0*s0[k] + v1*s1[k] + v2*s2[k] + v3*s3[k]
+					}
+				}
+				for ; p < end; p++ {
 					v := m.val[p]
-					src := x.Data[int(m.col[p])*x.Stride : int(m.col[p])*x.Stride+x.Cols]
-					for k, s := range src {
-						dst[k] += v * s
+					src := x.Data[int(m.col[p])*x.Stride:][:l]
+					for k := range dst {
+						dst[k] += v * src[k]
 					}
 				}
 			}
-		})
-	}
-	wg.Wait()
-	return out
+		}
+	})
 }
 
-// orth returns an orthonormal basis of y's columns (thin QR).
-func orth(y blas64.General) blas64.General {
-	k := min(y.Rows, y.Cols)
-	tau := make([]float64, k)
-	work := []float64{0}
-	lapack64.Geqrf(y, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	lapack64.Geqrf(y, tau, work, len(work))
-	q := blas64.General{Rows: y.Rows, Cols: k, Stride: y.Stride, Data: y.Data}
-	work = []float64{0}
-	lapack64.Orgqr(q, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	lapack64.Orgqr(q, tau, work, len(work))
-	if k == y.Cols {
-		return q
+// dense returns a rows×cols matrix, reusing buf's storage when it is big
+// enough.
+func dense(buf []float64, rows, cols int) blas64.General {
+	if cap(buf) < rows*cols {
+		buf = make([]float64, rows*cols)
 	}
-	out := blas64.General{Rows: y.Rows, Cols: k, Stride: k, Data: make([]float64, y.Rows*k)}
+	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: buf[:rows*cols]}
+}
+
+// gram returns yᵀy, exactly symmetric.
+func gram(y blas64.General) blas64.General {
+	g := dense(nil, y.Cols, y.Cols)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, y, y, 0, g)
+	for i := range g.Rows {
+		for j := i + 1; j < g.Cols; j++ {
+			s := (g.Data[i*g.Stride+j] + g.Data[j*g.Stride+i]) / 2
+			g.Data[i*g.Stride+j], g.Data[j*g.Stride+i] = s, s
+		}
+	}
+	return g
+}
+
+// normalizeColumns scales every non-zero column of y to unit length; it
+// keeps repeated products with A in range without changing their span.
+func normalizeColumns(y blas64.General) {
+	norms := make([]float64, y.Cols)
 	for i := range y.Rows {
-		copy(out.Data[i*k:(i+1)*k], y.Data[i*y.Stride:i*y.Stride+k])
+		for j, v := range y.Data[i*y.Stride:][:y.Cols] {
+			norms[j] += v * v
+		}
 	}
-	return out
+	for j, n := range norms {
+		if n > 0 {
+			norms[j] = 1 / math.Sqrt(n)
+		}
+	}
+	for i := range y.Rows {
+		row := y.Data[i*y.Stride:][:y.Cols]
+		for j := range row {
+			row[j] *= norms[j]
+		}
+	}
 }
 
 // truncatedSVD returns the word vectors U_k·Σ_k^eigPower of a (row-major,
-// a.n×dim, columns beyond the rank left zero), found by a randomized range
-// finder with a fixed seed and subspace iterations.
+// a.n×dim, columns beyond the rank left zero): the top left singular
+// vectors of a, found by a randomized range finder with a fixed seed.
+//
+// The range is Y = (A·Aᵀ)^q·A·Ω for a Gaussian Ω with oversampled
+// columns, q = powerIters; only Y's span matters, so its columns are
+// rescaled between products rather than orthonormalized. The singular
+// vectors come from a Rayleigh–Ritz step that needs no orthonormal basis
+// of Y (see ritz), so the only dense products as tall as Y are YᵀY and
+// the final U = Y·X.
 func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, error) {
 	V := a.n
 	k := min(dim, V, a.nc)
 	l := min(k+oversample, V, a.nc)
 	rng := rand.New(rand.NewPCG(svdSeed1, svdSeed2))
-	omega := blas64.General{Rows: a.nc, Cols: l, Stride: l, Data: make([]float64, a.nc*l)}
-	for i := range omega.Data {
-		omega.Data[i] = rng.NormFloat64()
+	wide := dense(nil, a.nc, l) // Ω, then Aᵀ·Y
+	for i := range wide.Data {
+		wide.Data[i] = rng.NormFloat64()
 	}
 	at := a.transpose()
-	q := orth(a.mul(omega))
+	y := dense(nil, V, l)
+	a.mulInto(y, wide)
 	for range pr.powerIters {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("offline: train: %w", err)
 		}
-		z := orth(at.mul(q))
-		q = orth(a.mul(z))
+		normalizeColumns(y)
+		at.mulInto(wide, y)
+		a.mulInto(y, wide)
 	}
-	// Bᵀ = Aᵀ·Q; the eigenvectors of B·Bᵀ = (Bᵀ)ᵀ·Bᵀ are B's left singular vectors.
-	bt := at.mul(q)
-	c := blas64.General{Rows: q.Cols, Cols: q.Cols, Stride: q.Cols, Data: make([]float64, q.Cols*q.Cols)}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, bt, bt, 0, c)
-	for i := range c.Rows { // symmetrize exactly
-		for j := i + 1; j < c.Cols; j++ {
-			s := (c.Data[i*c.Stride+j] + c.Data[j*c.Stride+i]) / 2
-			c.Data[i*c.Stride+j], c.Data[j*c.Stride+i] = s, s
-		}
+	normalizeColumns(y)
+
+	x, vals, err := ritz(y, at, wide)
+	if err != nil {
+		return nil, err
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(c.Rows, c.Data), true) {
-		return nil, fmt.Errorf("offline: train: eigendecomposition failed")
-	}
-	vals := eig.Values(nil) // ascending
-	var ev mat.Dense
-	eig.VectorsTo(&ev)
 	r := min(k, len(vals))
-	// Top r eigenvectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower.
-	e := blas64.General{Rows: q.Cols, Cols: r, Stride: r, Data: make([]float64, q.Cols*r)}
+	// Top r Ritz vectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower.
+	e := dense(nil, l, r)
 	for j := range r {
 		src := len(vals) - 1 - j
 		scale := math.Pow(math.Max(vals[src], 0), pr.eigPower/2)
-		for i := range q.Cols {
-			e.Data[i*r+j] = ev.At(i, src) * scale
+		for i := range l {
+			e.Data[i*r+j] = x.At(i, src) * scale
 		}
 	}
-	u := blas64.General{Rows: V, Cols: r, Stride: r, Data: make([]float64, V*r)}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, e, 0, u)
+	u := dense(wide.Data, V, r) // Aᵀ·Y is no longer needed
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, y, e, 0, u)
 	// Fix each column's sign: its largest-magnitude entry is positive.
 	for j := range r {
 		best, bi := 0.0, 0
@@ -489,6 +518,71 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 		}
 	}
 	return vecs, nil
+}
+
+// ritz is the Rayleigh–Ritz step of A·Aᵀ on span(y). With G = YᵀY and
+// H = (AᵀY)ᵀ(AᵀY), the small generalized eigenproblem H·x = λ·G·x gives
+// approximate eigenpairs of A·Aᵀ: eigenvectors Y·x (unit length, since
+// xᵀ·G·x = 1) and eigenvalues λ = σ². It returns X (l×l, columns by
+// ascending eigenvalue) and the eigenvalues. A's singular values decay
+// slowly (σ₁/σₗ ≈ 8 on SciFact), so G stays well conditioned after a few
+// products; when it is not positive definite (a degenerate corpus) y is
+// first replaced by an orthonormal basis of its span (Householder QR).
+// buf holds at least at.n×l values and is overwritten.
+func ritz(y blas64.General, at *csr, buf blas64.General) (*mat.Dense, []float64, error) {
+	l := y.Cols
+	var chol mat.Cholesky
+	if !chol.Factorize(mat.NewSymDense(l, gram(y).Data)) {
+		orthonormalize(y)
+		id := mat.NewSymDense(l, nil)
+		for i := range l {
+			id.SetSym(i, i, 1)
+		}
+		chol.Factorize(id)
+	}
+	z := dense(buf.Data, at.n, l)
+	at.mulInto(z, y)
+	h := mat.NewDense(l, l, gram(z).Data)
+	// With G = RᵀR, H·x = λ·G·x becomes (R⁻ᵀ·H·R⁻¹)·w = λ·w, x = R⁻¹·w.
+	var r mat.TriDense
+	chol.UTo(&r)
+	var t1, t2 mat.Dense
+	if err := t1.Solve(r.T(), h); err != nil { // R⁻ᵀ·H
+		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
+	}
+	if err := t2.Solve(r.T(), t1.T()); err != nil { // R⁻ᵀ·(R⁻ᵀ·H)ᵀ = R⁻ᵀ·H·R⁻¹
+		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
+	}
+	sym := mat.NewSymDense(l, nil)
+	for i := range l {
+		for j := i; j < l; j++ {
+			sym.SetSym(i, j, (t2.At(i, j)+t2.At(j, i))/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, true) {
+		return nil, nil, fmt.Errorf("offline: train: eigendecomposition failed")
+	}
+	var w, x mat.Dense
+	eig.VectorsTo(&w)
+	if err := x.Solve(&r, &w); err != nil { // R⁻¹·W
+		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
+	}
+	return &x, eig.Values(nil), nil
+}
+
+// orthonormalize replaces y's columns by an orthonormal basis of their
+// span (Householder QR); y must have at least as many rows as columns.
+func orthonormalize(y blas64.General) {
+	tau := make([]float64, y.Cols)
+	work := []float64{0}
+	lapack64.Geqrf(y, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Geqrf(y, tau, work, len(work))
+	work = []float64{0}
+	lapack64.Orgqr(y, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Orgqr(y, tau, work, len(work))
 }
 
 // principalComponents returns the first n principal components
