@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 var topics = [][]string{
@@ -385,5 +387,92 @@ func TestPPMIMatchesReference(t *testing.T) {
 				t.Fatalf("(%d,%d) = %v, want %v (present %v)", i, got.col[p], got.val[p], w, ok)
 			}
 		}
+	}
+}
+
+// denseCSR returns a rows×cols csr holding m.
+func denseCSR(m [][]float64) *csr {
+	a := &csr{n: len(m), nc: len(m[0]), rowPtr: make([]int, len(m)+1)}
+	for i, row := range m {
+		for j, v := range row {
+			if v != 0 {
+				a.col = append(a.col, int32(j))
+				a.val = append(a.val, v)
+			}
+		}
+		a.rowPtr[i+1] = len(a.col)
+	}
+	return a
+}
+
+// TestTruncatedSVDMatchesDense compares the randomized SVD's word vectors
+// with the top left singular vectors from gonum's dense SVD, on a matrix
+// with a decaying spectrum and on a rank-deficient one (whose Gram matrix
+// is singular, so the Householder fallback runs).
+func TestTruncatedSVDMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const rows, cols, k = 60, 80, 8
+	decaying := make([][]float64, rows)
+	for i := range decaying {
+		decaying[i] = make([]float64, cols)
+	}
+	for r := range 30 { // a sum of 30 rank-one terms with weights 1/(r+1)^2
+		u, v := make([]float64, rows), make([]float64, cols)
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		for j := range v {
+			v[j] = rng.NormFloat64()
+		}
+		for i := range rows {
+			for j := range cols {
+				decaying[i][j] += u[i] * v[j] / float64((r+1)*(r+1))
+			}
+		}
+	}
+	lowRank := make([][]float64, rows) // rank 3: every row a mix of three
+	for i := range lowRank {
+		lowRank[i] = make([]float64, cols)
+		for j := range cols {
+			lowRank[i][j] = float64(i%3+1) * math.Sin(float64(j*(i%3+1)))
+		}
+	}
+	for name, m := range map[string][][]float64{"decaying": decaying, "rank 3": lowRank} {
+		t.Run(name, func(t *testing.T) {
+			vecs, err := truncatedSVD(context.Background(), denseCSR(m), k, params{powerIters: 2, rowNorm: false})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range vecs {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					t.Fatalf("non-finite output %v", x)
+				}
+			}
+			flat := make([]float64, 0, rows*cols)
+			for _, row := range m {
+				flat = append(flat, row...)
+			}
+			var svd mat.SVD
+			if !svd.Factorize(mat.NewDense(rows, cols, flat), mat.SVDThin) {
+				t.Fatal("dense SVD failed")
+			}
+			var u mat.Dense
+			svd.UTo(&u)
+			rank := k
+			if name == "rank 3" {
+				rank = 3
+			}
+			for j := range rank {
+				var dot, norm float64
+				for i := range rows {
+					x := float64(vecs[i*k+j])
+					dot += x * u.At(i, j)
+					norm += x * x
+				}
+				if c := math.Abs(dot) / math.Sqrt(norm); c < 0.999 {
+					t.Errorf("singular vector %d: |cos| with the dense SVD's = %.5f", j, c)
+				}
+			}
+		})
 	}
 }
