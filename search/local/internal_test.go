@@ -2,9 +2,11 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docent-hq/docent"
@@ -13,26 +15,35 @@ import (
 	"github.com/docent-hq/docent/search/searchtest"
 )
 
-func TestMatchExpr(t *testing.T) {
+func TestQueryTerms(t *testing.T) {
 	tests := []struct {
-		name, in, want string
+		name, in string
+		want     []string
 	}{
-		{"plain", "vacation policy", `"vacation" OR "policy"`},
-		{"stopwords and case", "How do I reset MY Password?", `"reset" OR "password"`},
-		{"duplicates", "reset reset Reset", `"reset"`},
-		{"fts syntax stripped", `title:"foo" NEAR(bar baz) -qux* AND ^x`, `"title" OR "foo" OR "near" OR "bar" OR "baz" OR "qux" OR "x"`},
-		{"unicode", "Café über naïve", `"café" OR "über" OR "naïve"`},
-		{"only stopwords", "the of and", ""},
-		{"only punctuation", `"*()-:^`, ""},
-		{"empty", "", ""},
+		{"plain", "vacation policy", []string{"vacat", "polici"}},
+		{"stopwords, case and stems", "How do I reset MY Passwords?", []string{"reset", "password"}},
+		{"duplicates", "reset reset Reset resets", []string{"reset"}},
+		{"query syntax is text", `title:"foo" NEAR(bar baz) -qux* AND ^x`, []string{"titl", "foo", "near", "bar", "baz", "qux"}},
+		{"only stopwords", "the of and", nil},
+		{"only punctuation", `"*()-:^`, nil},
+		{"empty", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := MatchExpr(tt.in); got != tt.want {
-				t.Errorf("MatchExpr(%q) = %s, want %s", tt.in, got, tt.want)
+			if got := queryTerms(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("queryTerms(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
+	t.Run("capped", func(t *testing.T) {
+		var b strings.Builder
+		for i := range 2 * maxQueryTerms {
+			fmt.Fprintf(&b, "w%d ", i)
+		}
+		if got := queryTerms(b.String()); len(got) != maxQueryTerms || got[0] != "w0" {
+			t.Errorf("%d terms starting %q, want the first %d", len(got), got[0], maxQueryTerms)
+		}
+	})
 }
 
 // TestIndexSuiteANN runs the contract suite with the approximate index on
@@ -227,7 +238,7 @@ func TestOpenOptions(t *testing.T) {
 	})
 	t.Run("defaults", func(t *testing.T) {
 		got := Options{}.withDefaults()
-		want := Options{TitleWeight: 2, SectionWeight: 1.5, TextWeight: 1, ANNThreshold: 20000, NProbe: 24}
+		want := Options{ANNThreshold: 20000, NProbe: 24}
 		if got != want {
 			t.Errorf("withDefaults = %+v, want %+v", got, want)
 		}
