@@ -476,3 +476,11 @@ func TestTruncatedSVDMatchesDense(t *testing.T) {
 		})
 	}
 }
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}

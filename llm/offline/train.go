@@ -35,7 +35,8 @@ type params struct {
 	triDims    int     // dims given to hashed character trigrams
 }
 
-// defaultParams won the SciFact train sweep (research_sweep_test.go): the
+// defaultParams won the SciFact train sweep (a research harness since
+// retired; see docs/retrieval.md): the
 // document block (docMix 2) and IDF pooling lift vector-only nDCG@10 from
 // 0.620 to 0.646 and R@100 from 0.929 to 0.938 through the product eval;
 // shifted PMI, eigenvalue weighting, other SIF a, 0 or 2 components, more

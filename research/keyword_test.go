@@ -1,0 +1,74 @@
+//go:build research
+
+package research
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/bm25"
+	"github.com/docent-hq/docent/search/local"
+)
+
+// TestKeyword prints nDCG@10 / R@100 of BM25 variants, keyword-only and
+// through the default pipeline, on the short and long query sets of
+// $DOCENT_SPLITS (default "train"). Variants come from $DOCENT_KEYWORD, a
+// list of name=coverage/k1/b entries separated by spaces, or the list below.
+func TestKeyword(t *testing.T) {
+	s := mustSciFact(t)
+	type variant struct {
+		name string
+		p    bm25.Params
+	}
+	variants := []variant{
+		{"coverage 0", bm25.Params{}},
+		{"coverage 0.5", bm25.Params{Coverage: 0.5}},
+		{"coverage 1", bm25.Params{Coverage: 1}},
+		{"coverage 2", bm25.Params{Coverage: 2}},
+	}
+	if v := os.Getenv("DOCENT_KEYWORD"); v != "" {
+		variants = nil
+		for _, f := range strings.Fields(v) {
+			name, spec, _ := strings.Cut(f, "=")
+			var p bm25.Params
+			if _, err := fmt.Sscanf(spec, "%g/%g/%g", &p.Coverage, &p.K1, &p.B); err != nil {
+				t.Fatalf("variant %q: want name=coverage/k1/b: %v", f, err)
+			}
+			variants = append(variants, variant{name, p})
+		}
+	}
+	splits := strings.Split(envOr("DOCENT_SPLITS", "train"), ",")
+	modes := []search.Mode{search.ModeKeyword, search.ModeDefault}
+	for _, v := range variants {
+		ix := s.open(t, local.Options{Keyword: v.p})
+		for _, split := range splits {
+			for _, set := range append([]string{split}, longSets(split)...) {
+				line := fmt.Sprintf("%-14s %-20s", v.name, set)
+				for _, mode := range modes {
+					rep := s.score(t, ix, set, mode)
+					line += fmt.Sprintf("  %s %.4f / %.4f", mode, rep.NDCG10, rep.Recall100)
+				}
+				t.Log(line)
+			}
+		}
+	}
+}
+
+func longSets(split string) []string {
+	var out []string
+	for _, k := range eval.LongKinds {
+		out = append(out, split+"/"+k)
+	}
+	return out
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}

@@ -1,0 +1,124 @@
+//go:build research
+
+package research
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/llm/offline"
+	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/local"
+)
+
+// sciFact is the corpus chunked and embedded once, with every query set.
+type sciFact struct {
+	chunks []docent.Chunk // with vectors
+	emb    *offline.Embedder
+	sets   map[string]*eval.BEIR // "train", "test", "train/long-context", ...
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *sciFact
+	loadErr  error
+)
+
+// mustSciFact loads $DOCENT_SCIFACT, chunks it with the default chunker,
+// trains the offline embedder on the chunks and embeds them, as a sync
+// would; it skips the test when the data is absent.
+func mustSciFact(tb testing.TB) *sciFact {
+	tb.Helper()
+	dir := os.Getenv("DOCENT_SCIFACT")
+	if dir == "" {
+		tb.Skip("set DOCENT_SCIFACT to a BEIR SciFact directory")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "corpus.jsonl")); err != nil {
+		tb.Skipf("no BEIR data at %s", dir)
+	}
+	loadOnce.Do(func() { loaded, loadErr = loadSciFact(dir) })
+	if loadErr != nil {
+		tb.Fatal(loadErr)
+	}
+	return loaded
+}
+
+func loadSciFact(dir string) (*sciFact, error) {
+	ctx := context.Background()
+	s := &sciFact{sets: map[string]*eval.BEIR{}}
+	for _, split := range []string{"train", "test"} {
+		b, err := eval.LoadBEIR(dir, split)
+		if err != nil {
+			return nil, err
+		}
+		s.sets[split] = b
+		for _, kind := range eval.LongKinds {
+			l, err := eval.LongQueries(b, kind, 1)
+			if err != nil {
+				return nil, err
+			}
+			s.sets[l.Split] = l
+		}
+	}
+	var ch search.Chunker
+	var texts []string
+	for _, d := range s.sets["test"].Corpus {
+		cs, err := ch.Chunk(d)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %s: %w", d.ID, err)
+		}
+		for _, c := range cs {
+			s.chunks = append(s.chunks, c)
+			texts = append(texts, c.Text)
+		}
+	}
+	s.emb = offline.NewEmbedder(offline.Options{})
+	if _, err := s.emb.Fit(ctx, texts); err != nil {
+		return nil, err
+	}
+	vecs, err := s.emb.EmbedDocuments(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range s.chunks {
+		s.chunks[i].Vector = vecs[i]
+	}
+	return s, nil
+}
+
+// open indexes the chunks into a fresh local index with opts.
+func (s *sciFact) open(tb testing.TB, opts local.Options) *local.Index {
+	tb.Helper()
+	ix, err := local.Open(context.Background(), filepath.Join(tb.TempDir(), "index.db"), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	if err := ix.Upsert(context.Background(), s.chunks); err != nil {
+		tb.Fatal(err)
+	}
+	return ix
+}
+
+// score runs one query set in one mode through the default Retriever.
+func (s *sciFact) score(tb testing.TB, ix search.Index, set string, mode search.Mode) eval.BEIRReport {
+	tb.Helper()
+	r, err := search.NewRetriever(ix, s.emb, search.RetrieverOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rep, err := eval.RunBEIR(context.Background(), s.sets[set], eval.SearcherFunc(func(ctx context.Context, q string, k int) ([]docent.Hit, error) {
+		res, err := r.Retrieve(ctx, search.Request{Text: q, K: k, Mode: mode})
+		return res.Hits, err
+	}), eval.BEIROptions{K: 100})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rep
+}
