@@ -13,10 +13,11 @@ import (
 // anywhere), deterministic for a seed. They check that retrieval does not
 // degrade when people paste a paragraph around their question.
 const (
-	// LongContext puts a paragraph of related context before each query:
-	// three sentences of a judged-relevant document (the one with the
-	// smallest ID), in their order, as if the asker pasted part of what
-	// they were reading. The query text follows.
+	// LongContext puts a pasted paragraph before each query: one sentence
+	// of a judged-relevant document (the one with the smallest ID) among
+	// two sentences of unrelated documents, in random order, like a log
+	// excerpt of which one line is the error the answer is about. The
+	// query text follows.
 	LongContext = "long-context"
 	// LongNoise puts the query among three sentences from three other
 	// corpus documents, none judged relevant to it, at a random position:
@@ -28,6 +29,8 @@ const (
 var LongKinds = []string{LongContext, LongNoise}
 
 // longSentences is how many sentences a long query adds to the query.
+// The corpus must hold a document with a sentence that is not relevant to
+// each query.
 const longSentences = 3
 
 // LongQueries returns b with each query replaced by its long version of
@@ -48,8 +51,8 @@ func LongQueries(b *BEIR, kind string, seed uint64) (*BEIR, error) {
 	out.Queries = make([]Query, len(b.Queries))
 	for i, q := range b.Queries {
 		var parts []string
-		switch kind {
-		case LongContext:
+		noise := longSentences
+		if kind == LongContext {
 			rel := make([]string, 0, len(b.Qrels[q.ID]))
 			for id, grade := range b.Qrels[q.ID] {
 				if _, ok := byID[id]; ok && grade > 0 {
@@ -58,19 +61,19 @@ func LongQueries(b *BEIR, kind string, seed uint64) (*BEIR, error) {
 			}
 			slices.SortFunc(rel, compareIDs)
 			if len(rel) > 0 {
-				parts = append(parts, pick(rng, Sentences(b.Corpus[byID[rel[0]]].Body), longSentences)...)
-			}
-			parts = append(parts, q.Text)
-		case LongNoise:
-			for len(parts) < longSentences {
-				d := b.Corpus[rng.IntN(len(b.Corpus))]
-				if b.Qrels[q.ID][strings.TrimPrefix(d.ID, BEIRPrefix)] > 0 {
-					continue
-				}
-				if s := Sentences(d.Body); len(s) > 0 {
+				if s := Sentences(b.Corpus[byID[rel[0]]].Body); len(s) > 0 {
 					parts = append(parts, s[rng.IntN(len(s))])
+					noise--
 				}
 			}
+		}
+		for range noise {
+			parts = append(parts, unrelatedSentence(rng, b, q.ID))
+		}
+		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+		if kind == LongContext {
+			parts = append(parts, q.Text)
+		} else {
 			parts = slices.Insert(parts, rng.IntN(len(parts)+1), q.Text)
 		}
 		out.Queries[i] = Query{ID: q.ID, Text: strings.Join(parts, " ")}
@@ -78,19 +81,18 @@ func LongQueries(b *BEIR, kind string, seed uint64) (*BEIR, error) {
 	return &out, nil
 }
 
-// pick returns n of ss chosen at random (all of them when there are no
-// more), in their original order.
-func pick(rng *rand.Rand, ss []string, n int) []string {
-	if len(ss) <= n {
-		return ss
+// unrelatedSentence returns a random sentence of a random corpus
+// document that is not judged relevant to query qid.
+func unrelatedSentence(rng *rand.Rand, b *BEIR, qid string) string {
+	for {
+		d := b.Corpus[rng.IntN(len(b.Corpus))]
+		if b.Qrels[qid][strings.TrimPrefix(d.ID, BEIRPrefix)] > 0 {
+			continue
+		}
+		if s := Sentences(d.Body); len(s) > 0 {
+			return s[rng.IntN(len(s))]
+		}
 	}
-	idx := rng.Perm(len(ss))[:n]
-	slices.Sort(idx)
-	out := make([]string, n)
-	for i, j := range idx {
-		out[i] = ss[j]
-	}
-	return out
 }
 
 // Sentences splits prose into sentences: a sentence ends at '.', '!' or

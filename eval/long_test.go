@@ -58,21 +58,14 @@ func TestLongQueries(t *testing.T) {
 			t.Fatalf("split %q, %d queries", l.Split, len(l.Queries))
 		}
 		q1 := l.Queries[0].Text
-		if !strings.HasSuffix(q1, " Is the claim true?") || strings.Count(q1, "Relevant") != 3 {
-			t.Errorf("q1 = %q, want three sentences of d1 then the query", q1)
+		if !strings.HasSuffix(q1, " Is the claim true?") || strings.Count(q1, "Relevant") != 1 || len(Sentences(q1)) != 4 {
+			t.Errorf("q1 = %q, want one sentence of d1, two others, then the query", q1)
 		}
-		var nums []int
-		for i, w := range []string{"one.", "two.", "three.", "four.", "five."} {
-			if strings.Contains(q1, "Relevant "+w) {
-				nums = append(nums, i)
-			}
-		}
-		if !slices.IsSorted(nums) {
-			t.Errorf("sentences out of order: %q", q1)
-		}
-		// d3 is the smallest judged-relevant ID of q2 and has one sentence.
-		if want := "Third doc sentence. Second claim."; l.Queries[1].Text != want {
-			t.Errorf("q2 = %q, want %q", l.Queries[1].Text, want)
+		// d3 is the smallest judged-relevant ID of q2; d4 is relevant too
+		// and must not be among the unrelated sentences.
+		q2 := l.Queries[1].Text
+		if !strings.Contains(q2, "Third doc sentence.") || strings.Contains(q2, "Fourth") || !strings.HasSuffix(q2, " Second claim.") {
+			t.Errorf("q2 = %q, want d3's sentence, none of d4, the query last", q2)
 		}
 		if b.Queries[0].Text != "Is the claim true?" || b.Split != "test" {
 			t.Error("LongQueries changed its input")
