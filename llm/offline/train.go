@@ -130,13 +130,16 @@ func train(ctx context.Context, st stats, o Options, pr params) (*model, error) 
 	return m, nil
 }
 
-// csr is a sparse matrix in compressed sparse row form.
+// csr is a sparse matrix in compressed sparse row form. Values are
+// float32 (PPMI and tf-idf need no more), which saves a third of the
+// memory the SVD's two copies (A and Aᵀ) take; products accumulate in
+// float64.
 type csr struct {
 	n      int // rows
 	nc     int // columns
 	rowPtr []int
 	col    []int32
-	val    []float64
+	val    []float32
 }
 
 // ppmi counts co-occurrences within window (weighted window-d+1 for
@@ -219,7 +222,7 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 		lo, hi int
 		ptr    []int // entries per row, then prefix sums
 		col    []int32
-		val    []float64
+		val    []float32
 	}
 	const block = 64
 	blocks := make([]rows, (V+block-1)/block)
@@ -257,7 +260,7 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 						continue
 					}
 					r.col = append(r.col, c)
-					r.val = append(r.val, pmi)
+					r.val = append(r.val, float32(pmi))
 					r.ptr[w-r.lo]++
 				}
 			}
@@ -270,7 +273,7 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 		nnz += len(r.col)
 	}
 	m.col = make([]int32, 0, nnz)
-	m.val = make([]float64, 0, nnz)
+	m.val = make([]float32, 0, nnz)
 	for _, r := range blocks {
 		for w := r.lo; w < r.hi; w++ {
 			m.rowPtr[w+1] = m.rowPtr[w] + r.ptr[w-r.lo]
@@ -317,7 +320,7 @@ func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
 	}
 	var na, nx float64
 	for _, v := range a.val {
-		na += v * v
+		na += float64(v) * float64(v)
 	}
 	for _, ps := range posts {
 		for _, p := range ps {
@@ -334,7 +337,7 @@ func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
 		out.val = append(out.val, a.val[a.rowPtr[i]:a.rowPtr[i+1]]...)
 		for _, p := range posts[i] {
 			out.col = append(out.col, int32(V)+p.doc)
-			out.val = append(out.val, s*p.v)
+			out.val = append(out.val, float32(s*p.v))
 		}
 		out.rowPtr[i+1] = len(out.col)
 	}
@@ -343,7 +346,7 @@ func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
 
 // transpose returns mᵀ.
 func (m *csr) transpose() *csr {
-	t := &csr{n: m.nc, nc: m.n, rowPtr: make([]int, m.nc+1), col: make([]int32, len(m.col)), val: make([]float64, len(m.val))}
+	t := &csr{n: m.nc, nc: m.n, rowPtr: make([]int, m.nc+1), col: make([]int32, len(m.col)), val: make([]float32, len(m.val))}
 	for _, j := range m.col {
 		t.rowPtr[j+1]++
 	}
@@ -381,7 +384,7 @@ func (m *csr) mulInto(out, x blas64.General) {
 				clear(dst)
 				p, end := m.rowPtr[i], m.rowPtr[i+1]
 				for ; p+4 <= end; p += 4 {
-					v0, v1, v2, v3 := m.val[p], m.val[p+1], m.val[p+2], m.val[p+3]
+					v0, v1, v2, v3 := float64(m.val[p]), float64(m.val[p+1]), float64(m.val[p+2]), float64(m.val[p+3])
 					s0 := x.Data[int(m.col[p])*x.Stride:][:l]
 					s1 := x.Data[int(m.col[p+1])*x.Stride:][:l]
 					s2 := x.Data[int(m.col[p+2])*x.Stride:][:l]
@@ -391,7 +394,7 @@ func (m *csr) mulInto(out, x blas64.General) {
 					}
 				}
 				for ; p < end; p++ {
-					v := m.val[p]
+					v := float64(m.val[p])
 					src := x.Data[int(m.col[p])*x.Stride:][:l]
 					for k := range dst {
 						dst[k] += v * src[k]
@@ -525,15 +528,20 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 // H = (AᵀY)ᵀ(AᵀY), the small generalized eigenproblem H·x = λ·G·x gives
 // approximate eigenpairs of A·Aᵀ: eigenvectors Y·x (unit length, since
 // xᵀ·G·x = 1) and eigenvalues λ = σ². It returns X (l×l, columns by
-// ascending eigenvalue) and the eigenvalues. A's singular values decay
-// slowly (σ₁/σₗ ≈ 8 on SciFact), so G stays well conditioned after a few
-// products; when it is not positive definite (a degenerate corpus) y is
-// first replaced by an orthonormal basis of its span (Householder QR).
-// buf holds at least at.n×l values and is overwritten.
+// ascending eigenvalue) and the eigenvalues.
+//
+// Solving through G's Cholesky factor loses about κ(G)·ε of accuracy, so
+// it is used only while G is well conditioned, as it is when A's singular
+// values decay slowly (σ₁/σₗ ≈ 8 on SciFact: κ(G) ≈ 10⁹). Above
+// maxGramCond (a steep spectrum, or a degenerate corpus) y is first
+// replaced by an orthonormal basis of its span (Householder QR), and G by
+// the identity. buf holds at least at.n×l values and is overwritten.
 func ritz(y blas64.General, at *csr, buf blas64.General) (*mat.Dense, []float64, error) {
 	l := y.Cols
+	g := mat.NewSymDense(l, gram(y).Data)
+	var ge mat.EigenSym
 	var chol mat.Cholesky
-	if !chol.Factorize(mat.NewSymDense(l, gram(y).Data)) {
+	if !ge.Factorize(g, false) || !wellConditioned(ge.Values(nil)) || !chol.Factorize(g) {
 		orthonormalize(y)
 		id := mat.NewSymDense(l, nil)
 		for i := range l {
@@ -570,6 +578,16 @@ func ritz(y blas64.General, at *csr, buf blas64.General) (*mat.Dense, []float64,
 		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
 	}
 	return &x, eig.Values(nil), nil
+}
+
+// maxGramCond is the largest condition number of YᵀY that ritz solves
+// through a Cholesky factor (accurate to about 1e-6).
+const maxGramCond = 1e10
+
+// wellConditioned reports whether ascending eigenvalues vals have a
+// condition number of at most maxGramCond.
+func wellConditioned(vals []float64) bool {
+	return len(vals) > 0 && vals[0] > 0 && vals[len(vals)-1] <= maxGramCond*vals[0]
 }
 
 // orthonormalize replaces y's columns by an orthonormal basis of their
