@@ -79,7 +79,6 @@ type model struct {
 	index   map[string]int32
 	weights []float32 // pooling weight per term
 	unknown float32   // pooling weight of a term outside the vocabulary
-	raw     []byte    // encoded form
 	name    string
 }
 
@@ -111,18 +110,21 @@ func (m *model) setWeights() {
 	}
 }
 
-// finish derives the lookup index, pooling weights, encoding and name.
-func (m *model) finish() {
+// finish derives the lookup index, pooling weights and name, and returns
+// the encoding: raw when the model was decoded from it, otherwise
+// encode's. The model does not keep it (it is as large as the vectors).
+func (m *model) finish(raw []byte) []byte {
 	m.index = make(map[string]int32, len(m.terms))
 	for i, t := range m.terms {
 		m.index[t] = int32(i)
 	}
 	m.setWeights()
-	if m.raw == nil {
-		m.raw = m.encode()
+	if raw == nil {
+		raw = m.encode()
 	}
-	sum := sha256.Sum256(m.raw)
+	sum := sha256.Sum256(raw)
 	m.name = fmt.Sprintf("offline-ppmi-svd-%d@%s", m.dim, hex.EncodeToString(sum[:4]))
+	return raw
 }
 
 // embed pools the word vectors of terms, removes the principal
@@ -250,7 +252,7 @@ func decodeModel(raw []byte) (*model, error) {
 	if v := le.Uint32(p); v != modelVersion {
 		return nil, fmt.Errorf("offline: model version %d, want %d", v, modelVersion)
 	}
-	m := &model{raw: raw}
+	m := &model{}
 	m.dim = int(le.Uint32(p[4:]))
 	m.docs = int(le.Uint64(p[8:]))
 	m.tokens = int64(le.Uint64(p[16:]))
@@ -290,7 +292,7 @@ func decodeModel(raw []byte) (*model, error) {
 		f[i] = math.Float32frombits(le.Uint32(p[4*i:]))
 	}
 	m.vecs, m.pcs = f[:n*sd], f[n*sd:]
-	m.finish()
+	m.finish(raw)
 	return m, nil
 }
 

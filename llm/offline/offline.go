@@ -213,11 +213,12 @@ func (e *Embedder) Fit(ctx context.Context, corpus []string) (bool, error) {
 	if m == nil {
 		return false, nil
 	}
+	raw := m.finish(nil)
 	if cur != nil && cur.name == m.name {
 		return false, nil
 	}
 	if e.opts.ModelPath != "" {
-		if err := writeAtomic(e.opts.ModelPath, m.raw); err != nil {
+		if err := writeAtomic(e.opts.ModelPath, raw); err != nil {
 			return false, err
 		}
 	}

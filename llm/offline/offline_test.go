@@ -277,11 +277,15 @@ func TestTrainVariants(t *testing.T) {
 }
 
 func TestWithDocBlock(t *testing.T) {
-	// Two terms, three documents; a is the 2×2 identity scaled by 3.
-	a := &csr{n: 2, nc: 2, rowPtr: []int{0, 1, 2}, col: []int32{0, 1}, val: []float32{3, 3}}
+	// Two terms, three documents; the PPMI block is the 2×2 identity
+	// scaled by 3, in two row blocks.
+	a := []rowBlock{
+		{lo: 0, hi: 1, ptr: []int{1}, col: []int32{0}, val: []float32{3}},
+		{lo: 1, hi: 2, ptr: []int{1}, col: []int32{1}, val: []float32{3}},
+	}
 	docs := [][]int32{{0, 0, 1}, {1}, {}}
 	df := []int64{1, 2}
-	got := withDocBlock(a, docs, df, 2)
+	got := assemble(a, 2, newDocBlock(docs, df, 2, 2))
 	if got.n != 2 || got.nc != 2+3 {
 		t.Fatalf("shape %d×%d, want 2×5", got.n, got.nc)
 	}

@@ -54,7 +54,7 @@ const (
 )
 
 // train builds a model from st, or returns nil when the vocabulary is too
-// small to be worth one.
+// small to be worth one. The model is not finished (see model.finish).
 func train(ctx context.Context, st stats, o Options, pr params) (*model, error) {
 	var vocab []int32 // corpus term IDs that get a vector
 	for id, c := range st.counts {
@@ -107,10 +107,11 @@ func train(ctx context.Context, st stats, o Options, pr params) (*model, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: train: %w", err)
 	}
-	a := ppmi(docs, V, o.Window, pr)
+	var db *docBlock
 	if pr.docMix > 0 {
-		a = withDocBlock(a, docs, df, pr.docMix)
+		db = newDocBlock(docs, df, V, pr.docMix)
 	}
+	a := assemble(ppmiRows(docs, V, o.Window, pr), V, db)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: train: %w", err)
 	}
@@ -119,14 +120,16 @@ func train(ctx context.Context, st stats, o Options, pr params) (*model, error) 
 	if err != nil {
 		return nil, err
 	}
+	// The matrices are garbage now, several times the model's size: collect
+	// them before pooling and encoding allocate more.
+	runtime.GC()
 	m := &model{dim: o.Dim, triDims: pr.triDims, docs: st.docs, tokens: st.tokens, terms: terms, counts: counts, df: df,
 		vecs: vecs, sifA: pr.sifA, idfPool: pr.idfPool}
-	// Pooling weights are needed for the principal components; finish
-	// again after they are set to encode and name the model.
+	// Pooling weights are needed for the principal components; the
+	// caller's finish derives them again with the rest.
 	m.index = index
 	m.setWeights()
 	m.pcs = principalComponents(m, docs, pr.npc)
-	m.finish()
 	return m, nil
 }
 
@@ -145,13 +148,27 @@ type csr struct {
 // ppmi counts co-occurrences within window (weighted window-d+1 for
 // distance d, or 1/d when harmonic) and returns the positive PMI matrix
 // with context distribution smoothing, shifted by log(shift).
+func ppmi(docs [][]int32, V, window int, pr params) *csr {
+	return assemble(ppmiRows(docs, V, window, pr), V, nil)
+}
+
+// rowBlock holds the entries of rows lo..hi-1 of a sparse matrix, in row
+// order: ptr[i] entries for row lo+i.
+type rowBlock struct {
+	lo, hi int
+	ptr    []int
+	col    []int32
+	val    []float32
+}
+
+// ppmiRows returns ppmi's matrix as row blocks.
 //
 // It works row by row: the texts are laid end to end with window empty
 // slots between them, each term's positions are listed, and a row is the
 // weighted count of what surrounds its term's positions. Rows are
 // independent, so they are built in parallel, each in a fixed order: the
 // result does not depend on scheduling.
-func ppmi(docs [][]int32, V, window int, pr params) *csr {
+func ppmiRows(docs [][]int32, V, window int, pr params) []rowBlock {
 	wts := make([]float64, window+1)
 	for d := 1; d <= window; d++ {
 		wts[d] = float64(window - d + 1)
@@ -218,14 +235,8 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 		shift = math.Log(pr.shift)
 	}
 
-	type rows struct {
-		lo, hi int
-		ptr    []int // entries per row, then prefix sums
-		col    []int32
-		val    []float32
-	}
 	const block = 64
-	blocks := make([]rows, (V+block-1)/block)
+	blocks := make([]rowBlock, (V+block-1)/block)
 	var nextBlock atomic.Int64
 	parallel(func() {
 		acc := make([]float64, V)
@@ -235,7 +246,7 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 			if b >= len(blocks) {
 				return
 			}
-			r := rows{lo: b * block, hi: min(V, (b+1)*block)}
+			r := rowBlock{lo: b * block, hi: min(V, (b+1)*block)}
 			r.ptr = make([]int, r.hi-r.lo)
 			for w := r.lo; w < r.hi; w++ {
 				touched = touched[:0]
@@ -267,21 +278,7 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 			blocks[b] = r
 		}
 	})
-	m := &csr{n: V, nc: V, rowPtr: make([]int, V+1)}
-	nnz := 0
-	for _, r := range blocks {
-		nnz += len(r.col)
-	}
-	m.col = make([]int32, 0, nnz)
-	m.val = make([]float32, 0, nnz)
-	for _, r := range blocks {
-		for w := r.lo; w < r.hi; w++ {
-			m.rowPtr[w+1] = m.rowPtr[w] + r.ptr[w-r.lo]
-		}
-		m.col = append(m.col, r.col...)
-		m.val = append(m.val, r.val...)
-	}
-	return m
+	return blocks
 }
 
 // parallel runs fn on GOMAXPROCS goroutines and waits for them.
@@ -293,15 +290,23 @@ func parallel(fn func()) {
 	wg.Wait()
 }
 
-// withDocBlock returns [a | s·X], where X is the term-document matrix with
-// (1+ln tf)·idf entries, scaled so that its Frobenius norm is mix times a's.
-func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
-	V, D := a.n, len(docs)
-	type post struct {
-		doc int32
-		v   float64
-	}
-	posts := make([][]post, V)
+// docBlock is the term × document matrix X with (1+ln tf)·idf entries,
+// as postings per term.
+type docBlock struct {
+	docs  int
+	mix   float64     // X is scaled to mix times the PPMI block's norm
+	norm2 float64     // ‖X‖², unscaled
+	posts [][]docPost // by term
+}
+
+type docPost struct {
+	doc int32
+	v   float64
+}
+
+func newDocBlock(docs [][]int32, df []int64, V int, mix float64) *docBlock {
+	D := len(docs)
+	db := &docBlock{docs: D, mix: mix, posts: make([][]docPost, V)}
 	tf := map[int32]int{}
 	for d, ids := range docs {
 		clear(tf)
@@ -315,33 +320,56 @@ func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
 		slices.Sort(keys)
 		for _, i := range keys {
 			idf := math.Log(float64(D) / float64(df[i]))
-			posts[i] = append(posts[i], post{int32(d), (1 + math.Log(float64(tf[i]))) * idf})
+			v := (1 + math.Log(float64(tf[i]))) * idf
+			db.posts[i] = append(db.posts[i], docPost{int32(d), v})
+			db.norm2 += v * v
 		}
 	}
-	var na, nx float64
-	for _, v := range a.val {
-		na += float64(v) * float64(v)
-	}
-	for _, ps := range posts {
-		for _, p := range ps {
-			nx += p.v * p.v
+	return db
+}
+
+// assemble concatenates the row blocks of a V-column matrix A into one
+// csr, as [A | s·X] when db is set: X's columns follow A's, scaled so that
+// ‖s·X‖ = db.mix·‖A‖.
+func assemble(blocks []rowBlock, V int, db *docBlock) *csr {
+	m := &csr{n: V, nc: V, rowPtr: make([]int, V+1)}
+	nnz := 0
+	var na float64
+	for _, r := range blocks {
+		nnz += len(r.col)
+		for _, v := range r.val {
+			na += float64(v) * float64(v)
 		}
 	}
 	s := 0.0
-	if nx > 0 {
-		s = mix * math.Sqrt(na/nx)
-	}
-	out := &csr{n: V, nc: V + D, rowPtr: make([]int, V+1)}
-	for i := range V {
-		out.col = append(out.col, a.col[a.rowPtr[i]:a.rowPtr[i+1]]...)
-		out.val = append(out.val, a.val[a.rowPtr[i]:a.rowPtr[i+1]]...)
-		for _, p := range posts[i] {
-			out.col = append(out.col, int32(V)+p.doc)
-			out.val = append(out.val, float32(s*p.v))
+	if db != nil {
+		m.nc += db.docs
+		for _, ps := range db.posts {
+			nnz += len(ps)
 		}
-		out.rowPtr[i+1] = len(out.col)
+		if db.norm2 > 0 {
+			s = db.mix * math.Sqrt(na/db.norm2)
+		}
 	}
-	return out
+	m.col = make([]int32, 0, nnz)
+	m.val = make([]float32, 0, nnz)
+	for _, r := range blocks {
+		p := 0
+		for w := r.lo; w < r.hi; w++ {
+			n := r.ptr[w-r.lo]
+			m.col = append(m.col, r.col[p:p+n]...)
+			m.val = append(m.val, r.val[p:p+n]...)
+			p += n
+			if db != nil {
+				for _, dp := range db.posts[w] {
+					m.col = append(m.col, int32(V)+dp.doc)
+					m.val = append(m.val, float32(s*dp.v))
+				}
+			}
+			m.rowPtr[w+1] = len(m.col)
+		}
+	}
+	return m
 }
 
 // transpose returns mᵀ.
@@ -463,12 +491,16 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 	V := a.n
 	k := min(dim, V, a.nc)
 	l := min(k+oversample, V, a.nc)
+	at := a.transpose()
+	// Building A left as much garbage as the dense matrices below take
+	// (about 90 MB on SciFact): collect it first, so that they reuse its
+	// memory rather than raise the process's peak.
+	runtime.GC()
 	rng := rand.New(rand.NewPCG(svdSeed1, svdSeed2))
 	wide := dense(nil, a.nc, l) // Ω, then Aᵀ·Y
 	for i := range wide.Data {
 		wide.Data[i] = rng.NormFloat64()
 	}
-	at := a.transpose()
 	y := dense(nil, V, l)
 	a.mulInto(y, wide)
 	for range pr.powerIters {
