@@ -15,9 +15,12 @@ import (
 )
 
 // TestKeyword prints nDCG@10 / R@100 of BM25 variants, keyword-only and
-// through the default pipeline, on the short and long query sets of
-// $DOCENT_SPLITS (default "train"). Variants come from $DOCENT_KEYWORD, a
-// list of name=coverage/k1/b entries separated by spaces, or the list below.
+// through the default pipeline, on the query sets of $DOCENT_SPLITS
+// (default "train"; with $DOCENT_LONG=0 the long-query sets are left out).
+// Variants come from $DOCENT_KEYWORD, a list of name=coverage/k1/b entries
+// separated by spaces, or the list below; the default pipeline runs with
+// each vector weight of $DOCENT_VECTOR_WEIGHTS (default 0.4, the
+// product's).
 func TestKeyword(t *testing.T) {
 	s := mustSciFact(t)
 	type variant struct {
@@ -42,15 +45,29 @@ func TestKeyword(t *testing.T) {
 		}
 	}
 	splits := strings.Split(envOr("DOCENT_SPLITS", "train"), ",")
-	modes := []search.Mode{search.ModeKeyword, search.ModeDefault}
+	var weights []float64
+	for _, w := range strings.Split(envOr("DOCENT_VECTOR_WEIGHTS", "0.4"), ",") {
+		var x float64
+		if _, err := fmt.Sscan(w, &x); err != nil {
+			t.Fatalf("DOCENT_VECTOR_WEIGHTS: %v", err)
+		}
+		weights = append(weights, x)
+	}
 	for _, v := range variants {
 		ix := s.open(t, local.Options{Keyword: v.p})
 		for _, split := range splits {
-			for _, set := range append([]string{split}, longSets(split)...) {
-				line := fmt.Sprintf("%-14s %-20s", v.name, set)
-				for _, mode := range modes {
-					rep := s.score(t, ix, set, mode)
-					line += fmt.Sprintf("  %s %.4f / %.4f", mode, rep.NDCG10, rep.Recall100)
+			sets := []string{split}
+			if os.Getenv("DOCENT_LONG") != "0" {
+				sets = append(sets, longSets(split)...)
+			}
+			for _, set := range sets {
+				rep := s.score(t, ix, set, search.ModeKeyword, search.RetrieverOptions{})
+				line := fmt.Sprintf("%-14s %-20s  bm25 %.4f / %.4f", v.name, set, rep.NDCG10, rep.Recall100)
+				for _, w := range weights {
+					f := search.DefaultFusion()
+					f.VectorWeight = w
+					rep := s.score(t, ix, set, search.ModeDefault, search.RetrieverOptions{Fusion: f})
+					line += fmt.Sprintf("  default(%.2g) %.4f / %.4f", w, rep.NDCG10, rep.Recall100)
 				}
 				t.Log(line)
 			}

@@ -106,10 +106,30 @@ func (s *sciFact) open(tb testing.TB, opts local.Options) *local.Index {
 	return ix
 }
 
-// score runs one query set in one mode through the default Retriever.
-func (s *sciFact) score(tb testing.TB, ix search.Index, set string, mode search.Mode) eval.BEIRReport {
+// idsOnly is an Index whose hits come back with a placeholder text, so
+// that the Retriever does not load their chunks: scoring needs only
+// document IDs, and loading hundreds of chunks per query dominates a run.
+type idsOnly struct{ search.Index }
+
+func (x idsOnly) KeywordSearch(ctx context.Context, q search.KeywordQuery) ([]docent.Hit, error) {
+	return placeholder(x.Index.KeywordSearch(ctx, q))
+}
+
+func (x idsOnly) VectorSearch(ctx context.Context, q search.VectorQuery) ([]docent.Hit, error) {
+	return placeholder(x.Index.VectorSearch(ctx, q))
+}
+
+func placeholder(hits []docent.Hit, err error) ([]docent.Hit, error) {
+	for i := range hits {
+		hits[i].Chunk.Text = "-"
+	}
+	return hits, err
+}
+
+// score runs one query set in one mode through a Retriever with opts.
+func (s *sciFact) score(tb testing.TB, ix search.Index, set string, mode search.Mode, opts search.RetrieverOptions) eval.BEIRReport {
 	tb.Helper()
-	r, err := search.NewRetriever(ix, s.emb, search.RetrieverOptions{})
+	r, err := search.NewRetriever(idsOnly{ix}, s.emb, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
