@@ -3,10 +3,12 @@
 package research
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -67,16 +69,21 @@ func loadSciFact(dir string) (*sciFact, error) {
 		}
 	}
 	var ch search.Chunker
-	var texts []string
 	for _, d := range s.sets["test"].Corpus {
 		cs, err := ch.Chunk(d)
 		if err != nil {
 			return nil, fmt.Errorf("chunk %s: %w", d.ID, err)
 		}
-		for _, c := range cs {
-			s.chunks = append(s.chunks, c)
-			texts = append(texts, c.Text)
-		}
+		s.chunks = append(s.chunks, cs...)
+	}
+	// The sync engine fits the embedder on chunks in document and ord
+	// order; the model depends on it.
+	slices.SortStableFunc(s.chunks, func(a, b docent.Chunk) int {
+		return cmp.Or(cmp.Compare(a.DocID, b.DocID), cmp.Compare(a.Ord, b.Ord))
+	})
+	texts := make([]string, len(s.chunks))
+	for i, c := range s.chunks {
+		texts[i] = c.Text
 	}
 	s.emb = offline.NewEmbedder(offline.Options{})
 	if _, err := s.emb.Fit(ctx, texts); err != nil {

@@ -76,6 +76,21 @@ func Words(text string, fn func(word string)) {
 	}
 }
 
+// CountTokens returns how many runs of letters and digits text holds:
+// the words AnalyzeFunc considers, stopwords and one-letter words
+// included.
+func CountTokens(text string) int {
+	n, in := 0, false
+	for _, r := range text {
+		w := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
 // isDigitWord reports whether w is made of ASCII digits only.
 func isDigitWord(w string) bool {
 	if w == "" {

@@ -48,3 +48,11 @@ func BenchmarkAnalyze(b *testing.B) {
 		AnalyzeFunc(text, func(string) {})
 	}
 }
+
+func TestCountTokens(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "  ,, ": 0, "The cat, a dog!": 4, "COVID-19 x": 3, "naïve café": 2} {
+		if got := CountTokens(in); got != want {
+			t.Errorf("CountTokens(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

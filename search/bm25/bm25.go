@@ -11,7 +11,7 @@
 //
 // where f(t,d) is the field-weighted frequency of t in d (title counts
 // Weights[Title] times, and so on), |d| the document's length in terms
-// over all fields and idf(t) = ln((N − n(t) + 0.5)/(n(t) + 0.5)), floored
+// in tokens over all fields and idf(t) = ln((N − n(t) + 0.5)/(n(t) + 0.5)), floored
 // at 1e-6: SQLite FTS5's bm25() with column weights, which docent used
 // before. coverage(d) is the share of the query's IDF mass that d
 // matches (see Params.Coverage).
@@ -80,7 +80,8 @@ func (p Params) withDefaults() Params {
 
 // Doc is one document's analyzed fields: its distinct terms, in order,
 // each with its frequency in every field, and each field's length in
-// terms.
+// tokens, stopwords included (as FTS5 counted it: on SciFact train this
+// ranks better than lengths in indexed terms, nDCG@10 0.7022 -> 0.7051).
 type Doc struct {
 	Terms []string
 	Freqs [][NumFields]uint32
@@ -92,8 +93,8 @@ func NewDoc(fields [NumFields]string) Doc {
 	var d Doc
 	at := map[string]int{}
 	for f, text := range fields {
+		d.Lens[f] = uint32(search.CountTokens(text))
 		search.AnalyzeFunc(text, func(t string) {
-			d.Lens[f]++
 			i, ok := at[t]
 			if !ok {
 				i = len(d.Terms)
