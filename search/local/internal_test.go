@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -338,8 +339,15 @@ func TestConcurrentSearchAndWrite(t *testing.T) {
 	if err != nil || n != 400-10*synthetic.ChunksPerDoc {
 		t.Errorf("Count = %d, %v; want %d", n, err, 400-10*synthetic.ChunksPerDoc)
 	}
-	if ix.vectors.len() != n {
-		t.Errorf("in-memory vectors = %d, want %d", ix.vectors.len(), n)
+	if ix.vectors.len() != n || ix.keyword.Len() != n {
+		t.Errorf("in memory: %d vectors, %d keyword documents; want %d", ix.vectors.len(), ix.keyword.Len(), n)
+	}
+	perDoc := map[int32]int{}
+	for _, m := range ix.vectors.meta {
+		perDoc[m.doc]++
+	}
+	if !maps.Equal(perDoc, ix.vectors.chunks) {
+		t.Errorf("chunks per document %v, counted %v", ix.vectors.chunks, perDoc)
 	}
 	checkIVF(t, ix.vectors)
 }

@@ -61,6 +61,8 @@ type Index struct {
 	db   *sql.DB
 	opts Options
 
+	insert *sql.Stmt // prepared chunk insert
+
 	mu      sync.RWMutex // guards vectors and keywords, serializes writes
 	vectors *vectorStore
 	keyword *bm25.Index // keyed by chunks.rowid
@@ -127,6 +129,12 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	if err := ix.load(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if ix.insert, err = db.PrepareContext(ctx, `INSERT INTO chunks
+		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("local: prepare: %w", err)
 	}
 	return ix, nil
 }
@@ -257,6 +265,7 @@ func (ix *Index) load(ctx context.Context) error {
 		vs.meta = append(vs.meta, m)
 		vs.slotOf[c.ID] = slot
 		vs.ofRow[rowid] = slot
+		vs.chunks[m.doc]++
 		if err := ix.keyword.Add(rowid, terms); err != nil {
 			return fmt.Errorf("local: chunk %s terms: %w", c.ID, err)
 		}
@@ -270,6 +279,7 @@ func (ix *Index) load(ctx context.Context) error {
 
 // Close releases the database.
 func (ix *Index) Close() error {
+	ix.insert.Close()
 	if err := ix.db.Close(); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}
@@ -316,23 +326,20 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	defer tx.Rollback()
 
 	docs := map[string]bool{}
-	var docIDs []string
+	var stored []string // documents of the batch that have chunks to replace
 	for _, c := range chunks {
 		if !docs[c.DocID] {
 			docs[c.DocID] = true
-			docIDs = append(docIDs, c.DocID)
+			if vs.hasDoc(c.DocID) {
+				stored = append(stored, c.DocID)
+			}
 		}
 	}
-	removed, err := deleteDocsTx(ctx, tx, docIDs)
+	removed, err := deleteDocsTx(ctx, tx, stored)
 	if err != nil {
 		return fmt.Errorf("local: upsert: %w", err)
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks
-		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("local: upsert: %w", err)
-	}
+	ins := tx.StmtContext(ctx, ix.insert)
 	defer ins.Close()
 
 	blob := make([]byte, 4*dim)

@@ -145,15 +145,26 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	byID := make(map[string]docent.Chunk, len(ids))
-	for start := 0; start < len(ids); start += maxSQLVars {
-		part := ids[start:min(start+maxSQLVars, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
+	// Rows are read by rowid (the table's own key) rather than through the
+	// id index. A write between the lookup and the read can only remove a
+	// row or give its rowid to another chunk: both are left out below.
+	var rowids []any
+	ix.mu.RLock()
+	for _, id := range ids {
+		if slot, ok := ix.vectors.slotOf[id]; ok {
+			rowids = append(rowids, ix.vectors.meta[slot].rowid)
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+	}
+	ix.mu.RUnlock()
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	byID := make(map[string]docent.Chunk, len(rowids))
+	for start := 0; start < len(rowids); start += maxSQLVars {
+		args := rowids[start:min(start+maxSQLVars, len(rowids))]
+		rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE rowid IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("local: load chunks: %w", err)
 		}
@@ -163,7 +174,9 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 				rows.Close()
 				return nil, fmt.Errorf("local: load chunks: %w", err)
 			}
-			byID[c.ID] = c
+			if want[c.ID] {
+				byID[c.ID] = c
+			}
 		}
 		err = rows.Err()
 		rows.Close()
