@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/docent-hq/docent/search"
 )
@@ -162,25 +163,32 @@ func (e *Embedder) EmbedQuery(ctx context.Context, text string) ([]float32, erro
 
 // EmbedDocuments returns one L2-normalized vector per text, in order. A
 // text with no term the model knows (for example an empty one) gets the
-// zero vector, which is similar to nothing.
+// zero vector, which is similar to nothing. Texts are embedded on
+// GOMAXPROCS goroutines.
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	e.mu.RLock()
 	m := e.m
 	e.mu.RUnlock()
 	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("offline: embed: %w", err)
+	var next atomic.Int64
+	const block = 16
+	parallel(func() {
+		for {
+			lo := int(next.Add(block)) - block
+			if lo >= len(texts) || ctx.Err() != nil {
+				return
+			}
+			for i := lo; i < min(lo+block, len(texts)); i++ {
+				if m == nil {
+					out[i] = hashEmbed(texts[i], e.opts.Dim)
+				} else {
+					out[i] = m.embed(search.Analyze(texts[i]))
+				}
 			}
 		}
-		var v []float32
-		if m == nil {
-			v = hashEmbed(t, e.opts.Dim)
-		} else {
-			v = m.embed(search.Analyze(t))
-		}
-		out[i] = v
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("offline: embed: %w", err)
 	}
 	return out, nil
 }

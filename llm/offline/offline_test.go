@@ -495,3 +495,25 @@ func dot(a, b []float32) float64 {
 	}
 	return s
 }
+
+// TestEmbedDocumentsInOrder embeds more texts than one goroutine's share
+// and checks each against the same text embedded alone.
+func TestEmbedDocumentsInOrder(t *testing.T) {
+	docs := corpus(100, 4)
+	for _, trained := range []bool{false, true} {
+		e := NewEmbedder(Options{Dim: 32})
+		if trained {
+			mustFit(t, e, docs)
+		}
+		all := mustEmbed(t, e, docs...)
+		for i, d := range docs {
+			one, err := e.EmbedQuery(context.Background(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(all[i], one) {
+				t.Fatalf("trained %v: text %d embeds differently in a batch", trained, i)
+			}
+		}
+	}
+}
