@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/docent-hq/docent/search"
 )
@@ -40,12 +41,27 @@ func (st *stats) count(t string) int64 {
 	return 0
 }
 
-// collect analyzes every text of corpus.
+// collect analyzes every text of corpus (on GOMAXPROCS goroutines), then
+// numbers the terms in order of first occurrence.
 func collect(corpus []string) stats {
+	analyzed := make([][]string, len(corpus))
+	var next atomic.Int64
+	const block = 64
+	parallel(func() {
+		for {
+			lo := int(next.Add(block)) - block
+			if lo >= len(corpus) {
+				return
+			}
+			for i := lo; i < min(lo+block, len(corpus)); i++ {
+				analyzed[i] = search.Analyze(corpus[i])
+			}
+		}
+	})
 	st := stats{docs: len(corpus), ids: map[string]int32{}, texts: make([][]int32, len(corpus))}
-	for i, t := range corpus {
-		var ids []int32
-		search.AnalyzeFunc(t, func(w string) {
+	for i, terms := range analyzed {
+		ids := make([]int32, len(terms))
+		for j, w := range terms {
 			id, ok := st.ids[w]
 			if !ok {
 				id = int32(len(st.words))
@@ -54,10 +70,11 @@ func collect(corpus []string) stats {
 				st.counts = append(st.counts, 0)
 			}
 			st.counts[id]++
-			ids = append(ids, id)
-		})
+			ids[j] = id
+		}
 		st.texts[i] = ids
 		st.tokens += int64(len(ids))
+		analyzed[i] = nil
 	}
 	return st
 }
