@@ -38,8 +38,9 @@ func TestKeyword(t *testing.T) {
 		for _, f := range strings.Fields(v) {
 			name, spec, _ := strings.Cut(f, "=")
 			var p bm25.Params
-			if _, err := fmt.Sscanf(spec, "%g/%g/%g", &p.Coverage, &p.K1, &p.B); err != nil {
-				t.Fatalf("variant %q: want name=coverage/k1/b: %v", f, err)
+			w := &p.Weights
+			if _, err := fmt.Sscanf(spec, "%g/%g/%g/%g/%g/%g", &p.Coverage, &p.K1, &p.B, &w[0], &w[1], &w[2]); err != nil {
+				t.Fatalf("variant %q: want name=coverage/k1/b/title/section/text: %v", f, err)
 			}
 			variants = append(variants, variant{name, p})
 		}

@@ -56,3 +56,23 @@ func TestCountTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzeKeywords(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"short stopword list keeps negation and order", "It is not the case after all", []string{"not", "case", "after", "all"}},
+		{"stems and lowercases", "Running Runners", []string{"run", "runner"}},
+		{"diacritics folded", "Café Zürich naïve Straße", []string{"cafe", "zurich", "naiv", "straße"}},
+		{"non-Latin scripts kept", "東京 オフィス", []string{"東京", "オフィス"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			AnalyzeKeywords(tc.in, func(term string) { got = append(got, term) })
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("AnalyzeKeywords(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -88,13 +88,13 @@ type Doc struct {
 	Lens  [NumFields]uint32
 }
 
-// NewDoc analyzes the fields' texts with search.Analyze.
+// NewDoc analyzes the fields' texts with search.AnalyzeKeywords.
 func NewDoc(fields [NumFields]string) Doc {
 	var d Doc
 	at := map[string]int{}
 	for f, text := range fields {
 		d.Lens[f] = uint32(search.CountTokens(text))
-		search.AnalyzeFunc(text, func(t string) {
+		search.AnalyzeKeywords(text, func(t string) {
 			i, ok := at[t]
 			if !ok {
 				i = len(d.Terms)
@@ -347,8 +347,9 @@ type Hit struct {
 
 // Query is one ranking request.
 type Query struct {
-	// Terms are the query's analyzed terms (search.Analyze); repeats count
-	// once.
+	// Terms are the query's analyzed terms (search.AnalyzeKeywords);
+	// repeats count once (weighting repeats lost 0.004-0.006 nDCG@10 in
+	// the default pipeline on SciFact train).
 	Terms []string
 	// K is how many hits to return.
 	K int

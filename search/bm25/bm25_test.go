@@ -34,7 +34,7 @@ func TestDocRoundTrip(t *testing.T) {
 	if want := []string{"account", "noth", "password", "reset", "twice"}; !slices.Equal(d.Terms, want) {
 		t.Fatalf("terms %q, want %q", d.Terms, want)
 	}
-	if want := [NumFields]uint32{2, 2, 8}; d.Lens != want {
+	if want := [NumFields]uint32{2, 2, 7}; d.Lens != want {
 		t.Errorf("lens %v, want %v", d.Lens, want)
 	}
 	if want := [NumFields]uint32{1, 0, 3}; d.Freqs[3] != want {

@@ -177,3 +177,35 @@ func hitIDs(hits []docent.Hit) []string {
 	}
 	return out
 }
+
+// TestKeywordAnalysis: the keyword index folds diacritics (as FTS5's
+// remove_diacritics did) and keeps words such as "not" and "after" that
+// Snowball's stopword list drops.
+func TestKeywordAnalysis(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, ":memory:", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	mk := func(doc, text string) docent.Chunk {
+		return docent.Chunk{ID: doc + "#0", DocID: doc, Title: doc, Text: text, Vector: searchtest.Vec(0, 1, 0)}
+	}
+	if err := ix.Upsert(ctx, []docent.Chunk{
+		mk("cafe", "Opening hours of the Café in Zürich"),
+		mk("after", "Escalate to the secondary after 10 minutes"),
+		mk("other", "Lunch menu for the week"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"cafe zurich", "cafe#0"},
+		{"CAFÉ", "cafe#0"},
+		{"after", "after#0"},
+	} {
+		hits, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: tc.q, K: 5})
+		if err != nil || len(hits) != 1 || hits[0].Chunk.ID != tc.want {
+			t.Errorf("%q: hits %v, %v; want only %s", tc.q, hitIDs(hits), err, tc.want)
+		}
+	}
+}

@@ -102,12 +102,12 @@ func (ix *Index) keywordSearch(text string, f docent.Filter, depth int) []docent
 	return hits
 }
 
-// queryTerms analyzes a keyword query: search.Analyze's terms, the first
-// maxQueryTerms distinct ones.
+// queryTerms analyzes a keyword query (search.AnalyzeKeywords): its
+// distinct terms in order, the first maxQueryTerms of them.
 func queryTerms(text string) []string {
 	var terms []string
 	seen := map[string]bool{}
-	search.AnalyzeFunc(text, func(t string) {
+	search.AnalyzeKeywords(text, func(t string) {
 		if !seen[t] && len(terms) < maxQueryTerms {
 			seen[t] = true
 			terms = append(terms, t)
