@@ -90,3 +90,39 @@ func envOr(k, d string) string {
 	}
 	return d
 }
+
+// TestRetriever prints the default pipeline's nDCG@10 / R@100 on the short
+// queries of $DOCENT_SPLITS (default "train") for each Retriever variant
+// of $DOCENT_RETRIEVER: name=feedbackDocs/feedbackWeight/firstPassShare/
+// candidates/tailFrom/vectorWeight entries separated by spaces (0 keeps a
+// default, as in RetrieverOptions).
+func TestRetriever(t *testing.T) {
+	s := mustSciFact(t)
+	ix := s.open(t, local.Options{})
+	type variant struct {
+		name string
+		o    search.RetrieverOptions
+	}
+	variants := []variant{{"defaults", search.RetrieverOptions{}}}
+	for _, f := range strings.Fields(os.Getenv("DOCENT_RETRIEVER")) {
+		name, spec, _ := strings.Cut(f, "=")
+		var o search.RetrieverOptions
+		var w float64
+		if _, err := fmt.Sscanf(spec, "%d/%g/%g/%d/%d/%g", &o.FeedbackDocs, &o.FeedbackWeight, &o.FirstPassShare, &o.Candidates, &o.TailFrom, &w); err != nil {
+			t.Fatalf("variant %q: %v", f, err)
+		}
+		if w > 0 {
+			o.Fusion = search.DefaultFusion()
+			o.Fusion.VectorWeight = w
+		}
+		variants = append(variants, variant{name, o})
+	}
+	for _, v := range variants {
+		line := fmt.Sprintf("%-14s", v.name)
+		for _, split := range strings.Split(envOr("DOCENT_SPLITS", "train"), ",") {
+			rep := s.score(t, ix, split, search.ModeDefault, v.o)
+			line += fmt.Sprintf("  %s %.4f / %.4f", split, rep.NDCG10, rep.Recall100)
+		}
+		t.Log(line)
+	}
+}
