@@ -146,29 +146,27 @@ func median(reports []BenchReport, f func(BenchReport) time.Duration) time.Durat
 }
 
 // WriteBenchComparison writes docent's and the baseline's figures side by
-// side, with the ratio docent/baseline: index throughput, peak memory, the
-// latency of the modes both ran and of docent's other modes, and nDCG@10
-// and recall@100 per query set. rounds is how many runs each median is
-// over.
+// side, with the ratio docent/baseline: index throughput and peak memory;
+// per query set and docent mode, query latency p50 / p95; then nDCG@10 and
+// recall@100. The baseline is compared by the run of the same mode on the
+// same queries, or else by its run on the same queries (a keyword-only
+// baseline has one ranking). rounds is how many runs each median is over.
 func WriteBenchComparison(w io.Writer, docent, base BenchReport, rounds int) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "== %s: %d documents; docent and %s, %d round(s) each, alternating; timings are medians\n",
+	fmt.Fprintf(w, "== %s: %d documents; docent beside %s; %d round(s) each, alternating; timings are medians\n",
 		docent.Dataset, docent.Docs, base.Engine, rounds)
-	fmt.Fprintf(tw, "\tdocent\tbaseline\tdocent/baseline\t\n")
 	ratio := func(a, b float64) string {
 		if a == 0 || b == 0 {
 			return "-"
 		}
 		return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
 	}
-	fmt.Fprintf(tw, "index docs/s\t%.0f\t%.0f\t%s\t\n", docent.DocsPerSec(), base.DocsPerSec(), ratio(docent.DocsPerSec(), base.DocsPerSec()))
-	fmt.Fprintf(tw, "peak RSS\t%s\t%s\t%s\t\n", mebibytes(docent.PeakRSS), mebibytes(base.PeakRSS), ratio(float64(docent.PeakRSS), float64(base.PeakRSS)))
 	baseRun := func(d BenchRun) (BenchRun, bool) {
+		if d.Mode == "answer" {
+			return BenchRun{}, false
+		}
 		if b, ok := base.Run(d.Mode, d.Queries); ok {
 			return b, true
 		}
-		// The baseline is keyword-only: compare every docent mode with its
-		// one ranking on the same queries.
 		for _, b := range base.Runs {
 			if b.Queries == d.Queries {
 				return b, true
@@ -176,35 +174,30 @@ func WriteBenchComparison(w io.Writer, docent, base BenchReport, rounds int) err
 		}
 		return BenchRun{}, false
 	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\tdocent\tbaseline\tdocent/baseline\t\n")
+	fmt.Fprintf(tw, "index docs/s\t%.0f\t%.0f\t%s\t\n", docent.DocsPerSec(), base.DocsPerSec(), ratio(docent.DocsPerSec(), base.DocsPerSec()))
+	fmt.Fprintf(tw, "peak RSS\t%s\t%s\t%s\t\n", mebibytes(docent.PeakRSS), mebibytes(base.PeakRSS), ratio(float64(docent.PeakRSS), float64(base.PeakRSS)))
+	fmt.Fprintf(tw, "query latency (top 10)\tp50 / p95\tp50 / p95\tp50 / p95\t\n")
 	for _, d := range docent.Runs {
-		b, ok := baseRun(d)
-		for _, p := range []struct {
-			name string
-			get  func(Latency) time.Duration
-		}{{"p50", func(l Latency) time.Duration { return l.P50 }}, {"p95", func(l Latency) time.Duration { return l.P95 }}} {
-			if !ok {
-				fmt.Fprintf(tw, "%s %s query %s\t%s\t-\t-\t\n", d.Queries, d.Mode, p.name, FormatDuration(p.get(d.Latency)))
-				continue
-			}
-			fmt.Fprintf(tw, "%s %s query %s\t%s\t%s\t%s\t\n", d.Queries, d.Mode, p.name, FormatDuration(p.get(d.Latency)),
-				FormatDuration(p.get(b.Latency)), ratio(float64(p.get(d.Latency)), float64(p.get(b.Latency))))
+		bs, rs := "-", "-"
+		if b, ok := baseRun(d); ok {
+			bs = FormatDuration(b.Latency.P50) + " / " + FormatDuration(b.Latency.P95)
+			rs = ratio(float64(d.Latency.P50), float64(b.Latency.P50)) + " / " + ratio(float64(d.Latency.P95), float64(b.Latency.P95))
 		}
+		fmt.Fprintf(tw, "%s %s\t%s / %s\t%s\t%s\t\n", d.Queries, d.Mode, FormatDuration(d.Latency.P50), FormatDuration(d.Latency.P95), bs, rs)
 	}
+	fmt.Fprintf(tw, "quality (depth 100)\tnDCG@10 / R@100\tnDCG@10 / R@100\tnDCG@10 / R@100\t\n")
 	for _, d := range docent.Runs {
 		if d.Mode == "answer" {
 			continue
 		}
-		b, ok := baseRun(d)
-		for _, m := range []struct {
-			name string
-			get  func(BenchRun) float64
-		}{{"nDCG@10", func(r BenchRun) float64 { return r.NDCG10 }}, {"R@100", func(r BenchRun) float64 { return r.Recall100 }}} {
-			bs, rs := "-", "-"
-			if ok {
-				bs, rs = strconv.FormatFloat(m.get(b), 'f', 4, 64), ratio(m.get(d), m.get(b))
-			}
-			fmt.Fprintf(tw, "%s %s %s\t%.4f\t%s\t%s\t\n", d.Queries, d.Mode, m.name, m.get(d), bs, rs)
+		bs, rs := "-", "-"
+		if b, ok := baseRun(d); ok {
+			bs = fmt.Sprintf("%.4f / %.4f", b.NDCG10, b.Recall100)
+			rs = ratio(d.NDCG10, b.NDCG10) + " / " + ratio(d.Recall100, b.Recall100)
 		}
+		fmt.Fprintf(tw, "%s %s\t%.4f / %.4f\t%s\t%s\t\n", d.Queries, d.Mode, d.NDCG10, d.Recall100, bs, rs)
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -90,15 +91,17 @@ func TestWriteBenchComparison(t *testing.T) {
 	if err := WriteBenchComparison(&out, d, b, 3); err != nil {
 		t.Fatal(err)
 	}
-	lines := map[string][]string{}
-	for _, l := range strings.Split(out.String(), "\n") {
-		cols := strings.Fields(l)
-		for i := range cols {
-			// Rows are named by their leading words; find where the figures start.
-			if strings.ContainsAny(cols[i][:1], "0123456789") {
-				lines[strings.Join(cols[:i], " ")] = cols[i:]
-				break
-			}
+	// Each row of the speed part: its name, then cells separated by at
+	// least two spaces.
+	speed, _, _ := strings.Cut(out.String(), "quality")
+	rows := map[string][]string{}
+	for _, l := range strings.Split(speed, "\n") {
+		var cells []string
+		for _, c := range regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(l), -1) {
+			cells = append(cells, c)
+		}
+		if len(cells) > 1 {
+			rows[cells[0]] = cells[1:]
 		}
 	}
 	for _, tc := range []struct {
@@ -106,17 +109,23 @@ func TestWriteBenchComparison(t *testing.T) {
 		want []string
 	}{
 		{"index docs/s", []string{"500", "1000", "0.50×"}},
-		{"peak RSS", []string{"300", "MiB", "200", "MiB", "1.50×"}},
-		{"test bm25 query p95", []string{"2ms", "4ms", "0.50×"}},
-		{"test default query p95", []string{"4ms", "4ms", "1.00×"}},
-		{"test bm25 nDCG@10", []string{"0.7000", "0.3500", "2.00×"}},
-		{"test default R@100", []string{"0.9500", "0.9000", "1.06×"}},
+		{"peak RSS", []string{"300 MiB", "200 MiB", "1.50×"}},
+		{"test bm25", []string{"1ms / 2ms", "1ms / 4ms", "1.00× / 0.50×"}},
+		{"test default", []string{"2ms / 4ms", "1ms / 4ms", "2.00× / 1.00×"}},
+		{"test answer", []string{"6ms / 8ms", "-", "-"}},
 	} {
-		if got := lines[tc.row]; !slices.Equal(got, tc.want) {
+		if got := rows[tc.row]; !slices.Equal(got[:3], tc.want) {
 			t.Errorf("row %q = %q, want %q\n%s", tc.row, got, tc.want, out.String())
 		}
 	}
-	if !strings.Contains(out.String(), "3 round(s)") || strings.Contains(out.String(), "answer nDCG") {
-		t.Errorf("header or answer rows wrong:\n%s", out.String())
+	// Quality rows follow the latency rows under the same names.
+	q := out.String()[strings.Index(out.String(), "quality"):]
+	for _, want := range []string{"test bm25  0.7000 / 0.9000  0.3500 / 0.9000  2.00× / 1.00×", "test default  0.7200 / 0.9500  0.3500 / 0.9000  2.06× / 1.06×"} {
+		if !strings.Contains(regexp.MustCompile(`\s{2,}`).ReplaceAllString(q, "  "), want) {
+			t.Errorf("quality lacks %q:\n%s", want, q)
+		}
+	}
+	if !strings.Contains(out.String(), "3 round(s)") || strings.Contains(q, "answer") {
+		t.Errorf("header or answer quality row wrong:\n%s", out.String())
 	}
 }

@@ -73,7 +73,7 @@ func TestBenchBaseline(t *testing.T) {
 		t.Errorf("baseline called with %q, want twice %q", got, want)
 	}
 	out := stdout.String()
-	for _, want := range []string{"2 round(s)", "docent/baseline", "index docs/s", "peak RSS", "test bm25 query p95", "test bm25 nDCG@10", "0.5000", "long-noise default nDCG@10"} {
+	for _, want := range []string{"2 round(s)", "docent/baseline", "index docs/s", "peak RSS", "query latency", "test bm25", "1ms / 2ms", "quality", "0.5000 / 0.8000", "long-noise default"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
