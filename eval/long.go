@@ -123,3 +123,17 @@ func Sentences(text string) []string {
 	}
 	return out
 }
+
+// WithLongQueries returns b followed by its long-query sets, in LongKinds
+// order, built with seed.
+func WithLongQueries(b *BEIR, seed uint64) ([]*BEIR, error) {
+	sets := []*BEIR{b}
+	for _, kind := range LongKinds {
+		l, err := LongQueries(b, kind, seed)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, l)
+	}
+	return sets, nil
+}

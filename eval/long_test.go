@@ -98,6 +98,12 @@ func TestLongQueries(t *testing.T) {
 			t.Error("same seed, different queries")
 		}
 	})
+	t.Run("with long queries", func(t *testing.T) {
+		sets, err := WithLongQueries(b, 1)
+		if err != nil || len(sets) != 3 || sets[0] != b || sets[1].Split != "test/long-context" || sets[2].Split != "test/long-noise" {
+			t.Errorf("WithLongQueries = %d sets, %v", len(sets), err)
+		}
+	})
 	t.Run("unknown kind", func(t *testing.T) {
 		if _, err := LongQueries(b, "long-lorem", 1); err == nil {
 			t.Error("unknown kind accepted")

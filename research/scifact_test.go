@@ -59,13 +59,12 @@ func loadSciFact(dir string) (*sciFact, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.sets[split] = b
-		for _, kind := range eval.LongKinds {
-			l, err := eval.LongQueries(b, kind, 1)
-			if err != nil {
-				return nil, err
-			}
-			s.sets[l.Split] = l
+		sets, err := eval.WithLongQueries(b, 1)
+		if err != nil {
+			return nil, err
+		}
+		for _, set := range sets {
+			s.sets[set.Split] = set
 		}
 	}
 	var ch search.Chunker

@@ -60,13 +60,9 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sets := []*eval.BEIR{b}
-	for _, kind := range eval.LongKinds {
-		l, err := eval.LongQueries(b, kind, 1)
-		if err != nil {
-			return err
-		}
-		sets = append(sets, l)
+	sets, err := eval.WithLongQueries(b, 1)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.MkdirTemp("", "bleve-bench-")
 	if err != nil {

@@ -86,13 +86,9 @@ func (m *Main) benchBEIR(ctx context.Context, dir, baseline string, rounds int, 
 	if err != nil {
 		return err
 	}
-	sets := []*eval.BEIR{b}
-	for _, kind := range eval.LongKinds {
-		l, err := eval.LongQueries(b, kind, 1)
-		if err != nil {
-			return err
-		}
-		sets = append(sets, l)
+	sets, err := eval.WithLongQueries(b, 1)
+	if err != nil {
+		return err
 	}
 	if baseline == "" {
 		rounds = 1

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/docent-hq/docent/search"
 )
@@ -45,15 +44,9 @@ func (st *stats) count(t string) int64 {
 // numbers the terms in order of first occurrence.
 func collect(corpus []string) stats {
 	analyzed := make([][]string, len(corpus))
-	var next atomic.Int64
-	const block = 64
-	parallel(func() {
-		for {
-			lo := int(next.Add(block)) - block
-			if lo >= len(corpus) {
-				return
-			}
-			for i := lo; i < min(lo+block, len(corpus)); i++ {
+	inBlocks(len(corpus), 64, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
 				analyzed[i] = search.Analyze(corpus[i])
 			}
 		}

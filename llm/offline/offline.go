@@ -21,7 +21,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	"github.com/docent-hq/docent/search"
 )
@@ -170,15 +169,12 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 	m := e.m
 	e.mu.RUnlock()
 	out := make([][]float32, len(texts))
-	var next atomic.Int64
-	const block = 16
-	parallel(func() {
-		for {
-			lo := int(next.Add(block)) - block
-			if lo >= len(texts) || ctx.Err() != nil {
+	inBlocks(len(texts), 16, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			if ctx.Err() != nil {
 				return
 			}
-			for i := lo; i < min(lo+block, len(texts)); i++ {
+			for i := lo; i < hi; i++ {
 				if m == nil {
 					out[i] = hashEmbed(texts[i], e.opts.Dim)
 				} else {

@@ -237,16 +237,11 @@ func ppmiRows(docs [][]int32, V, window int, pr params) []rowBlock {
 
 	const block = 64
 	blocks := make([]rowBlock, (V+block-1)/block)
-	var nextBlock atomic.Int64
-	parallel(func() {
+	inBlocks(V, block, func() func(lo, hi int) {
 		acc := make([]float64, V)
 		var touched []int32
-		for {
-			b := int(nextBlock.Add(1)) - 1
-			if b >= len(blocks) {
-				return
-			}
-			r := rowBlock{lo: b * block, hi: min(V, (b+1)*block)}
+		return func(lo, hi int) {
+			r := rowBlock{lo: lo, hi: hi}
 			r.ptr = make([]int, r.hi-r.lo)
 			for w := r.lo; w < r.hi; w++ {
 				touched = touched[:0]
@@ -275,17 +270,30 @@ func ppmiRows(docs [][]int32, V, window int, pr params) []rowBlock {
 					r.ptr[w-r.lo]++
 				}
 			}
-			blocks[b] = r
+			blocks[lo/block] = r
 		}
 	})
 	return blocks
 }
 
-// parallel runs fn on GOMAXPROCS goroutines and waits for them.
-func parallel(fn func()) {
+// inBlocks splits [0, n) into blocks of size block and hands them out in
+// order to GOMAXPROCS goroutines, each running the function newWorker
+// returned for it (which may keep scratch state) on one block at a time.
+// The work must not depend on which goroutine runs a block.
+func inBlocks(n, block int, newWorker func() func(lo, hi int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Go(fn)
+		work := newWorker()
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(int64(block))) - block
+				if lo >= n {
+					return
+				}
+				work(lo, min(lo+block, n))
+			}
+		})
 	}
 	wg.Wait()
 }
@@ -399,15 +407,9 @@ func (m *csr) transpose() *csr {
 // the result does not depend on scheduling.
 func (m *csr) mulInto(out, x blas64.General) {
 	l := x.Cols
-	var next atomic.Int64
-	const block = 64
-	parallel(func() {
-		for {
-			lo := int(next.Add(block)) - block
-			if lo >= m.n {
-				return
-			}
-			for i := lo; i < min(lo+block, m.n); i++ {
+	inBlocks(m.n, 64, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
 				dst := out.Data[i*out.Stride:][:l]
 				clear(dst)
 				p, end := m.rowPtr[i], m.rowPtr[i+1]
