@@ -10,11 +10,14 @@
 //	coverage(d)^Coverage · Σ_t idf(t) · f(t,d)·(k1+1) / (f(t,d) + k1·(1 − b + b·|d|/avg|d|))
 //
 // where f(t,d) is the field-weighted frequency of t in d (title counts
-// Weights[Title] times, and so on), |d| the document's length in terms
-// in tokens over all fields and idf(t) = ln((N − n(t) + 0.5)/(n(t) + 0.5)), floored
-// at 1e-6: SQLite FTS5's bm25() with column weights, which docent used
-// before. coverage(d) is the share of the query's IDF mass that d
-// matches (see Params.Coverage).
+// Weights[Title] times, and so on) and |d| the document's length in tokens
+// over all fields: SQLite FTS5's bm25() with column weights, which docent
+// used before, except for the IDF. FTS5's ln((N − n + 0.5)/(n + 0.5))
+// falls to nothing for a term in half the chunks or more; Lucene's (and
+// Bleve's) ln(1 + (N − n + 0.5)/(n + 0.5)) never does, and ranks better on
+// SciFact train (bm25 nDCG@10 0.7047 -> 0.7075; long-context queries in
+// the default pipeline 0.7841 -> 0.7885). coverage(d) is the share of the
+// query's IDF mass that d matches (see Params.Coverage).
 package bm25
 
 import (
@@ -387,10 +390,7 @@ func (x *Index) Search(q Query) []Hit {
 		}
 		seen[id] = true
 		df := float64(x.df[id])
-		idf := math.Log((n - df + 0.5) / (df + 0.5))
-		if idf <= 0 {
-			idf = 1e-6
-		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		terms = append(terms, qterm{id, idf})
 		mass += idf
 	}

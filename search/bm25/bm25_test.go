@@ -58,8 +58,8 @@ func TestDocRoundTrip(t *testing.T) {
 	}
 }
 
-// TestScoreFormula checks one score against FTS5's bm25() written out:
-// weighted frequency, total length, FTS5's IDF.
+// TestScoreFormula checks one score against the formula written out:
+// FTS5's weighted frequency and total length, Lucene's IDF.
 func TestScoreFormula(t *testing.T) {
 	x := New(Params{})
 	mustAdd(t, x, 1, "vpn token", "", "reset the vpn token from the portal")
@@ -72,7 +72,7 @@ func TestScoreFormula(t *testing.T) {
 	}
 	const k1, b = 1.2, 0.75
 	n, df := 4.0, 1.0
-	idf := math.Log((n - df + 0.5) / (df + 0.5))
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 	f := 2*1 + 1*1.0            // title once (weight 2), text once
 	dl := 2.0 + 7               // title "vpn token", text "reset the vpn token from the portal"
 	avg := (dl + 3 + 2 + 2) / n // the other documents have 3, 2 and 2 tokens
