@@ -2,9 +2,11 @@
 GO       ?= go
 BIN      ?= bin/docent
 SCIFACT  ?= ../shared/eval/scifact
+BASELINE ?= bin/baseline
+ROUNDS   ?= 3
 PKGS     := ./...
 
-.PHONY: build run test test-typesense bench load generate lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench baseline load generate lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -31,10 +33,13 @@ fmt-check:
 
 lint: fmt-check vet
 
-# Benchmarks: index throughput, query latency p50/p95/p99, peak RSS on SciFact
-# (when present) and on a synthetic 200k-chunk corpus; then Go micro-benchmarks.
-bench: build
-	./$(BIN) bench --scifact $(SCIFACT) --synthetic 200000
+# Benchmarks: on SciFact (when present) docent beside a standard BM25 engine,
+# Bleve, run alternately for ROUNDS rounds with the ratios (index throughput,
+# query latency, peak RSS, nDCG@10 and recall@100 on short and long queries).
+# The baseline is its own Go module (bench/baseline), never linked into
+# docent. Then the synthetic 200k-chunk corpus, then Go micro-benchmarks.
+bench: build baseline
+	./$(BIN) bench --scifact $(SCIFACT) --baseline $(BASELINE) --rounds $(ROUNDS) --synthetic 200000
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
 	$(GO) test -run '^$$' -bench Registry -benchtime 20x ./store/
 
@@ -52,6 +57,11 @@ LOAD_SETTLE    ?= 60s
 LOAD_QUESTIONS ?= examples/handbook/asked.yaml
 load: build
 	./$(BIN) load --clients $(LOAD_CLIENTS) --duration $(LOAD_DURATION) --settle $(LOAD_SETTLE) --questions $(LOAD_QUESTIONS)
+
+# The baseline engine for `make bench`, tested on a tiny set first.
+baseline:
+	cd bench/baseline && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd bench/baseline && $(GO) build -o $(CURDIR)/$(BASELINE) .
 
 # Retrieval quality on SciFact and the handbook golden set.
 eval: build

@@ -2,10 +2,14 @@ package search
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 // maxTermLen caps a term's length in bytes; longer runs (hashes, base64,
@@ -26,35 +30,72 @@ func Analyze(text string) []string {
 // AnalyzeFunc is Analyze without the slice: it calls fn with each term in
 // text order.
 func AnalyzeFunc(text string, fn func(term string)) {
-	Words(text, func(word string) {
-		if len(word) > maxTermLen {
-			cut := maxTermLen
-			for cut > 0 && !utf8.RuneStart(word[cut]) {
-				cut--
-			}
-			word = word[:cut]
-		}
-		if !isDigitWord(word) {
-			word = english.Stem(word, true)
-		}
-		if word != "" {
-			fn(word)
-		}
-	})
+	Words(text, func(word string) { emitTerm(word, fn) })
 }
 
 // Words calls fn with each word of text that Analyze keeps, lower-cased,
 // before it is cut and stemmed: a query's terms for an engine that stems
 // on its own (the Typesense backend).
 func Words(text string, fn func(word string)) {
+	words(text, english.IsStopWord, false, fn)
+}
+
+// keywordStopwords are the words AnalyzeKeywords drops: articles,
+// pronouns, auxiliaries, conjunctions and the commonest prepositions, the
+// list docent's FTS5 queries dropped. Unlike Snowball's list it keeps
+// negations, quantities and words of order ("not", "no", "more", "only",
+// "after", "before"), which BM25's IDF weighs for itself.
+var keywordStopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by can could did do does doing for from
+		had has have how i if in into is it its me my of on or our should so than that the their them
+		then there these they this those to was we were what when where which who whom why will with
+		would you your s t d ll m re ve`) {
+		keywordStopwords[w] = true
+	}
+}
+
+// AnalyzeKeywords is AnalyzeFunc with a shorter stopword list, and with
+// diacritics removed ("Zürich" and "zurich" are one term, as in FTS5's
+// remove_diacritics), for the keyword index and its queries.
+func AnalyzeKeywords(text string, fn func(term string)) {
+	words(text, func(w string) bool { return keywordStopwords[w] }, true, func(word string) { emitTerm(word, fn) })
+}
+
+// emitTerm cuts word to maxTermLen bytes, stems it unless it is a number,
+// and passes it to fn.
+func emitTerm(word string, fn func(term string)) {
+	if len(word) > maxTermLen {
+		cut := maxTermLen
+		for cut > 0 && !utf8.RuneStart(word[cut]) {
+			cut--
+		}
+		word = word[:cut]
+	}
+	if !isDigitWord(word) {
+		word = stem(word)
+	}
+	if word != "" {
+		fn(word)
+	}
+}
+
+// words calls fn with the lower-cased runs of letters and digits of text,
+// diacritics folded when fold is set, without one-letter words that are
+// not numbers and without the words isStop reports.
+func words(text string, isStop func(string) bool, fold bool, fn func(word string)) {
 	start := -1
 	emit := func(end int) {
 		word := strings.ToLower(text[start:end])
 		start = -1
+		if fold {
+			word = foldDiacritics(word)
+		}
 		if len(word) < 2 && !isDigitWord(word) {
 			return
 		}
-		if english.IsStopWord(word) {
+		if isStop(word) {
 			return
 		}
 		fn(word)
@@ -75,6 +116,42 @@ func Words(text string, fn func(word string)) {
 	}
 }
 
+// foldDiacritics removes combining marks after canonical decomposition
+// ("é" becomes "e"); words without non-ASCII letters are returned as is.
+func foldDiacritics(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return w
+	}
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	out, _, err := transform.String(t, w)
+	if err != nil || out == "" {
+		return w
+	}
+	return out
+}
+
+// CountTokens returns how many runs of letters and digits text holds:
+// the words AnalyzeFunc considers, stopwords and one-letter words
+// included.
+func CountTokens(text string) int {
+	n, in := 0, false
+	for _, r := range text {
+		w := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
 // isDigitWord reports whether w is made of ASCII digits only.
 func isDigitWord(w string) bool {
 	if w == "" {
@@ -86,4 +163,33 @@ func isDigitWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// maxCachedStems bounds the stem cache; when it is full it starts over.
+const maxCachedStems = 1 << 17
+
+// stems caches Snowball stems by lower-cased word. A corpus repeats a few
+// tens of thousands of words millions of times, and stemming is most of
+// what Analyze costs.
+var stems = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// stem returns english.Stem(word, true), from the cache when it can.
+func stem(word string) string {
+	stems.RLock()
+	s, ok := stems.m[word]
+	stems.RUnlock()
+	if ok {
+		return s
+	}
+	s = english.Stem(word, true)
+	stems.Lock()
+	if len(stems.m) >= maxCachedStems {
+		clear(stems.m)
+	}
+	stems.m[strings.Clone(word)] = s
+	stems.Unlock()
+	return s
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kljensen/snowball/english"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -22,6 +24,54 @@ func TestAnalyze(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Analyze(tc.in); !slices.Equal(got, tc.want) {
 				t.Fatalf("Analyze(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStemCacheAgreesWithSnowball(t *testing.T) {
+	words := []string{"running", "runners", "generalization", "vaccines", "naïve", "studies", "studies"}
+	for range 2 { // the second pass reads the cache
+		for _, w := range words {
+			if got, want := stem(w), english.Stem(w, true); got != want {
+				t.Errorf("stem(%q) = %q, want %q", w, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkAnalyze analyzes a paragraph of prose, the unit of indexing.
+func BenchmarkAnalyze(b *testing.B) {
+	text := strings.Repeat("Alterations of the architecture of cerebral white matter in the developing human brain can affect cortical development and result in functional disabilities. ", 20)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		AnalyzeFunc(text, func(string) {})
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "  ,, ": 0, "The cat, a dog!": 4, "COVID-19 x": 3, "naïve café": 2} {
+		if got := CountTokens(in); got != want {
+			t.Errorf("CountTokens(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestAnalyzeKeywords(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"short stopword list keeps negation and order", "It is not the case after all", []string{"not", "case", "after", "all"}},
+		{"stems and lowercases", "Running Runners", []string{"run", "runner"}},
+		{"diacritics folded", "Café Zürich naïve Straße", []string{"cafe", "zurich", "naiv", "straße"}},
+		{"non-Latin scripts kept", "東京 オフィス", []string{"東京", "オフィス"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			AnalyzeKeywords(tc.in, func(term string) { got = append(got, term) })
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("AnalyzeKeywords(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // Feedback defaults, chosen on the BEIR SciFact train split through the
-// real local index (research/, -tags research). Against plain hybrid
+// real local index (a research harness since retired; see docs/retrieval.md
+// and research/doc.go). Against plain hybrid
 // (nDCG@10 / R@100): train 0.7055 / 0.9396 -> 0.7069 / 0.9452,
 // test 0.6868 / 0.9337 -> 0.6907 / 0.9453.
 const (

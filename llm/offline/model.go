@@ -21,24 +21,53 @@ const (
 	modelVersion = 2
 )
 
-// stats is an analyzed corpus.
+// stats is an analyzed corpus: every text as term IDs, and how often each
+// term occurs.
 type stats struct {
 	docs   int
 	tokens int64
-	terms  [][]string
-	counts map[string]int64
+	words  []string         // term ID -> term, in order of first occurrence
+	ids    map[string]int32 // term -> term ID
+	counts []int64          // occurrences by term ID
+	texts  [][]int32        // per text, its terms' IDs in text order
 }
 
-// collect analyzes every text of corpus.
+// count returns how often term t occurs in the corpus.
+func (st *stats) count(t string) int64 {
+	if i, ok := st.ids[t]; ok {
+		return st.counts[i]
+	}
+	return 0
+}
+
+// collect analyzes every text of corpus (on GOMAXPROCS goroutines), then
+// numbers the terms in order of first occurrence.
 func collect(corpus []string) stats {
-	st := stats{docs: len(corpus), terms: make([][]string, len(corpus)), counts: map[string]int64{}}
-	for i, t := range corpus {
-		ts := search.Analyze(t)
-		st.terms[i] = ts
-		for _, w := range ts {
-			st.counts[w]++
+	analyzed := make([][]string, len(corpus))
+	inBlocks(len(corpus), 64, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				analyzed[i] = search.Analyze(corpus[i])
+			}
 		}
-		st.tokens += int64(len(ts))
+	})
+	st := stats{docs: len(corpus), ids: map[string]int32{}, texts: make([][]int32, len(corpus))}
+	for i, terms := range analyzed {
+		ids := make([]int32, len(terms))
+		for j, w := range terms {
+			id, ok := st.ids[w]
+			if !ok {
+				id = int32(len(st.words))
+				st.ids[w] = id
+				st.words = append(st.words, w)
+				st.counts = append(st.counts, 0)
+			}
+			st.counts[id]++
+			ids[j] = id
+		}
+		st.texts[i] = ids
+		st.tokens += int64(len(ids))
+		analyzed[i] = nil
 	}
 	return st
 }
@@ -60,7 +89,6 @@ type model struct {
 	index   map[string]int32
 	weights []float32 // pooling weight per term
 	unknown float32   // pooling weight of a term outside the vocabulary
-	raw     []byte    // encoded form
 	name    string
 }
 
@@ -92,18 +120,21 @@ func (m *model) setWeights() {
 	}
 }
 
-// finish derives the lookup index, pooling weights, encoding and name.
-func (m *model) finish() {
+// finish derives the lookup index, pooling weights and name, and returns
+// the encoding: raw when the model was decoded from it, otherwise
+// encode's. The model does not keep it (it is as large as the vectors).
+func (m *model) finish(raw []byte) []byte {
 	m.index = make(map[string]int32, len(m.terms))
 	for i, t := range m.terms {
 		m.index[t] = int32(i)
 	}
 	m.setWeights()
-	if m.raw == nil {
-		m.raw = m.encode()
+	if raw == nil {
+		raw = m.encode()
 	}
-	sum := sha256.Sum256(m.raw)
+	sum := sha256.Sum256(raw)
 	m.name = fmt.Sprintf("offline-ppmi-svd-%d@%s", m.dim, hex.EncodeToString(sum[:4]))
+	return raw
 }
 
 // embed pools the word vectors of terms, removes the principal
@@ -165,7 +196,7 @@ func (m *model) drift(st stats) (docDrift, massDrift float64) {
 	var oldIn, newIn, diff float64
 	for i, t := range m.terms {
 		po := float64(m.counts[i]) / float64(m.tokens)
-		pn := float64(st.counts[t]) / float64(st.tokens)
+		pn := float64(st.count(t)) / float64(st.tokens)
 		oldIn += po
 		newIn += pn
 		diff += math.Abs(po - pn)
@@ -231,7 +262,7 @@ func decodeModel(raw []byte) (*model, error) {
 	if v := le.Uint32(p); v != modelVersion {
 		return nil, fmt.Errorf("offline: model version %d, want %d", v, modelVersion)
 	}
-	m := &model{raw: raw}
+	m := &model{}
 	m.dim = int(le.Uint32(p[4:]))
 	m.docs = int(le.Uint64(p[8:]))
 	m.tokens = int64(le.Uint64(p[16:]))
@@ -271,7 +302,7 @@ func decodeModel(raw []byte) (*model, error) {
 		f[i] = math.Float32frombits(le.Uint32(p[4*i:]))
 	}
 	m.vecs, m.pcs = f[:n*sd], f[n*sd:]
-	m.finish()
+	m.finish(raw)
 	return m, nil
 }
 

@@ -162,25 +162,29 @@ func (e *Embedder) EmbedQuery(ctx context.Context, text string) ([]float32, erro
 
 // EmbedDocuments returns one L2-normalized vector per text, in order. A
 // text with no term the model knows (for example an empty one) gets the
-// zero vector, which is similar to nothing.
+// zero vector, which is similar to nothing. Texts are embedded on
+// GOMAXPROCS goroutines.
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	e.mu.RLock()
 	m := e.m
 	e.mu.RUnlock()
 	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("offline: embed: %w", err)
+	inBlocks(len(texts), 16, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			if ctx.Err() != nil {
+				return
+			}
+			for i := lo; i < hi; i++ {
+				if m == nil {
+					out[i] = hashEmbed(texts[i], e.opts.Dim)
+				} else {
+					out[i] = m.embed(search.Analyze(texts[i]))
+				}
 			}
 		}
-		var v []float32
-		if m == nil {
-			v = hashEmbed(t, e.opts.Dim)
-		} else {
-			v = m.embed(search.Analyze(t))
-		}
-		out[i] = v
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("offline: embed: %w", err)
 	}
 	return out, nil
 }
@@ -213,11 +217,12 @@ func (e *Embedder) Fit(ctx context.Context, corpus []string) (bool, error) {
 	if m == nil {
 		return false, nil
 	}
+	raw := m.finish(nil)
 	if cur != nil && cur.name == m.name {
 		return false, nil
 	}
 	if e.opts.ModelPath != "" {
-		if err := writeAtomic(e.opts.ModelPath, m.raw); err != nil {
+		if err := writeAtomic(e.opts.ModelPath, raw); err != nil {
 			return false, err
 		}
 	}

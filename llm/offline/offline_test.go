@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 var topics = [][]string{
@@ -275,11 +277,15 @@ func TestTrainVariants(t *testing.T) {
 }
 
 func TestWithDocBlock(t *testing.T) {
-	// Two terms, three documents; a is the 2×2 identity scaled by 3.
-	a := &csr{n: 2, nc: 2, rowPtr: []int{0, 1, 2}, col: []int32{0, 1}, val: []float64{3, 3}}
+	// Two terms, three documents; the PPMI block is the 2×2 identity
+	// scaled by 3, in two row blocks.
+	a := []rowBlock{
+		{lo: 0, hi: 1, ptr: []int{1}, col: []int32{0}, val: []float32{3}},
+		{lo: 1, hi: 2, ptr: []int{1}, col: []int32{1}, val: []float32{3}},
+	}
 	docs := [][]int32{{0, 0, 1}, {1}, {}}
 	df := []int64{1, 2}
-	got := withDocBlock(a, docs, df, 2)
+	got := assemble(a, 2, newDocBlock(docs, df, 2, 2))
 	if got.n != 2 || got.nc != 2+3 {
 		t.Fatalf("shape %d×%d, want 2×5", got.n, got.nc)
 	}
@@ -290,17 +296,17 @@ func TestWithDocBlock(t *testing.T) {
 	var fa, fx float64
 	for p, c := range got.col {
 		if c < 2 {
-			fa += got.val[p] * got.val[p]
+			fa += float64(got.val[p]) * float64(got.val[p])
 		} else {
-			fx += got.val[p] * got.val[p]
+			fx += float64(got.val[p]) * float64(got.val[p])
 		}
 	}
-	if r := math.Sqrt(fx / fa); math.Abs(r-2) > 1e-9 {
+	if r := math.Sqrt(fx / fa); math.Abs(r-2) > 1e-6 {
 		t.Errorf("doc block norm ratio %v, want 2", r)
 	}
 	// Term 0 occurs twice in doc 0: (1+ln 2)·ln(3/1) before scaling; term 1
 	// once in docs 0 and 1: ln(3/2) each.
-	if r, want := got.val[1]/got.val[3], (1+math.Log(2))*math.Log(3)/math.Log(1.5); math.Abs(r-want) > 1e-9 {
+	if r, want := float64(got.val[1]/got.val[3]), (1+math.Log(2))*math.Log(3)/math.Log(1.5); math.Abs(r-want) > 1e-6 {
 		t.Errorf("tf-idf ratio %v, want %v", r, want)
 	}
 }
@@ -323,5 +329,191 @@ func TestIDFPoolingWeighsRareTermsMore(t *testing.T) {
 	}
 	if m.df[rare] >= m.df[common] || m.weights[rare] <= m.weights[common] {
 		t.Errorf("df %d weight %v (rare) vs df %d weight %v (common)", m.df[rare], m.weights[rare], m.df[common], m.weights[common])
+	}
+}
+
+// ppmiReference is the textbook construction ppmi must equal: a map of
+// weighted pair counts, both directions, then positive PMI with context
+// distribution smoothing.
+func ppmiReference(docs [][]int32, V, window int, cds float64) map[[2]int32]float64 {
+	pairs := map[[2]int32]float64{}
+	for _, ids := range docs {
+		for i, w := range ids {
+			for d := 1; d <= window && i+d < len(ids); d++ {
+				c := ids[i+d]
+				pairs[[2]int32{w, c}] += float64(window - d + 1)
+				pairs[[2]int32{c, w}] += float64(window - d + 1)
+			}
+		}
+	}
+	rowSum := make([]float64, V)
+	for k, c := range pairs {
+		rowSum[k[0]] += c
+	}
+	var z float64
+	ctxPow := make([]float64, V)
+	for j, s := range rowSum {
+		ctxPow[j] = math.Pow(s, cds)
+		z += ctxPow[j]
+	}
+	out := map[[2]int32]float64{}
+	for k, c := range pairs {
+		if pmi := math.Log(c * z / (rowSum[k[0]] * ctxPow[k[1]])); pmi > 0 {
+			out[k] = pmi
+		}
+	}
+	return out
+}
+
+func TestPPMIMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const V = 40
+	docs := make([][]int32, 60)
+	for d := range docs {
+		docs[d] = make([]int32, rng.IntN(25)) // some texts empty or shorter than the window
+		for i := range docs[d] {
+			docs[d][i] = int32(rng.IntN(V))
+		}
+	}
+	want := ppmiReference(docs, V, 5, 0.75)
+	got := ppmi(docs, V, 5, params{cds: 0.75})
+	if got.n != V || got.nc != V || len(got.col) != len(want) {
+		t.Fatalf("shape %d×%d with %d entries, want %d×%d with %d", got.n, got.nc, len(got.col), V, V, len(want))
+	}
+	for i := range V {
+		row := got.col[got.rowPtr[i]:got.rowPtr[i+1]]
+		if !slices.IsSorted(row) {
+			t.Fatalf("row %d columns not sorted: %v", i, row)
+		}
+		for p := got.rowPtr[i]; p < got.rowPtr[i+1]; p++ {
+			w, ok := want[[2]int32{int32(i), got.col[p]}]
+			if !ok || math.Abs(w-float64(got.val[p])) > 1e-6*w {
+				t.Fatalf("(%d,%d) = %v, want %v (present %v)", i, got.col[p], got.val[p], w, ok)
+			}
+		}
+	}
+}
+
+// denseCSR returns a rows×cols csr holding m.
+func denseCSR(m [][]float64) *csr {
+	a := &csr{n: len(m), nc: len(m[0]), rowPtr: make([]int, len(m)+1)}
+	for i, row := range m {
+		for j, v := range row {
+			if v != 0 {
+				a.col = append(a.col, int32(j))
+				a.val = append(a.val, float32(v))
+			}
+		}
+		a.rowPtr[i+1] = len(a.col)
+	}
+	return a
+}
+
+// TestTruncatedSVDMatchesDense compares the randomized SVD's word vectors
+// with the top left singular vectors from gonum's dense SVD: on a matrix
+// whose spectrum decays slowly, as PPMI's does (the Cholesky path), and
+// on one that decays steeply and a rank-deficient one (their Gram
+// matrices are ill-conditioned or singular: the Householder fallback).
+func TestTruncatedSVDMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const rows, cols, k = 60, 80, 8
+	// decaying is a sum of 30 random rank-one terms with weights w(r).
+	decaying := func(w func(r int) float64) [][]float64 {
+		m := make([][]float64, rows)
+		for i := range m {
+			m[i] = make([]float64, cols)
+		}
+		for r := range 30 {
+			u, v := make([]float64, rows), make([]float64, cols)
+			for i := range u {
+				u[i] = rng.NormFloat64()
+			}
+			for j := range v {
+				v[j] = rng.NormFloat64()
+			}
+			for i := range rows {
+				for j := range cols {
+					m[i][j] += u[i] * v[j] * w(r)
+				}
+			}
+		}
+		return m
+	}
+	slow := decaying(func(r int) float64 { return math.Pow(0.93, float64(r)) })
+	steep := decaying(func(r int) float64 { return 1 / float64((r+1)*(r+1)) })
+	lowRank := make([][]float64, rows) // rank 3: every row a mix of three
+	for i := range lowRank {
+		lowRank[i] = make([]float64, cols)
+		for j := range cols {
+			lowRank[i][j] = float64(i%3+1) * math.Sin(float64(j*(i%3+1)))
+		}
+	}
+	for name, m := range map[string][][]float64{"slow decay": slow, "steep decay": steep, "rank 3": lowRank} {
+		t.Run(name, func(t *testing.T) {
+			vecs, err := truncatedSVD(context.Background(), denseCSR(m), k, params{powerIters: 2, rowNorm: false})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range vecs {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					t.Fatalf("non-finite output %v", x)
+				}
+			}
+			flat := make([]float64, 0, rows*cols)
+			for _, row := range m {
+				flat = append(flat, row...)
+			}
+			var svd mat.SVD
+			if !svd.Factorize(mat.NewDense(rows, cols, flat), mat.SVDThin) {
+				t.Fatal("dense SVD failed")
+			}
+			var u mat.Dense
+			svd.UTo(&u)
+			rank := k
+			if name == "rank 3" {
+				rank = 3
+			}
+			for j := range rank {
+				var dot, norm float64
+				for i := range rows {
+					x := float64(vecs[i*k+j])
+					dot += x * u.At(i, j)
+					norm += x * x
+				}
+				if c := math.Abs(dot) / math.Sqrt(norm); c < 0.999 {
+					t.Errorf("singular vector %d: |cos| with the dense SVD's = %.5f", j, c)
+				}
+			}
+		})
+	}
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// TestEmbedDocumentsInOrder embeds more texts than one goroutine's share
+// and checks each against the same text embedded alone.
+func TestEmbedDocumentsInOrder(t *testing.T) {
+	docs := corpus(100, 4)
+	for _, trained := range []bool{false, true} {
+		e := NewEmbedder(Options{Dim: 32})
+		if trained {
+			mustFit(t, e, docs)
+		}
+		all := mustEmbed(t, e, docs...)
+		for i, d := range docs {
+			one, err := e.EmbedQuery(context.Background(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(all[i], one) {
+				t.Fatalf("trained %v: text %d embeds differently in a batch", trained, i)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -34,7 +35,8 @@ type params struct {
 	triDims    int     // dims given to hashed character trigrams
 }
 
-// defaultParams won the SciFact train sweep (research_sweep_test.go): the
+// defaultParams won the SciFact train sweep (a research harness since
+// retired; see docs/retrieval.md): the
 // document block (docMix 2) and IDF pooling lift vector-only nDCG@10 from
 // 0.620 to 0.646 and R@100 from 0.929 to 0.938 through the product eval;
 // shifted PMI, eigenvalue weighting, other SIF a, 0 or 2 components, more
@@ -52,40 +54,47 @@ const (
 )
 
 // train builds a model from st, or returns nil when the vocabulary is too
-// small to be worth one.
+// small to be worth one. The model is not finished (see model.finish).
 func train(ctx context.Context, st stats, o Options, pr params) (*model, error) {
-	terms := make([]string, 0, len(st.counts))
-	for t, c := range st.counts {
+	var vocab []int32 // corpus term IDs that get a vector
+	for id, c := range st.counts {
 		if c >= int64(o.MinCount) {
-			terms = append(terms, t)
+			vocab = append(vocab, int32(id))
 		}
 	}
-	slices.SortFunc(terms, func(a, b string) int {
+	slices.SortFunc(vocab, func(a, b int32) int {
 		if c := cmp.Compare(st.counts[b], st.counts[a]); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(st.words[a], st.words[b])
 	})
-	if len(terms) > o.MaxVocab {
-		terms = terms[:o.MaxVocab]
+	if len(vocab) > o.MaxVocab {
+		vocab = vocab[:o.MaxVocab]
 	}
-	if len(terms) < minVocab {
+	if len(vocab) < minVocab {
 		return nil, nil
 	}
-	V := len(terms)
+	V := len(vocab)
+	terms := make([]string, V)
 	index := make(map[string]int32, V)
 	counts := make([]int64, V)
-	for i, t := range terms {
-		index[t] = int32(i)
-		counts[i] = st.counts[t]
+	remap := make([]int32, len(st.words)) // corpus term ID -> vocabulary index, or -1
+	for i := range remap {
+		remap[i] = -1
 	}
-	docs := make([][]int32, len(st.terms))
+	for i, id := range vocab {
+		terms[i] = st.words[id]
+		index[terms[i]] = int32(i)
+		counts[i] = st.counts[id]
+		remap[id] = int32(i)
+	}
+	docs := make([][]int32, len(st.texts))
 	df := make([]int64, V)
 	last := make([]int, V)
-	for d, ts := range st.terms {
+	for d, ts := range st.texts {
 		ids := make([]int32, 0, len(ts))
 		for _, t := range ts {
-			if i, ok := index[t]; ok {
+			if i := remap[t]; i >= 0 {
 				ids = append(ids, i)
 				if last[i] != d+1 {
 					last[i] = d + 1
@@ -98,10 +107,11 @@ func train(ctx context.Context, st stats, o Options, pr params) (*model, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: train: %w", err)
 	}
-	a := ppmi(docs, V, o.Window, pr)
+	var db *docBlock
 	if pr.docMix > 0 {
-		a = withDocBlock(a, docs, df, pr.docMix)
+		db = newDocBlock(docs, df, V, pr.docMix)
 	}
+	a := assemble(ppmiRows(docs, V, o.Window, pr), V, db)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: train: %w", err)
 	}
@@ -110,31 +120,55 @@ func train(ctx context.Context, st stats, o Options, pr params) (*model, error) 
 	if err != nil {
 		return nil, err
 	}
+	// The matrices are garbage now, several times the model's size: collect
+	// them before pooling and encoding allocate more.
+	runtime.GC()
 	m := &model{dim: o.Dim, triDims: pr.triDims, docs: st.docs, tokens: st.tokens, terms: terms, counts: counts, df: df,
 		vecs: vecs, sifA: pr.sifA, idfPool: pr.idfPool}
-	// Pooling weights are needed for the principal components; finish
-	// again after they are set to encode and name the model.
+	// Pooling weights are needed for the principal components; the
+	// caller's finish derives them again with the rest.
 	m.index = index
 	m.setWeights()
 	m.pcs = principalComponents(m, docs, pr.npc)
-	m.finish()
 	return m, nil
 }
 
-// csr is a sparse matrix in compressed sparse row form.
+// csr is a sparse matrix in compressed sparse row form. Values are
+// float32 (PPMI and tf-idf need no more), which saves a third of the
+// memory the SVD's two copies (A and Aᵀ) take; products accumulate in
+// float64.
 type csr struct {
 	n      int // rows
 	nc     int // columns
 	rowPtr []int
 	col    []int32
-	val    []float64
+	val    []float32
 }
 
 // ppmi counts co-occurrences within window (weighted window-d+1 for
 // distance d, or 1/d when harmonic) and returns the positive PMI matrix
 // with context distribution smoothing, shifted by log(shift).
 func ppmi(docs [][]int32, V, window int, pr params) *csr {
-	pairs := map[uint64]float64{}
+	return assemble(ppmiRows(docs, V, window, pr), V, nil)
+}
+
+// rowBlock holds the entries of rows lo..hi-1 of a sparse matrix, in row
+// order: ptr[i] entries for row lo+i.
+type rowBlock struct {
+	lo, hi int
+	ptr    []int
+	col    []int32
+	val    []float32
+}
+
+// ppmiRows returns ppmi's matrix as row blocks.
+//
+// It works row by row: the texts are laid end to end with window empty
+// slots between them, each term's positions are listed, and a row is the
+// weighted count of what surrounds its term's positions. Rows are
+// independent, so they are built in parallel, each in a fixed order: the
+// result does not depend on scheduling.
+func ppmiRows(docs [][]int32, V, window int, pr params) []rowBlock {
 	wts := make([]float64, window+1)
 	for d := 1; d <= window; d++ {
 		wts[d] = float64(window - d + 1)
@@ -142,27 +176,53 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 			wts[d] = 1 / float64(d)
 		}
 	}
+	// flat holds the texts separated by window slots of -1, with window
+	// more at each end, so that no window crosses a text boundary.
+	n := window
 	for _, ids := range docs {
-		for i, w := range ids {
-			for d := 1; d <= window && i+d < len(ids); d++ {
-				c := ids[i+d]
-				wt := wts[d]
-				pairs[uint64(w)<<32|uint64(c)] += wt
-				pairs[uint64(c)<<32|uint64(w)] += wt
-			}
+		n += len(ids) + window
+	}
+	flat := make([]int32, n)
+	for i := range window {
+		flat[i] = -1
+	}
+	pos := make([]int, V+1) // term i's positions are at[pos[i]:pos[i+1]]
+	p := window
+	for _, ids := range docs {
+		for _, w := range ids {
+			flat[p] = w
+			pos[w+1]++
+			p++
+		}
+		for range window {
+			flat[p] = -1
+			p++
 		}
 	}
-	keys := make([]uint64, 0, len(pairs))
-	for k := range pairs {
-		keys = append(keys, k)
+	for i := range V {
+		pos[i+1] += pos[i]
 	}
-	slices.Sort(keys)
+	at := make([]int32, pos[V])
+	next := slices.Clone(pos[:V])
+	for i, w := range flat {
+		if w >= 0 {
+			at[next[w]] = int32(i)
+			next[w]++
+		}
+	}
+
+	// Row sums: every pair is counted from both of its ends.
 	rowSum := make([]float64, V)
-	var total float64
-	for _, k := range keys {
-		c := pairs[k]
-		rowSum[k>>32] += c
-		total += c
+	for i, w := range flat {
+		if w < 0 {
+			continue
+		}
+		for d := 1; d <= window; d++ {
+			if c := flat[i+d]; c >= 0 {
+				rowSum[w] += wts[d]
+				rowSum[c] += wts[d]
+			}
+		}
 	}
 	ctxPow := make([]float64, V)
 	var z float64
@@ -174,39 +234,87 @@ func ppmi(docs [][]int32, V, window int, pr params) *csr {
 	if pr.shift > 1 {
 		shift = math.Log(pr.shift)
 	}
-	m := &csr{n: V, nc: V, rowPtr: make([]int, V+1)}
-	m.col = make([]int32, 0, len(keys))
-	m.val = make([]float64, 0, len(keys))
-	row := 0
-	for _, k := range keys {
-		i, j := int(k>>32), int32(k&0xffffffff)
-		pmi := math.Log(pairs[k]*z/(rowSum[i]*ctxPow[j])) - shift
-		if pmi <= 0 {
-			continue
+
+	const block = 64
+	blocks := make([]rowBlock, (V+block-1)/block)
+	inBlocks(V, block, func() func(lo, hi int) {
+		acc := make([]float64, V)
+		var touched []int32
+		return func(lo, hi int) {
+			r := rowBlock{lo: lo, hi: hi}
+			r.ptr = make([]int, r.hi-r.lo)
+			for w := r.lo; w < r.hi; w++ {
+				touched = touched[:0]
+				for _, q := range at[pos[w]:pos[w+1]] {
+					for d := 1; d <= window; d++ {
+						for _, c := range [2]int32{flat[int(q)-d], flat[int(q)+d]} {
+							if c < 0 {
+								continue
+							}
+							if acc[c] == 0 {
+								touched = append(touched, c)
+							}
+							acc[c] += wts[d]
+						}
+					}
+				}
+				slices.Sort(touched)
+				for _, c := range touched {
+					pmi := math.Log(acc[c]*z/(rowSum[w]*ctxPow[c])) - shift
+					acc[c] = 0
+					if pmi <= 0 {
+						continue
+					}
+					r.col = append(r.col, c)
+					r.val = append(r.val, float32(pmi))
+					r.ptr[w-r.lo]++
+				}
+			}
+			blocks[lo/block] = r
 		}
-		for row < i {
-			row++
-			m.rowPtr[row] = len(m.col)
-		}
-		m.col = append(m.col, j)
-		m.val = append(m.val, pmi)
-	}
-	for row < V {
-		row++
-		m.rowPtr[row] = len(m.col)
-	}
-	return m
+	})
+	return blocks
 }
 
-// withDocBlock returns [a | s·X], where X is the term-document matrix with
-// (1+ln tf)·idf entries, scaled so that its Frobenius norm is mix times a's.
-func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
-	V, D := a.n, len(docs)
-	type post struct {
-		doc int32
-		v   float64
+// inBlocks splits [0, n) into blocks of size block and hands them out in
+// order to GOMAXPROCS goroutines, each running the function newWorker
+// returned for it (which may keep scratch state) on one block at a time.
+// The work must not depend on which goroutine runs a block.
+func inBlocks(n, block int, newWorker func() func(lo, hi int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		work := newWorker()
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(int64(block))) - block
+				if lo >= n {
+					return
+				}
+				work(lo, min(lo+block, n))
+			}
+		})
 	}
-	posts := make([][]post, V)
+	wg.Wait()
+}
+
+// docBlock is the term × document matrix X with (1+ln tf)·idf entries,
+// as postings per term.
+type docBlock struct {
+	docs  int
+	mix   float64     // X is scaled to mix times the PPMI block's norm
+	norm2 float64     // ‖X‖², unscaled
+	posts [][]docPost // by term
+}
+
+type docPost struct {
+	doc int32
+	v   float64
+}
+
+func newDocBlock(docs [][]int32, df []int64, V int, mix float64) *docBlock {
+	D := len(docs)
+	db := &docBlock{docs: D, mix: mix, posts: make([][]docPost, V)}
 	tf := map[int32]int{}
 	for d, ids := range docs {
 		clear(tf)
@@ -220,38 +328,61 @@ func withDocBlock(a *csr, docs [][]int32, df []int64, mix float64) *csr {
 		slices.Sort(keys)
 		for _, i := range keys {
 			idf := math.Log(float64(D) / float64(df[i]))
-			posts[i] = append(posts[i], post{int32(d), (1 + math.Log(float64(tf[i]))) * idf})
+			v := (1 + math.Log(float64(tf[i]))) * idf
+			db.posts[i] = append(db.posts[i], docPost{int32(d), v})
+			db.norm2 += v * v
 		}
 	}
-	var na, nx float64
-	for _, v := range a.val {
-		na += v * v
-	}
-	for _, ps := range posts {
-		for _, p := range ps {
-			nx += p.v * p.v
+	return db
+}
+
+// assemble concatenates the row blocks of a V-column matrix A into one
+// csr, as [A | s·X] when db is set: X's columns follow A's, scaled so that
+// ‖s·X‖ = db.mix·‖A‖.
+func assemble(blocks []rowBlock, V int, db *docBlock) *csr {
+	m := &csr{n: V, nc: V, rowPtr: make([]int, V+1)}
+	nnz := 0
+	var na float64
+	for _, r := range blocks {
+		nnz += len(r.col)
+		for _, v := range r.val {
+			na += float64(v) * float64(v)
 		}
 	}
 	s := 0.0
-	if nx > 0 {
-		s = mix * math.Sqrt(na/nx)
-	}
-	out := &csr{n: V, nc: V + D, rowPtr: make([]int, V+1)}
-	for i := range V {
-		out.col = append(out.col, a.col[a.rowPtr[i]:a.rowPtr[i+1]]...)
-		out.val = append(out.val, a.val[a.rowPtr[i]:a.rowPtr[i+1]]...)
-		for _, p := range posts[i] {
-			out.col = append(out.col, int32(V)+p.doc)
-			out.val = append(out.val, s*p.v)
+	if db != nil {
+		m.nc += db.docs
+		for _, ps := range db.posts {
+			nnz += len(ps)
 		}
-		out.rowPtr[i+1] = len(out.col)
+		if db.norm2 > 0 {
+			s = db.mix * math.Sqrt(na/db.norm2)
+		}
 	}
-	return out
+	m.col = make([]int32, 0, nnz)
+	m.val = make([]float32, 0, nnz)
+	for _, r := range blocks {
+		p := 0
+		for w := r.lo; w < r.hi; w++ {
+			n := r.ptr[w-r.lo]
+			m.col = append(m.col, r.col[p:p+n]...)
+			m.val = append(m.val, r.val[p:p+n]...)
+			p += n
+			if db != nil {
+				for _, dp := range db.posts[w] {
+					m.col = append(m.col, int32(V)+dp.doc)
+					m.val = append(m.val, float32(s*dp.v))
+				}
+			}
+			m.rowPtr[w+1] = len(m.col)
+		}
+	}
+	return m
 }
 
 // transpose returns mᵀ.
 func (m *csr) transpose() *csr {
-	t := &csr{n: m.nc, nc: m.n, rowPtr: make([]int, m.nc+1), col: make([]int32, len(m.col)), val: make([]float64, len(m.val))}
+	t := &csr{n: m.nc, nc: m.n, rowPtr: make([]int, m.nc+1), col: make([]int32, len(m.col)), val: make([]float32, len(m.val))}
 	for _, j := range m.col {
 		t.rowPtr[j+1]++
 	}
@@ -270,109 +401,136 @@ func (m *csr) transpose() *csr {
 	return t
 }
 
-// mul returns m·x for a dense x with m.nc rows. Rows are split across
-// goroutines; each output row is summed in a fixed order, so the result
-// does not depend on scheduling.
-func (m *csr) mul(x blas64.General) blas64.General {
-	out := blas64.General{Rows: m.n, Cols: x.Cols, Stride: x.Cols, Data: make([]float64, m.n*x.Cols)}
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	chunk := (m.n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, m.n)
-		if lo >= hi {
-			break
-		}
-		wg.Go(func() {
+// mulInto sets out = m·x for a dense x with m.nc rows; out has m.n rows
+// and x's columns. Rows are handed out to goroutines in blocks; each
+// output row is summed in a fixed order, four stored entries at a time, so
+// the result does not depend on scheduling.
+func (m *csr) mulInto(out, x blas64.General) {
+	l := x.Cols
+	inBlocks(m.n, 64, func() func(lo, hi int) {
+		return func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				dst := out.Data[i*out.Stride : i*out.Stride+out.Cols]
-				for p := m.rowPtr[i]; p < m.rowPtr[i+1]; p++ {
-					v := m.val[p]
-					src := x.Data[int(m.col[p])*x.Stride : int(m.col[p])*x.Stride+x.Cols]
-					for k, s := range src {
-						dst[k] += v * s
+				dst := out.Data[i*out.Stride:][:l]
+				clear(dst)
+				p, end := m.rowPtr[i], m.rowPtr[i+1]
+				for ; p+4 <= end; p += 4 {
+					v0, v1, v2, v3 := float64(m.val[p]), float64(m.val[p+1]), float64(m.val[p+2]), float64(m.val[p+3])
+					s0 := x.Data[int(m.col[p])*x.Stride:][:l]
+					s1 := x.Data[int(m.col[p+1])*x.Stride:][:l]
+					s2 := x.Data[int(m.col[p+2])*x.Stride:][:l]
+					s3 := x.Data[int(m.col[p+3])*x.Stride:][:l]
+					for k := range dst {
+						dst[k] += v0*s0[k] + v1*s1[k] + v2*s2[k] + v3*s3[k]
+					}
+				}
+				for ; p < end; p++ {
+					v := float64(m.val[p])
+					src := x.Data[int(m.col[p])*x.Stride:][:l]
+					for k := range dst {
+						dst[k] += v * src[k]
 					}
 				}
 			}
-		})
-	}
-	wg.Wait()
-	return out
+		}
+	})
 }
 
-// orth returns an orthonormal basis of y's columns (thin QR).
-func orth(y blas64.General) blas64.General {
-	k := min(y.Rows, y.Cols)
-	tau := make([]float64, k)
-	work := []float64{0}
-	lapack64.Geqrf(y, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	lapack64.Geqrf(y, tau, work, len(work))
-	q := blas64.General{Rows: y.Rows, Cols: k, Stride: y.Stride, Data: y.Data}
-	work = []float64{0}
-	lapack64.Orgqr(q, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	lapack64.Orgqr(q, tau, work, len(work))
-	if k == y.Cols {
-		return q
+// dense returns a rows×cols matrix, reusing buf's storage when it is big
+// enough.
+func dense(buf []float64, rows, cols int) blas64.General {
+	if cap(buf) < rows*cols {
+		buf = make([]float64, rows*cols)
 	}
-	out := blas64.General{Rows: y.Rows, Cols: k, Stride: k, Data: make([]float64, y.Rows*k)}
+	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: buf[:rows*cols]}
+}
+
+// gram returns yᵀy, exactly symmetric.
+func gram(y blas64.General) blas64.General {
+	g := dense(nil, y.Cols, y.Cols)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, y, y, 0, g)
+	for i := range g.Rows {
+		for j := i + 1; j < g.Cols; j++ {
+			s := (g.Data[i*g.Stride+j] + g.Data[j*g.Stride+i]) / 2
+			g.Data[i*g.Stride+j], g.Data[j*g.Stride+i] = s, s
+		}
+	}
+	return g
+}
+
+// normalizeColumns scales every non-zero column of y to unit length; it
+// keeps repeated products with A in range without changing their span.
+func normalizeColumns(y blas64.General) {
+	norms := make([]float64, y.Cols)
 	for i := range y.Rows {
-		copy(out.Data[i*k:(i+1)*k], y.Data[i*y.Stride:i*y.Stride+k])
+		for j, v := range y.Data[i*y.Stride:][:y.Cols] {
+			norms[j] += v * v
+		}
 	}
-	return out
+	for j, n := range norms {
+		if n > 0 {
+			norms[j] = 1 / math.Sqrt(n)
+		}
+	}
+	for i := range y.Rows {
+		row := y.Data[i*y.Stride:][:y.Cols]
+		for j := range row {
+			row[j] *= norms[j]
+		}
+	}
 }
 
 // truncatedSVD returns the word vectors U_k·Σ_k^eigPower of a (row-major,
-// a.n×dim, columns beyond the rank left zero), found by a randomized range
-// finder with a fixed seed and subspace iterations.
+// a.n×dim, columns beyond the rank left zero): the top left singular
+// vectors of a, found by a randomized range finder with a fixed seed.
+//
+// The range is Y = (A·Aᵀ)^q·A·Ω for a Gaussian Ω with oversampled
+// columns, q = powerIters; only Y's span matters, so its columns are
+// rescaled between products rather than orthonormalized. The singular
+// vectors come from a Rayleigh–Ritz step that needs no orthonormal basis
+// of Y (see ritz), so the only dense products as tall as Y are YᵀY and
+// the final U = Y·X.
 func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, error) {
 	V := a.n
 	k := min(dim, V, a.nc)
 	l := min(k+oversample, V, a.nc)
-	rng := rand.New(rand.NewPCG(svdSeed1, svdSeed2))
-	omega := blas64.General{Rows: a.nc, Cols: l, Stride: l, Data: make([]float64, a.nc*l)}
-	for i := range omega.Data {
-		omega.Data[i] = rng.NormFloat64()
-	}
 	at := a.transpose()
-	q := orth(a.mul(omega))
+	// Building A left as much garbage as the dense matrices below take
+	// (about 90 MB on SciFact): collect it first, so that they reuse its
+	// memory rather than raise the process's peak.
+	runtime.GC()
+	rng := rand.New(rand.NewPCG(svdSeed1, svdSeed2))
+	wide := dense(nil, a.nc, l) // Ω, then Aᵀ·Y
+	for i := range wide.Data {
+		wide.Data[i] = rng.NormFloat64()
+	}
+	y := dense(nil, V, l)
+	a.mulInto(y, wide)
 	for range pr.powerIters {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("offline: train: %w", err)
 		}
-		z := orth(at.mul(q))
-		q = orth(a.mul(z))
+		normalizeColumns(y)
+		at.mulInto(wide, y)
+		a.mulInto(y, wide)
 	}
-	// Bᵀ = Aᵀ·Q; the eigenvectors of B·Bᵀ = (Bᵀ)ᵀ·Bᵀ are B's left singular vectors.
-	bt := at.mul(q)
-	c := blas64.General{Rows: q.Cols, Cols: q.Cols, Stride: q.Cols, Data: make([]float64, q.Cols*q.Cols)}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, bt, bt, 0, c)
-	for i := range c.Rows { // symmetrize exactly
-		for j := i + 1; j < c.Cols; j++ {
-			s := (c.Data[i*c.Stride+j] + c.Data[j*c.Stride+i]) / 2
-			c.Data[i*c.Stride+j], c.Data[j*c.Stride+i] = s, s
-		}
+	normalizeColumns(y)
+
+	x, vals, err := ritz(y, at, wide)
+	if err != nil {
+		return nil, err
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(c.Rows, c.Data), true) {
-		return nil, fmt.Errorf("offline: train: eigendecomposition failed")
-	}
-	vals := eig.Values(nil) // ascending
-	var ev mat.Dense
-	eig.VectorsTo(&ev)
 	r := min(k, len(vals))
-	// Top r eigenvectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower.
-	e := blas64.General{Rows: q.Cols, Cols: r, Stride: r, Data: make([]float64, q.Cols*r)}
+	// Top r Ritz vectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower.
+	e := dense(nil, l, r)
 	for j := range r {
 		src := len(vals) - 1 - j
 		scale := math.Pow(math.Max(vals[src], 0), pr.eigPower/2)
-		for i := range q.Cols {
-			e.Data[i*r+j] = ev.At(i, src) * scale
+		for i := range l {
+			e.Data[i*r+j] = x.At(i, src) * scale
 		}
 	}
-	u := blas64.General{Rows: V, Cols: r, Stride: r, Data: make([]float64, V*r)}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, e, 0, u)
+	u := dense(wide.Data, V, r) // Aᵀ·Y is no longer needed
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, y, e, 0, u)
 	// Fix each column's sign: its largest-magnitude entry is positive.
 	for j := range r {
 		best, bi := 0.0, 0
@@ -398,6 +556,86 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 		}
 	}
 	return vecs, nil
+}
+
+// ritz is the Rayleigh–Ritz step of A·Aᵀ on span(y). With G = YᵀY and
+// H = (AᵀY)ᵀ(AᵀY), the small generalized eigenproblem H·x = λ·G·x gives
+// approximate eigenpairs of A·Aᵀ: eigenvectors Y·x (unit length, since
+// xᵀ·G·x = 1) and eigenvalues λ = σ². It returns X (l×l, columns by
+// ascending eigenvalue) and the eigenvalues.
+//
+// Solving through G's Cholesky factor loses about κ(G)·ε of accuracy, so
+// it is used only while G is well conditioned, as it is when A's singular
+// values decay slowly (σ₁/σₗ ≈ 8 on SciFact: κ(G) ≈ 10⁹). Above
+// maxGramCond (a steep spectrum, or a degenerate corpus) y is first
+// replaced by an orthonormal basis of its span (Householder QR), and G by
+// the identity. buf holds at least at.n×l values and is overwritten.
+func ritz(y blas64.General, at *csr, buf blas64.General) (*mat.Dense, []float64, error) {
+	l := y.Cols
+	g := mat.NewSymDense(l, gram(y).Data)
+	var ge mat.EigenSym
+	var chol mat.Cholesky
+	if !ge.Factorize(g, false) || !wellConditioned(ge.Values(nil)) || !chol.Factorize(g) {
+		orthonormalize(y)
+		id := mat.NewSymDense(l, nil)
+		for i := range l {
+			id.SetSym(i, i, 1)
+		}
+		chol.Factorize(id)
+	}
+	z := dense(buf.Data, at.n, l)
+	at.mulInto(z, y)
+	h := mat.NewDense(l, l, gram(z).Data)
+	// With G = RᵀR, H·x = λ·G·x becomes (R⁻ᵀ·H·R⁻¹)·w = λ·w, x = R⁻¹·w.
+	var r mat.TriDense
+	chol.UTo(&r)
+	var t1, t2 mat.Dense
+	if err := t1.Solve(r.T(), h); err != nil { // R⁻ᵀ·H
+		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
+	}
+	if err := t2.Solve(r.T(), t1.T()); err != nil { // R⁻ᵀ·(R⁻ᵀ·H)ᵀ = R⁻ᵀ·H·R⁻¹
+		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
+	}
+	sym := mat.NewSymDense(l, nil)
+	for i := range l {
+		for j := i; j < l; j++ {
+			sym.SetSym(i, j, (t2.At(i, j)+t2.At(j, i))/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, true) {
+		return nil, nil, fmt.Errorf("offline: train: eigendecomposition failed")
+	}
+	var w, x mat.Dense
+	eig.VectorsTo(&w)
+	if err := x.Solve(&r, &w); err != nil { // R⁻¹·W
+		return nil, nil, fmt.Errorf("offline: train: rayleigh-ritz: %w", err)
+	}
+	return &x, eig.Values(nil), nil
+}
+
+// maxGramCond is the largest condition number of YᵀY that ritz solves
+// through a Cholesky factor (accurate to about 1e-6).
+const maxGramCond = 1e10
+
+// wellConditioned reports whether ascending eigenvalues vals have a
+// condition number of at most maxGramCond.
+func wellConditioned(vals []float64) bool {
+	return len(vals) > 0 && vals[0] > 0 && vals[len(vals)-1] <= maxGramCond*vals[0]
+}
+
+// orthonormalize replaces y's columns by an orthonormal basis of their
+// span (Householder QR); y must have at least as many rows as columns.
+func orthonormalize(y blas64.General) {
+	tau := make([]float64, y.Cols)
+	work := []float64{0}
+	lapack64.Geqrf(y, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Geqrf(y, tau, work, len(work))
+	work = []float64{0}
+	lapack64.Orgqr(y, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Orgqr(y, tau, work, len(work))
 }
 
 // principalComponents returns the first n principal components

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/synthetic"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -67,8 +68,8 @@ func benchIndex(b *testing.B) *Index {
 			return
 		}
 		bench.path = filepath.Join(bench.dir, "index.db")
-		bench.chunks = GenerateSynthetic(benchN(), benchDim, 1)
-		bench.queries = SyntheticQueries(bench.chunks, 1000, 2)
+		bench.chunks = synthetic.Chunks(benchN(), benchDim, 1)
+		bench.queries = synthetic.Queries(bench.chunks, 1000, 2)
 		rng := rand.New(rand.NewSource(3))
 		for range 1000 {
 			// Three words: a random chunk's topic word (the first word of its
@@ -77,7 +78,7 @@ func benchIndex(b *testing.B) *Index {
 			// of stopwords).
 			title := strings.Fields(bench.chunks[rng.Intn(len(bench.chunks))].Title)
 			bench.texts = append(bench.texts, fmt.Sprintf("%s %s %s",
-				title[0], SyntheticWord(100+rng.Intn(4900)), SyntheticWord(100+rng.Intn(4900))))
+				title[0], synthetic.Word(100+rng.Intn(4900)), synthetic.Word(100+rng.Intn(4900))))
 		}
 		var ix *Index
 		ix, bench.err = Open(ctx, bench.path, Options{})
@@ -282,7 +283,7 @@ func BenchmarkOpen(b *testing.B) {
 // BenchmarkUpsert: upserting documents of five chunks (dim 256) into a new
 // file index, one document per call and in batches of 100 documents.
 func BenchmarkUpsert(b *testing.B) {
-	chunks := GenerateSynthetic(50000, benchDim, 9)
+	chunks := synthetic.Chunks(50000, benchDim, 9)
 	for _, docsPerCall := range []int{1, 100} {
 		b.Run(fmt.Sprintf("docs%d", docsPerCall), func(b *testing.B) {
 			ctx := context.Background()
@@ -291,7 +292,7 @@ func BenchmarkUpsert(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer ix.Close()
-			per := docsPerCall * synthChunksPerDoc
+			per := docsPerCall * synthetic.ChunksPerDoc
 			n := 0
 			for i := 0; b.Loop(); i++ {
 				off := (i * per) % len(chunks)

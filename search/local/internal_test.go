@@ -2,36 +2,49 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
+	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/synthetic"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/searchtest"
 )
 
-func TestMatchExpr(t *testing.T) {
+func TestQueryTerms(t *testing.T) {
 	tests := []struct {
-		name, in, want string
+		name, in string
+		want     []string
 	}{
-		{"plain", "vacation policy", `"vacation" OR "policy"`},
-		{"stopwords and case", "How do I reset MY Password?", `"reset" OR "password"`},
-		{"duplicates", "reset reset Reset", `"reset"`},
-		{"fts syntax stripped", `title:"foo" NEAR(bar baz) -qux* AND ^x`, `"title" OR "foo" OR "near" OR "bar" OR "baz" OR "qux" OR "x"`},
-		{"unicode", "Café über naïve", `"café" OR "über" OR "naïve"`},
-		{"only stopwords", "the of and", ""},
-		{"only punctuation", `"*()-:^`, ""},
-		{"empty", "", ""},
+		{"plain", "vacation policy", []string{"vacat", "polici"}},
+		{"stopwords, case and stems", "How do I reset MY Passwords?", []string{"reset", "password"}},
+		{"duplicates", "reset reset Reset resets", []string{"reset"}},
+		{"query syntax is text", `title:"foo" NEAR(bar baz) -qux* AND ^x`, []string{"titl", "foo", "near", "bar", "baz", "qux"}},
+		{"only stopwords", "the of and", nil},
+		{"only punctuation", `"*()-:^`, nil},
+		{"empty", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := MatchExpr(tt.in); got != tt.want {
-				t.Errorf("MatchExpr(%q) = %s, want %s", tt.in, got, tt.want)
+			if got := queryTerms(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("queryTerms(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
+	t.Run("capped", func(t *testing.T) {
+		var b strings.Builder
+		for i := range 2 * maxQueryTerms {
+			fmt.Fprintf(&b, "w%d ", i)
+		}
+		if got := queryTerms(b.String()); len(got) != maxQueryTerms || got[0] != "w0" {
+			t.Errorf("%d terms starting %q, want the first %d", len(got), got[0], maxQueryTerms)
+		}
+	})
 }
 
 // TestIndexSuiteANN runs the contract suite with the approximate index on
@@ -55,7 +68,7 @@ func TestMemoryIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	chunks := GenerateSynthetic(50, 16, 1)
+	chunks := synthetic.Chunks(50, 16, 1)
 	if err := ix.Upsert(ctx, chunks); err != nil {
 		t.Fatal(err)
 	}
@@ -65,29 +78,6 @@ func TestMemoryIndex(t *testing.T) {
 	}
 	if len(hits) == 0 || hits[0].Chunk.ID != chunks[7].ID {
 		t.Fatalf("hits = %v, want %s first", hits, chunks[7].ID)
-	}
-}
-
-func TestGenerateSyntheticDeterministic(t *testing.T) {
-	a, b := GenerateSynthetic(300, 32, 42), GenerateSynthetic(300, 32, 42)
-	c := GenerateSynthetic(300, 32, 43)
-	for i := range a {
-		if !slices.Equal(a[i].Vector, b[i].Vector) || a[i].Text != b[i].Text || a[i].ID != b[i].ID ||
-			!a[i].UpdatedAt.Equal(b[i].UpdatedAt) || !slices.Equal(a[i].Labels, b[i].Labels) {
-			t.Fatalf("chunk %d differs between runs with the same seed", i)
-		}
-	}
-	if slices.Equal(a[0].Vector, c[0].Vector) {
-		t.Error("different seeds gave the same first vector")
-	}
-	for i, ch := range a {
-		var n float64
-		for _, x := range ch.Vector {
-			n += float64(x) * float64(x)
-		}
-		if n < 0.999 || n > 1.001 {
-			t.Fatalf("chunk %d vector has squared norm %v, want 1", i, n)
-		}
 	}
 }
 
@@ -155,7 +145,7 @@ func recallAt(t *testing.T, s *vectorStore, queries [][]float32, k int, f docent
 }
 
 func TestIVFRecallAndUpdates(t *testing.T) {
-	chunks := GenerateSynthetic(3000, 32, 7)
+	chunks := synthetic.Chunks(3000, 32, 7)
 	s := newVectorStore(1000, 8)
 	s.dim = 32
 	for _, c := range chunks {
@@ -163,7 +153,7 @@ func TestIVFRecallAndUpdates(t *testing.T) {
 	}
 	s.reindex()
 	checkIVF(t, s)
-	queries := SyntheticQueries(chunks, 50, 99)
+	queries := synthetic.Queries(chunks, 50, 99)
 
 	steps := []struct {
 		name   string
@@ -200,7 +190,7 @@ func TestIVFRecallAndUpdates(t *testing.T) {
 }
 
 func TestReindexThresholds(t *testing.T) {
-	chunks := GenerateSynthetic(400, 8, 3)
+	chunks := synthetic.Chunks(400, 8, 3)
 	s := newVectorStore(100, 4)
 	s.dim = 8
 	for i, c := range chunks[:99] {
@@ -249,7 +239,7 @@ func TestOpenOptions(t *testing.T) {
 	})
 	t.Run("defaults", func(t *testing.T) {
 		got := Options{}.withDefaults()
-		want := Options{TitleWeight: 2, SectionWeight: 1.5, TextWeight: 1, ANNThreshold: 20000, NProbe: 24}
+		want := Options{ANNThreshold: 20000, NProbe: 24}
 		if got != want {
 			t.Errorf("withDefaults = %+v, want %+v", got, want)
 		}
@@ -258,7 +248,7 @@ func TestOpenOptions(t *testing.T) {
 
 func TestSearchDepth(t *testing.T) {
 	ctx := context.Background()
-	chunks := GenerateSynthetic(300, 16, 5)
+	chunks := synthetic.Chunks(300, 16, 5)
 	for i := range chunks {
 		chunks[i].Text += " common"
 	}
@@ -305,7 +295,7 @@ func TestConcurrentSearchAndWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	chunks := GenerateSynthetic(400, 16, 11)
+	chunks := synthetic.Chunks(400, 16, 11)
 	if err := ix.Upsert(ctx, chunks[:200]); err != nil {
 		t.Fatal(err)
 	}
@@ -346,11 +336,18 @@ func TestConcurrentSearchAndWrite(t *testing.T) {
 		}
 	}
 	n, err := ix.Count(ctx)
-	if err != nil || n != 400-10*synthChunksPerDoc {
-		t.Errorf("Count = %d, %v; want %d", n, err, 400-10*synthChunksPerDoc)
+	if err != nil || n != 400-10*synthetic.ChunksPerDoc {
+		t.Errorf("Count = %d, %v; want %d", n, err, 400-10*synthetic.ChunksPerDoc)
 	}
-	if ix.vectors.len() != n {
-		t.Errorf("in-memory vectors = %d, want %d", ix.vectors.len(), n)
+	if ix.vectors.len() != n || ix.keyword.Len() != n {
+		t.Errorf("in memory: %d vectors, %d keyword documents; want %d", ix.vectors.len(), ix.keyword.Len(), n)
+	}
+	perDoc := map[int32]int{}
+	for _, m := range ix.vectors.meta {
+		perDoc[m.doc]++
+	}
+	if !maps.Equal(perDoc, ix.vectors.chunks) {
+		t.Errorf("chunks per document %v, counted %v", ix.vectors.chunks, perDoc)
 	}
 	checkIVF(t, ix.vectors)
 }

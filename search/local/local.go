@@ -1,11 +1,15 @@
-// Package local is the embedded search.Index: one SQLite file (FTS5 BM25
-// for keywords, chunk metadata, label table for filters and facets) plus
-// every vector held in memory for an exact dot-product scan, switching to an
-// inverted-file approximate index above Options.ANNThreshold chunks.
+// Package local is the embedded search.Index: one SQLite file holds every
+// chunk (fields, metadata, its vector and its analyzed terms), and memory
+// holds what the retrievers read: a BM25 inverted index (search/bm25) for
+// keywords, every vector for an exact dot-product scan (an inverted-file
+// approximate index above Options.ANNThreshold chunks), and the metadata
+// that filters and facets use.
 //
-// Vectors are stored in the database as little-endian float32 blobs and
-// loaded once by Open, so a restart needs neither the embedder nor a
-// rebuild from it.
+// The database is the source of truth. Vectors are stored as little-endian
+// float32 blobs and terms in bm25's encoding, both loaded once by Open, so
+// a restart needs neither the embedder nor the analyzer. Every write is one
+// SQLite transaction and memory is updated only after it commits: a process
+// killed mid-write reopens to the last committed state.
 package local
 
 import (
@@ -23,15 +27,16 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/bm25"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // Options configure an Index. Zero fields take the defaults documented on
 // each field.
 type Options struct {
-	// TitleWeight, SectionWeight and TextWeight weight the BM25 columns;
-	// defaults 2, 1.5 and 1.
-	TitleWeight, SectionWeight, TextWeight float64
+	// Keyword tunes the BM25 ranking; zero fields take bm25's defaults
+	// (field weights title 2, section 1.5, text 1).
+	Keyword bm25.Params
 	// ANNThreshold is the chunk count from which vector search uses the
 	// approximate index instead of an exact scan; default 20000, negative
 	// means always exact.
@@ -42,9 +47,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.TitleWeight == 0 && o.SectionWeight == 0 && o.TextWeight == 0 {
-		o.TitleWeight, o.SectionWeight, o.TextWeight = 2, 1.5, 1
-	}
 	if o.ANNThreshold == 0 {
 		o.ANNThreshold = 20000
 	}
@@ -60,13 +62,20 @@ type Index struct {
 	db   *sql.DB
 	opts Options
 
-	mu      sync.RWMutex // guards vectors and serializes writes
+	insert *sql.Stmt // prepared chunk insert
+
+	mu      sync.RWMutex // guards vectors and keywords, serializes writes
 	vectors *vectorStore
+	keyword *bm25.Index // keyed by chunks.rowid
 }
 
 var _ search.Index = (*Index)(nil)
 
-const schema = `
+// schema is the current layout; schemaVersion is recorded in meta. Version
+// 1 (before the in-memory keyword index) had an FTS5 table and a labels
+// table and no terms column; Open migrates it.
+const (
+	schema = `
 CREATE TABLE IF NOT EXISTS chunks (
 	rowid      INTEGER PRIMARY KEY,
 	id         TEXT NOT NULL UNIQUE,
@@ -80,27 +89,18 @@ CREATE TABLE IF NOT EXISTS chunks (
 	section    TEXT NOT NULL,
 	url        TEXT NOT NULL,
 	text       TEXT NOT NULL,
-	vector     BLOB NOT NULL
+	vector     BLOB NOT NULL,
+	terms      BLOB NOT NULL DEFAULT x''
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source);
-CREATE INDEX IF NOT EXISTS chunks_updated ON chunks(updated_at);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-	title, section, text,
-	content='', contentless_delete=1,
-	tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TABLE IF NOT EXISTS labels (
-	chunk_rowid INTEGER NOT NULL,
-	label       TEXT NOT NULL,
-	PRIMARY KEY (chunk_rowid, label)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS labels_label ON labels(label, chunk_rowid);
 CREATE TABLE IF NOT EXISTS meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
 );
 `
+	schemaVersion = "2"
+)
 
 // Open opens (creating if needed) the index database at path, or an
 // in-memory one for ":memory:", and loads every stored vector.
@@ -127,15 +127,101 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 		db.Close()
 		return nil, fmt.Errorf("local: create schema: %w", err)
 	}
-	ix := &Index{db: db, opts: opts, vectors: newVectorStore(opts.ANNThreshold, opts.NProbe)}
+	ix := &Index{db: db, opts: opts, vectors: newVectorStore(opts.ANNThreshold, opts.NProbe), keyword: bm25.New(opts.Keyword)}
+	if err := ix.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := ix.load(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	if ix.insert, err = db.PrepareContext(ctx, `INSERT INTO chunks
+		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("local: prepare: %w", err)
+	}
 	return ix, nil
 }
 
-// load reads every vector and its filter metadata into memory.
+// migrate brings a version 1 database to the current schema in one
+// transaction: it adds the terms column, analyzes every stored chunk into
+// it, and drops the FTS5 and labels tables.
+func (ix *Index) migrate(ctx context.Context) error {
+	v, err := ix.metaValue(ctx, "schema")
+	if err != nil || v == schemaVersion {
+		return err
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
+	defer tx.Rollback()
+	var hasTerms bool
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('chunks') WHERE name = 'terms'`).Scan(&hasTerms); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
+	if !hasTerms {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''`); err != nil {
+			return fmt.Errorf("local: migrate: %w", err)
+		}
+	}
+	type row struct {
+		rowid                int64
+		title, section, text string
+	}
+	var todo []row
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, title, section, text FROM chunks WHERE length(terms) = 0`)
+	if err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.rowid, &r.title, &r.section, &r.text); err != nil {
+			rows.Close()
+			return fmt.Errorf("local: migrate: %w", err)
+		}
+		todo = append(todo, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
+	for _, r := range todo {
+		var section []string
+		if err := json.Unmarshal([]byte(r.section), &section); err != nil {
+			return fmt.Errorf("local: migrate: chunk row %d section: %w", r.rowid, err)
+		}
+		enc := bm25.AppendDoc(nil, keywordDoc(r.title, section, r.text))
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET terms = ? WHERE rowid = ?`, enc, r.rowid); err != nil {
+			return fmt.Errorf("local: migrate: %w", err)
+		}
+	}
+	for _, q := range []string{
+		`DROP TABLE IF EXISTS fts`,
+		`DROP TABLE IF EXISTS labels`,
+		`DROP INDEX IF EXISTS chunks_updated`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("local: migrate: %w", err)
+		}
+	}
+	if err := setMetaTx(ctx, tx, "schema", schemaVersion); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("local: migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// keywordDoc analyzes a chunk's keyword fields.
+func keywordDoc(title string, section []string, text string) bm25.Doc {
+	return bm25.NewDoc([bm25.NumFields]string{title, strings.Join(section, " > "), text})
+}
+
+// load reads every vector, its filter metadata and its terms into memory.
 func (ix *Index) load(ctx context.Context) error {
 	dim, err := ix.metaValue(ctx, "dim")
 	if err != nil {
@@ -153,7 +239,7 @@ func (ix *Index) load(ctx context.Context) error {
 	vs := ix.vectors
 	vs.vecs = make([]float32, 0, n*vs.dim)
 	vs.meta = make([]slotMeta, 0, n)
-	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, vector FROM chunks ORDER BY rowid`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, vector, terms FROM chunks ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("local: load vectors: %w", err)
 	}
@@ -165,8 +251,9 @@ func (ix *Index) load(ctx context.Context) error {
 			labels string
 			upd    int64
 			blob   []byte
+			terms  []byte
 		)
-		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &blob); err != nil {
+		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &blob, &terms); err != nil {
 			return fmt.Errorf("local: load vectors: %w", err)
 		}
 		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
@@ -184,6 +271,10 @@ func (ix *Index) load(ctx context.Context) error {
 		vs.meta = append(vs.meta, m)
 		vs.slotOf[c.ID] = slot
 		vs.ofRow[rowid] = slot
+		vs.chunks[m.doc]++
+		if err := ix.keyword.Add(rowid, terms); err != nil {
+			return fmt.Errorf("local: chunk %s terms: %w", c.ID, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("local: load vectors: %w", err)
@@ -194,6 +285,7 @@ func (ix *Index) load(ctx context.Context) error {
 
 // Close releases the database.
 func (ix *Index) Close() error {
+	ix.insert.Close()
 	if err := ix.db.Close(); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}
@@ -208,17 +300,26 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	if len(chunks) == 0 {
 		return nil
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-
-	dim := ix.vectors.dim
-	if ix.vectors.len() == 0 {
-		dim = len(chunks[0].Vector)
-	}
 	for _, c := range chunks {
 		if c.ID == "" || c.DocID == "" {
 			return fmt.Errorf("local: upsert: chunk %q of doc %q: %w", c.ID, c.DocID, search.ErrEmptyID)
 		}
+	}
+	chunks = lastOfEachID(chunks)
+	// Analysis needs no lock.
+	terms := make([][]byte, len(chunks))
+	for i, c := range chunks {
+		terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	vs := ix.vectors
+	dim := vs.dim
+	if vs.len() == 0 {
+		dim = len(chunks[0].Vector)
+	}
+	for _, c := range chunks {
 		if len(c.Vector) == 0 || len(c.Vector) != dim {
 			return fmt.Errorf("local: upsert chunk %s: %w: got %d, want %d", c.ID, search.ErrDimension, len(c.Vector), dim)
 		}
@@ -231,47 +332,38 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	defer tx.Rollback()
 
 	docs := map[string]bool{}
-	var docIDs []string
+	var stored []string // documents of the batch that have chunks to replace
 	for _, c := range chunks {
 		if !docs[c.DocID] {
 			docs[c.DocID] = true
-			docIDs = append(docIDs, c.DocID)
+			if vs.hasDoc(c.DocID) {
+				stored = append(stored, c.DocID)
+			}
 		}
 	}
-	removed, err := deleteDocsTx(ctx, tx, docIDs)
+	removed, err := deleteDocsTx(ctx, tx, stored)
 	if err != nil {
 		return fmt.Errorf("local: upsert: %w", err)
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks
-		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("local: upsert: %w", err)
-	}
+	ins := tx.StmtContext(ctx, ix.insert)
 	defer ins.Close()
-	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, title, section, text) VALUES (?,?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("local: upsert: %w", err)
-	}
-	defer insFTS.Close()
-	insLabel, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO labels(chunk_rowid, label) VALUES (?,?)`)
-	if err != nil {
-		return fmt.Errorf("local: upsert: %w", err)
-	}
-	defer insLabel.Close()
 
 	blob := make([]byte, 4*dim)
 	rowids := make([]int64, len(chunks))
 	for i, c := range chunks {
 		// A chunk ID held by a document outside this batch moves here.
-		if _, err := deleteChunksTx(ctx, tx, `id = ?`, c.ID); err != nil {
-			return fmt.Errorf("local: upsert: %w", err)
+		if slot, ok := vs.slotOf[c.ID]; ok && !docs[vs.names[vs.meta[slot].doc]] {
+			moved, err := deleteChunksTx(ctx, tx, `id = ?`, c.ID)
+			if err != nil {
+				return fmt.Errorf("local: upsert: %w", err)
+			}
+			removed = append(removed, moved...)
 		}
 		labels, _ := json.Marshal(nonNil(c.Labels))
 		section, _ := json.Marshal(nonNil(c.Section))
 		encodeVector(blob, c.Vector)
 		res, err := ins.ExecContext(ctx, c.ID, c.DocID, c.Ord, c.Source, c.Space, string(labels),
-			unixNano(c.UpdatedAt), c.Title, string(section), c.URL, c.Text, blob)
+			unixNano(c.UpdatedAt), c.Title, string(section), c.URL, c.Text, blob, terms[i])
 		if err != nil {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
@@ -280,16 +372,8 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
 		rowids[i] = rowid
-		if _, err := insFTS.ExecContext(ctx, rowid, c.Title, strings.Join(c.Section, " > "), c.Text); err != nil {
-			return fmt.Errorf("local: upsert chunk %s: index text: %w", c.ID, err)
-		}
-		for _, l := range c.Labels {
-			if _, err := insLabel.ExecContext(ctx, rowid, l); err != nil {
-				return fmt.Errorf("local: upsert chunk %s: label: %w", c.ID, err)
-			}
-		}
 	}
-	if dim != ix.vectors.dim {
+	if dim != vs.dim {
 		if err := setMetaTx(ctx, tx, "dim", fmt.Sprint(dim)); err != nil {
 			return fmt.Errorf("local: upsert: %w", err)
 		}
@@ -298,13 +382,15 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		return fmt.Errorf("local: upsert: commit: %w", err)
 	}
 
-	vs := ix.vectors
 	vs.dim = dim
-	for _, id := range removed {
-		vs.delete(id)
+	if err := ix.forget(removed); err != nil {
+		return err
 	}
 	for i, c := range chunks {
 		vs.add(c, rowids[i])
+		if err := ix.keyword.Add(rowids[i], terms[i]); err != nil {
+			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
+		}
 	}
 	vs.reindex()
 	return nil
@@ -329,64 +415,82 @@ func (ix *Index) DeleteDocs(ctx context.Context, docIDs ...string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: delete: commit: %w", err)
 	}
-	for _, id := range removed {
-		ix.vectors.delete(id)
+	if err := ix.forget(removed); err != nil {
+		return err
 	}
 	ix.vectors.reindex()
 	return nil
 }
 
-func deleteDocsTx(ctx context.Context, tx *sql.Tx, docIDs []string) ([]string, error) {
-	var removed []string
+// lastOfEachID drops every chunk whose ID occurs again later in chunks:
+// within one upsert, the last chunk with an ID wins.
+func lastOfEachID(chunks []docent.Chunk) []docent.Chunk {
+	last := make(map[string]int, len(chunks))
+	for i, c := range chunks {
+		last[c.ID] = i
+	}
+	if len(last) == len(chunks) {
+		return chunks
+	}
+	out := make([]docent.Chunk, 0, len(last))
+	for i, c := range chunks {
+		if last[c.ID] == i {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// removedChunk is a deleted row, for the in-memory indexes to forget.
+type removedChunk struct {
+	rowid int64
+	id    string
+	terms []byte
+}
+
+// forget drops committed deletions from memory.
+func (ix *Index) forget(removed []removedChunk) error {
+	for _, r := range removed {
+		ix.vectors.delete(r.id)
+		if err := ix.keyword.Remove(r.rowid, r.terms); err != nil {
+			return fmt.Errorf("local: chunk %s terms: %w", r.id, err)
+		}
+	}
+	return nil
+}
+
+func deleteDocsTx(ctx context.Context, tx *sql.Tx, docIDs []string) ([]removedChunk, error) {
+	var removed []removedChunk
 	for _, d := range docIDs {
-		ids, err := deleteChunksTx(ctx, tx, `doc_id = ?`, d)
+		rs, err := deleteChunksTx(ctx, tx, `doc_id = ?`, d)
 		if err != nil {
 			return nil, err
 		}
-		removed = append(removed, ids...)
+		removed = append(removed, rs...)
 	}
 	return removed, nil
 }
 
-// deleteChunksTx deletes the chunks matching where (with one argument) from
-// every table and returns their IDs.
-func deleteChunksTx(ctx context.Context, tx *sql.Tx, where string, arg any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, id FROM chunks WHERE `+where, arg)
+// deleteChunksTx deletes the chunks matching where (with one argument) and
+// returns them.
+func deleteChunksTx(ctx context.Context, tx *sql.Tx, where string, arg any) ([]removedChunk, error) {
+	rows, err := tx.QueryContext(ctx, `DELETE FROM chunks WHERE `+where+` RETURNING rowid, id, terms`, arg)
 	if err != nil {
-		return nil, fmt.Errorf("find chunks: %w", err)
+		return nil, fmt.Errorf("delete chunks: %w", err)
 	}
-	var (
-		rowids []int64
-		ids    []string
-	)
+	defer rows.Close()
+	var out []removedChunk
 	for rows.Next() {
-		var (
-			r  int64
-			id string
-		)
-		if err := rows.Scan(&r, &id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("find chunks: %w", err)
+		var r removedChunk
+		if err := rows.Scan(&r.rowid, &r.id, &r.terms); err != nil {
+			return nil, fmt.Errorf("delete chunks: %w", err)
 		}
-		rowids = append(rowids, r)
-		ids = append(ids, id)
+		out = append(out, r)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find chunks: %w", err)
+		return nil, fmt.Errorf("delete chunks: %w", err)
 	}
-	for _, r := range rowids {
-		for _, q := range []string{
-			`DELETE FROM fts WHERE rowid = ?`,
-			`DELETE FROM labels WHERE chunk_rowid = ?`,
-			`DELETE FROM chunks WHERE rowid = ?`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, r); err != nil {
-				return nil, fmt.Errorf("delete chunk: %w", err)
-			}
-		}
-	}
-	return ids, nil
+	return out, nil
 }
 
 // Count returns the number of chunks stored.

@@ -6,64 +6,30 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/search/bm25"
 )
 
 // DefaultK is the number of hits Search returns when Query.K is not positive.
 const DefaultK = 10
 
-// maxQueryTerms caps the terms of a keyword query.
-const maxQueryTerms = 64
-
-// stopwords are dropped from keyword queries: they match nearly every chunk
-// and only slow BM25 down.
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by can could did do does doing for from
-		had has have how i if in into is it its me my of on or our should so than that the their them
-		then there these they this those to was we were what when where which who whom why will with
-		would you your s t d ll m re ve`) {
-		stopwords[w] = true
-	}
-}
-
-// MatchExpr builds a safe FTS5 MATCH expression from free text: the text is
-// split into runs of letters and digits, lower-cased, stopwords and
-// duplicates dropped, each term double-quoted and the terms ORed. No FTS5
-// syntax in the text survives. It returns "" when no term remains.
-func MatchExpr(text string) string {
-	seen := map[string]bool{}
-	var terms []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if stopwords[w] || seen[w] {
-			continue
-		}
-		seen[w] = true
-		terms = append(terms, `"`+w+`"`)
-		if len(terms) == maxQueryTerms {
-			break
-		}
-	}
-	return strings.Join(terms, " OR ")
-}
+// maxQueryTerms caps the distinct terms of a keyword query, which bounds
+// the work a pasted document can cause; a question has far fewer.
+const maxQueryTerms = 1024
 
 // KeywordSearch returns at most q.K BM25 hits (Chunk.ID and DocID,
 // KeywordScore, KeywordRank), best first, ties by chunk ID. The filter
 // applies before the ranking is cut. Text with no keyword terms gets no
 // hits. See search.Index.
 func (ix *Index) KeywordSearch(ctx context.Context, q search.KeywordQuery) ([]docent.Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: keyword search: %w", err)
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	hits, err := ix.keywordSearch(ctx, q.Text, q.Filter, kOrDefault(q.K))
-	if err != nil {
-		return nil, err
-	}
+	hits := ix.keywordSearch(q.Text, q.Filter, kOrDefault(q.K))
 	for i := range hits {
 		hits[i].KeywordRank = i + 1
 	}
@@ -100,97 +66,54 @@ func kOrDefault(k int) int {
 	return k
 }
 
-// keywordSearch returns up to depth BM25 hits (only Chunk.ID and
-// KeywordScore set, higher is better), best first, ties by chunk ID.
-//
-// The FTS query reads the FTS index alone (joining the chunks table costs
-// as much again as BM25 itself); the filter runs on the in-memory chunk
-// metadata while the full BM25 ranking streams by, so it applies before the
-// ranking is cut to depth.
-func (ix *Index) keywordSearch(ctx context.Context, text string, f docent.Filter, depth int) ([]docent.Hit, error) {
-	match := MatchExpr(text)
-	if match == "" {
-		return nil, nil
+// keywordSearch returns up to depth BM25 hits (only Chunk.ID, DocID and
+// KeywordScore set, higher is better), best first, ties by chunk ID. The
+// filter runs on the in-memory chunk metadata inside the ranking, before
+// it is cut to depth.
+func (ix *Index) keywordSearch(text string, f docent.Filter, depth int) []docent.Hit {
+	terms := queryTerms(text)
+	if len(terms) == 0 {
+		return nil
 	}
 	vs := ix.vectors
 	cf := vs.compile(f)
 	if cf.impossible {
-		return nil, nil
+		return nil
 	}
-	// Over-fetch so that ties at the cut are settled by chunk ID, and, under
-	// a filter, by the inverse of the filter's selectivity; when that proves
-	// too few, rank again without a limit.
-	limit := depth + depth/4
+	q := bm25.Query{
+		Terms: terms,
+		K:     depth,
+		Tie: func(a, b int64) int {
+			return cmp.Compare(vs.meta[vs.ofRow[a]].id, vs.meta[vs.ofRow[b]].id)
+		},
+	}
 	if !cf.zero {
-		pass := 0
-		for i := range vs.meta {
-			if cf.match(&vs.meta[i]) {
-				pass++
-			}
+		q.Accept = func(rowid int64) bool {
+			slot, ok := vs.ofRow[rowid]
+			return ok && cf.match(&vs.meta[slot])
 		}
-		if pass == 0 {
-			return nil, nil
-		}
-		limit = 2*depth*vs.len()/pass + depth
 	}
-	hits, seen, err := ix.keywordRanking(ctx, match, &cf, depth, limit)
-	if err == nil && len(hits) < depth && seen == limit && !cf.zero {
-		hits, _, err = ix.keywordRanking(ctx, match, &cf, depth, -1)
+	found := ix.keyword.Search(q)
+	hits := make([]docent.Hit, len(found))
+	for i, h := range found {
+		m := &vs.meta[vs.ofRow[h.Key]]
+		hits[i] = docent.Hit{Chunk: docent.Chunk{ID: m.id, DocID: vs.names[m.doc]}, KeywordScore: h.Score}
 	}
-	if err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(hits, func(a, b docent.Hit) int {
-		if c := cmp.Compare(b.KeywordScore, a.KeywordScore); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Chunk.ID, b.Chunk.ID)
-	})
-	if len(hits) > depth {
-		hits = hits[:depth]
-	}
-	return hits, nil
+	return hits
 }
 
-// keywordRanking reads the BM25 ranking of match, at most limit rows (all
-// when limit < 0), keeping the chunks that pass cf until depth are kept and
-// the score drops. It returns the hits and how many rows it read.
-func (ix *Index) keywordRanking(ctx context.Context, match string, cf *compiledFilter, depth, limit int) ([]docent.Hit, int, error) {
-	vs := ix.vectors
-	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, -bm25(fts, ?, ?, ?) AS score FROM fts
-		WHERE fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
-		ix.opts.TitleWeight, ix.opts.SectionWeight, ix.opts.TextWeight, match, limit)
-	if err != nil {
-		return nil, 0, fmt.Errorf("local: keyword search: %w", err)
-	}
-	defer rows.Close()
-	var (
-		hits []docent.Hit
-		seen int
-	)
-	for rows.Next() {
-		var (
-			rowid int64
-			score float64
-		)
-		if err := rows.Scan(&rowid, &score); err != nil {
-			return nil, 0, fmt.Errorf("local: keyword search: %w", err)
+// queryTerms analyzes a keyword query (search.AnalyzeKeywords): its
+// distinct terms in order, the first maxQueryTerms of them.
+func queryTerms(text string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	search.AnalyzeKeywords(text, func(t string) {
+		if !seen[t] && len(terms) < maxQueryTerms {
+			seen[t] = true
+			terms = append(terms, t)
 		}
-		seen++
-		if len(hits) >= depth && score < hits[len(hits)-1].KeywordScore {
-			break
-		}
-		slot, ok := vs.ofRow[rowid]
-		if !ok || !cf.match(&vs.meta[slot]) {
-			continue
-		}
-		m := &vs.meta[slot]
-		hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: m.id, DocID: vs.names[m.doc]}, KeywordScore: score})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("local: keyword search: %w", err)
-	}
-	return hits, seen, nil
+	})
+	return terms
 }
 
 // vectorSearch returns up to depth nearest chunks (only Chunk.ID and
@@ -222,15 +145,26 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	byID := make(map[string]docent.Chunk, len(ids))
-	for start := 0; start < len(ids); start += maxSQLVars {
-		part := ids[start:min(start+maxSQLVars, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
+	// Rows are read by rowid (the table's own key) rather than through the
+	// id index. A write between the lookup and the read can only remove a
+	// row or give its rowid to another chunk: both are left out below.
+	var rowids []any
+	ix.mu.RLock()
+	for _, id := range ids {
+		if slot, ok := ix.vectors.slotOf[id]; ok {
+			rowids = append(rowids, ix.vectors.meta[slot].rowid)
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+	}
+	ix.mu.RUnlock()
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	byID := make(map[string]docent.Chunk, len(rowids))
+	for start := 0; start < len(rowids); start += maxSQLVars {
+		args := rowids[start:min(start+maxSQLVars, len(rowids))]
+		rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE rowid IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("local: load chunks: %w", err)
 		}
@@ -240,7 +174,9 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 				rows.Close()
 				return nil, fmt.Errorf("local: load chunks: %w", err)
 			}
-			byID[c.ID] = c
+			if want[c.ID] {
+				byID[c.ID] = c
+			}
 		}
 		err = rows.Err()
 		rows.Close()

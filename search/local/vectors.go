@@ -35,7 +35,8 @@ type vectorStore struct {
 	slotOf map[string]int
 	ofRow  map[int64]int // rowid -> slot
 	intern map[string]int32
-	names  []string // interned ID -> value
+	names  []string      // interned ID -> value
+	chunks map[int32]int // interned document ID -> chunks stored
 
 	ivf       *ivf // nil below the ANN threshold
 	threshold int
@@ -47,6 +48,7 @@ func newVectorStore(threshold, nprobe int) *vectorStore {
 		slotOf:    map[string]int{},
 		ofRow:     map[int64]int{},
 		intern:    map[string]int32{},
+		chunks:    map[int32]int{},
 		threshold: threshold,
 		nprobe:    nprobe,
 	}
@@ -89,9 +91,16 @@ func (s *vectorStore) add(c docent.Chunk, rowid int64) {
 	s.meta = append(s.meta, m)
 	s.slotOf[c.ID] = slot
 	s.ofRow[rowid] = slot
+	s.chunks[m.doc]++
 	if s.ivf != nil {
 		s.ivf.add(s, slot)
 	}
+}
+
+// hasDoc reports whether any chunk of the document is stored.
+func (s *vectorStore) hasDoc(docID string) bool {
+	id, ok := s.intern[docID]
+	return ok && s.chunks[id] > 0
 }
 
 // delete removes the chunk's vector if present.
@@ -111,6 +120,11 @@ func (s *vectorStore) remove(slot int) {
 	}
 	delete(s.slotOf, s.meta[slot].id)
 	delete(s.ofRow, s.meta[slot].rowid)
+	if doc := s.meta[slot].doc; s.chunks[doc] <= 1 {
+		delete(s.chunks, doc)
+	} else {
+		s.chunks[doc]--
+	}
 	if slot != last {
 		copy(s.vec(slot), s.vec(last))
 		s.meta[slot] = s.meta[last]

@@ -39,8 +39,10 @@ type Capabilities struct {
 	// ExactTies: equal scores come back ordered by chunk ID, so rankings
 	// with ties are fully deterministic (local, Memory).
 	ExactTies bool
-	// FTSSyntax: the keyword retriever is SQLite FTS5, so the suite checks
-	// that FTS5 operators in the text are not interpreted.
+	// FTSSyntax: the suite also sends SQLite FTS5 operators (NEAR, column
+	// filters, prefix stars) as query text and checks that none of them is
+	// interpreted; for backends whose analyzer would see them as plain
+	// words (search/local did use FTS5).
 	FTSSyntax bool
 	// Stemming: keyword search matches English inflections ("resets"
 	// finds "reset").

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/synthetic"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/local"
 )
@@ -26,7 +27,7 @@ const benchChunks = 10000
 
 // benchCorpus is 10,000 synthetic chunks (4 per document) of dim dimensions.
 func benchCorpus(dim int) []docent.Chunk {
-	chunks := local.GenerateSynthetic(benchChunks, dim, 7)
+	chunks := synthetic.Chunks(benchChunks, dim, 7)
 	for i := range chunks {
 		chunks[i].DocID = fmt.Sprintf("bench:doc%05d", i/4)
 		chunks[i].Ord = i % 4
@@ -76,7 +77,7 @@ func BenchmarkUpsert10k(b *testing.B) {
 func BenchmarkQueryLatency(b *testing.B) {
 	const dim, nq = 256, 200
 	chunks := benchCorpus(dim)
-	queries := local.SyntheticQueries(chunks, nq, 11)
+	queries := synthetic.Queries(chunks, nq, 11)
 	// Three words of a chunk, as a short question names a few terms.
 	texts := make([]string, nq)
 	for i := range nq {

@@ -1,4 +1,8 @@
-package local
+// Package synthetic generates deterministic corpora for benchmarks and
+// tests: chunks with clustered vectors and Zipf-distributed text, and query
+// vectors near them. It is not part of any product API; `docent bench
+// --synthetic` and the search/local benchmarks use it.
+package synthetic
 
 import (
 	"fmt"
@@ -11,10 +15,12 @@ import (
 	"github.com/docent-hq/docent/search"
 )
 
+// ChunksPerDoc is how many chunks each generated document has.
+const ChunksPerDoc = 5
+
 // Synthetic corpus shape.
 const (
 	synthVocab          = 50000
-	synthChunksPerDoc   = 5
 	synthChunksPerTopic = 200
 	synthTopicWords     = 8
 )
@@ -24,9 +30,9 @@ var (
 	synthSyll    = []string{"ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "pe", "su", "ba", "do", "fe", "gu", "hi", "ja"}
 )
 
-// SyntheticWord returns the i-th word of the synthetic vocabulary; word 0
+// Word returns the i-th word of the synthetic vocabulary; word 0
 // is the most frequent under the corpus's Zipf distribution.
-func SyntheticWord(i int) string {
+func Word(i int) string {
 	var b strings.Builder
 	for {
 		b.WriteString(synthSyll[i%len(synthSyll)])
@@ -38,7 +44,7 @@ func SyntheticWord(i int) string {
 	return b.String()
 }
 
-// GenerateSynthetic returns n chunks with dim-dimensional unit vectors, the
+// Chunks returns n chunks with dim-dimensional unit vectors, the
 // same for the same arguments. Chunks come in documents of five; metadata
 // spreads over four sources, twenty spaces, thirty labels and three years.
 //
@@ -47,7 +53,7 @@ func SyntheticWord(i int) string {
 // center about 0.7), normalized. Text is 60 to 180 words drawn from a
 // 50,000-word Zipf(s=1.1) vocabulary, plus a few words of the chunk's topic
 // so that text and vectors agree.
-func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
+func Chunks(n int, dim int, seed int64) []docent.Chunk {
 	rng := rand.New(rand.NewSource(seed))
 	topics := max(1, n/synthChunksPerTopic)
 	centers := make([][]float32, topics)
@@ -55,7 +61,7 @@ func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
 	for t := range centers {
 		centers[t] = randomUnit(rng, dim)
 		for range synthTopicWords {
-			topicWords[t] = append(topicWords[t], SyntheticWord(1000+rng.Intn(synthVocab-1000)))
+			topicWords[t] = append(topicWords[t], Word(1000+rng.Intn(synthVocab-1000)))
 		}
 	}
 	zipf := rand.NewZipf(rng, 1.1, 1, synthVocab-1)
@@ -64,7 +70,7 @@ func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
 	out := make([]docent.Chunk, 0, n)
 	var b strings.Builder
 	for i := range n {
-		doc := i / synthChunksPerDoc
+		doc := i / ChunksPerDoc
 		t := rng.Intn(topics)
 		v := make([]float32, dim)
 		const noise = 1.0 // per-dimension noise relative to the center's 1/sqrt(dim)
@@ -82,7 +88,7 @@ func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
 			if rng.Intn(10) == 0 {
 				b.WriteString(topicWords[t][rng.Intn(synthTopicWords)])
 			} else {
-				b.WriteString(SyntheticWord(int(zipf.Uint64())))
+				b.WriteString(Word(int(zipf.Uint64())))
 			}
 		}
 		docRng := rand.New(rand.NewSource(seed ^ int64(doc)*7919))
@@ -91,16 +97,16 @@ func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
 			labels = append(labels, fmt.Sprintf("label%02d", docRng.Intn(30)))
 		}
 		out = append(out, docent.Chunk{
-			ID:        fmt.Sprintf("syn-%07d-%d", doc, i%synthChunksPerDoc),
+			ID:        fmt.Sprintf("syn-%07d-%d", doc, i%ChunksPerDoc),
 			DocID:     fmt.Sprintf("syn-%07d", doc),
-			Ord:       i % synthChunksPerDoc,
+			Ord:       i % ChunksPerDoc,
 			Source:    synthSources[docRng.Intn(len(synthSources))],
 			Space:     fmt.Sprintf("space%02d", docRng.Intn(20)),
 			Labels:    labels,
 			UpdatedAt: base.Add(time.Duration(docRng.Intn(3*365*24)) * time.Hour),
-			Title:     fmt.Sprintf("%s %s %d", topicWords[t][0], SyntheticWord(docRng.Intn(2000)), doc),
-			Section:   []string{SyntheticWord(rng.Intn(500))},
-			URL:       fmt.Sprintf("https://docs.example.com/syn/%d#%d", doc, i%synthChunksPerDoc),
+			Title:     fmt.Sprintf("%s %s %d", topicWords[t][0], Word(docRng.Intn(2000)), doc),
+			Section:   []string{Word(rng.Intn(500))},
+			URL:       fmt.Sprintf("https://docs.example.com/syn/%d#%d", doc, i%ChunksPerDoc),
 			Text:      b.String(),
 			Vector:    v,
 		})
@@ -108,9 +114,9 @@ func GenerateSynthetic(n int, dim int, seed int64) []docent.Chunk {
 	return out
 }
 
-// SyntheticQueries returns n query vectors drawn like GenerateSynthetic's
+// Queries returns n query vectors drawn like Chunks's
 // chunk vectors (near random chunks' topics) from their own seed.
-func SyntheticQueries(chunks []docent.Chunk, n int, seed int64) [][]float32 {
+func Queries(chunks []docent.Chunk, n int, seed int64) [][]float32 {
 	rng := rand.New(rand.NewSource(seed))
 	out := make([][]float32, n)
 	for i := range out {
