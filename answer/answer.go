@@ -152,26 +152,35 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 
 	// retrieve
 	st.start()
-	hits, err := p.retrieve(ctx, query, rw.SubQueries, q.Filter)
+	lists, err := p.retrieve(ctx, query, rw.SubQueries, q.Filter)
 	if err != nil {
 		return fail(StageRetrieve, err)
 	}
-	st.stop(StageRetrieve, fmt.Sprintf("%d candidates (%s)", len(hits), p.opts.Mode))
+	st.stop(StageRetrieve, fmt.Sprintf("%d candidates (%s)", countHits(lists), p.opts.Mode))
 
-	// rerank
+	// rerank: the question's candidates and each part's, each against
+	// its own query
 	st.start()
-	rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: query, Hits: hits})
-	if err != nil {
-		return fail(StageRerank, err)
+	queries := append([]string{query}, rw.SubQueries...)
+	for i := range lists {
+		rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: queries[i], Hits: lists[i]})
+		if err != nil {
+			return fail(StageRerank, err)
+		}
+		usage = usage.Add(rr.Usage)
+		lists[i] = rr.Hits
 	}
-	usage = usage.Add(rr.Usage)
-	hits = rr.Hits
+	hits := merge(lists)
 	a.Trace.Candidates = hits
 	st.stop(StageRerank, fmt.Sprintf("%d kept", len(hits)))
 
 	// gate
 	st.start()
-	d, err := p.st.Gate.Gate(ctx, GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Hits: hits})
+	greq := GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Asks: rw.Asks, Hits: hits}
+	if len(lists) > 1 {
+		greq.PartHits = lists[1:]
+	}
+	d, err := p.st.Gate.Gate(ctx, greq)
 	if err != nil {
 		return fail(StageGate, err)
 	}
@@ -194,7 +203,7 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	st.start()
 	res, err := p.st.Generator.Generate(ctx, GenerateRequest{
 		Question: text, Query: query, History: q.History,
-		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms,
+		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms, Parts: d.Parts,
 	})
 	usage = usage.Add(res.Usage)
 	a.Trace.Model, a.Trace.Prompt = res.Model, res.Prompt
@@ -232,10 +241,9 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	return a, nil
 }
 
-// retrieve runs the query and each sub-query and merges their rankings
-// round-robin (each part's best first), without duplicates, up to
-// Candidates per query.
-func (p *Pipeline) retrieve(ctx context.Context, query string, parts []string, f docent.Filter) ([]docent.Hit, error) {
+// retrieve runs the query and each sub-query, returning one ranking per
+// query (the query's first), each cut to Candidates.
+func (p *Pipeline) retrieve(ctx context.Context, query string, parts []string, f docent.Filter) ([][]docent.Hit, error) {
 	queries := append([]string{query}, parts...)
 	lists := make([][]docent.Hit, len(queries))
 	for i, qt := range queries {
@@ -248,8 +256,14 @@ func (p *Pipeline) retrieve(ctx context.Context, query string, parts []string, f
 			lists[i] = lists[i][:p.opts.Candidates]
 		}
 	}
+	return lists, nil
+}
+
+// merge merges rankings round-robin (each one's best first), without
+// duplicates.
+func merge(lists [][]docent.Hit) []docent.Hit {
 	if len(lists) == 1 {
-		return lists[0], nil
+		return lists[0]
 	}
 	var out []docent.Hit
 	seen := map[string]bool{}
@@ -266,9 +280,17 @@ func (p *Pipeline) retrieve(ctx context.Context, query string, parts []string, f
 			}
 		}
 		if !more {
-			return out, nil
+			return out
 		}
 	}
+}
+
+func countHits(lists [][]docent.Hit) int {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	return n
 }
 
 // notFound turns a into the not-found reply.

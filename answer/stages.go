@@ -38,6 +38,10 @@ type Rewrite struct {
 	// SubQueries are the parts of a multi-part question, each retrieved on
 	// its own; empty for a single question.
 	SubQueries []string
+	// Asks are the same parts as the asker wrote them (SubQueries may add
+	// context words for retrieval), for replies that name a part; when
+	// set, it has one entry per SubQuery.
+	Asks []string
 	// Usage counts model tokens, when a model ran.
 	Usage Usage
 }
@@ -90,10 +94,14 @@ type Gate interface {
 type GateRequest struct {
 	// Question is the question as asked; Query the standalone query.
 	Question, Query string
-	// SubQueries are the parts of a multi-part question, if any.
-	SubQueries []string
+	// SubQueries are the parts of a multi-part question, if any, and Asks
+	// the same parts as written (see Rewrite).
+	SubQueries, Asks []string
 	// Hits are the candidates, best first; the Gate sets their Relevance.
 	Hits []docent.Hit
+	// PartHits are the candidates retrieved for each of SubQueries, in
+	// the same order, best first; nil for a single question.
+	PartHits [][]docent.Hit
 }
 
 // Decision is a Gate's verdict.
@@ -121,8 +129,26 @@ type Decision struct {
 	// Terms maps the question's content terms to their IDF weight, for
 	// generators that match words.
 	Terms map[string]float64
+	// Parts are the verdicts on the parts of a multi-part question, in
+	// order; empty for a single question. Status is then the best part's.
+	Parts []Part
 	// Detail says in a few words why, for the trace.
 	Detail string
+}
+
+// Part is the gate's verdict on one part of a multi-part question.
+type Part struct {
+	// Ask is the part as asked.
+	Ask string
+	// Status is the part's outcome.
+	Status docent.Status
+	// Sources are the numbers (Source.N) of the sources that answer the
+	// part, best first; for an uncertain part, the closest page's.
+	Sources []int
+	// Missing names the part's details that its sources lack.
+	Missing []string
+	// Terms maps the part's content terms to their IDF weight.
+	Terms map[string]float64
 }
 
 // Generator writes an answer from numbered sources. The offline
@@ -173,6 +199,11 @@ type GenerateRequest struct {
 	// Terms maps each content term of the question (search.Analyze form) to
 	// its IDF weight. Generators that do their own matching may ignore it.
 	Terms map[string]float64
+	// Parts, for a multi-part question, say which sources answer which
+	// part and which parts the docs do not cover; a generator answers
+	// each part with its own citations and says which part it could not
+	// answer.
+	Parts []Part
 }
 
 // GenerateResult is a Generator's answer.

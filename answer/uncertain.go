@@ -71,7 +71,7 @@ func excerpt(c docent.Chunk, terms map[string]float64) string {
 	}
 	best, bestCov := units[0], -1.0
 	for _, u := range units {
-		if cov := sc.coverage(u.Terms, u.Context, contextWeight); cov > bestCov {
+		if cov := sc.unitCoverage(u); cov > bestCov {
 			best, bestCov = u, cov
 		}
 	}

@@ -63,7 +63,7 @@ var embedders = map[string]impl[embedderOpener]{
 }
 
 var answerers = map[string]impl[answererOpener]{
-	config.ProviderOffline: {"answer: identity rewrite, fused-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
+	config.ProviderOffline: {"answer: standalone rewrite (docs' spellings, parts), page-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
 }
 
 // implementations tells config validation what this build can run.
@@ -149,9 +149,12 @@ func openOffline(m *Main, dataDir string) (search.Embedder, error) {
 
 func openOfflineAnswerer(m *Main) (answer.Stages, error) {
 	return answer.Stages{
+		Rewriter: answer.Standalone{Corpus: m.Corpus},
+		Reranker: answer.PageOrder{},
 		Gate: answer.NewRelevance(answer.GateOptions{
 			MaxSources: m.Config.Answerer.MaxSources,
 			MinScore:   m.Config.Answerer.MinScore,
+			Corpus:     m.Corpus,
 		}, m.Log),
 	}, nil
 }
