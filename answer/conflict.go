@@ -98,6 +98,17 @@ func amounts(text string) map[string]bool {
 	return set
 }
 
+// statesAmount reports whether text states an amount with a currency or
+// a unit ("$75", "14 days", "15%"); a bare number may be a code.
+func statesAmount(text string) bool {
+	for a := range amounts(text) {
+		if !isNumber(a) {
+			return true
+		}
+	}
+	return false
+}
+
 func isNumber(t string) bool {
 	for _, r := range t {
 		if !unicode.IsDigit(r) {

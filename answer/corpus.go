@@ -70,12 +70,7 @@ func (b *corpusBuilder) add(c docent.Chunk) {
 		b.c.df[t]++
 	}
 	for _, w := range compounds(c.Text) {
-		key := english.Stem(strings.Map(func(r rune) rune {
-			if r == '-' || r == '(' || r == ')' {
-				return -1
-			}
-			return r
-		}, w), true)
+		key := english.Stem(joinCompound(w), true)
 		if b.joined[key] == nil {
 			b.joined[key] = map[string]int{}
 		}
@@ -120,6 +115,16 @@ func mostFrequent(counts map[string]int) counted {
 // compoundRE matches words written in parts: joined by hyphens
 // ("wi-fi", "on-call", "sign-on") or with a bracketed part ("401(k)").
 var compoundRE = regexp.MustCompile(`\b[\pL\pN]+(?:-[\pL\pN]+)+\b|\b[\pL\pN]+\([\pL\pN]+\)`)
+
+// joinCompound writes a compound word without its hyphens and brackets.
+func joinCompound(w string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '(' || r == ')' {
+			return -1
+		}
+		return r
+	}, w)
+}
 
 // compounds returns the lower-cased compound words of text.
 func compounds(text string) []string {

@@ -26,7 +26,7 @@ type Extractive struct {
 var _ Generator = (*Extractive)(nil)
 
 // NewExtractive returns an Extractive generator with the defaults.
-func NewExtractive() *Extractive { return &Extractive{MaxUnits: 4, MaxSources: 3} }
+func NewExtractive() *Extractive { return &Extractive{MaxUnits: 6, MaxSources: 3} }
 
 // Extractive scoring: a unit scores its IDF-weighted coverage of the
 // question terms (terms found only in the headings above it count
@@ -44,10 +44,14 @@ func NewExtractive() *Extractive { return &Extractive{MaxUnits: 4, MaxSources: 3
 // it, only units that hold one of the question's codes are quoted.
 const (
 	quantityBoost = 1.5
-	keepRatio     = 0.6
 	siblingRatio  = 0.8
-	minGain       = 0.15
 	maxList       = 6
+)
+
+// keepRatio and minGain bound the further units quoted (see above).
+var (
+	keepRatio = 0.6
+	minGain   = 0.15
 )
 
 // scoredUnit is a unit of one source with its score.
@@ -84,7 +88,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all []scoredUnit
 	for i, s := range req.Sources {
-		chunkCov := sc.coverage(termSet(s.Hit.Chunk.Text), nil, 0)
+		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0)
 		for _, u := range splitUnits(s.Hit.Chunk) {
 			dangling := false
 			if !command && len(u.Code) > 0 {
@@ -94,7 +98,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			if cov == 0 {
 				continue
 			}
-			score := (cov + chunkLift*chunkCov) * weight[i]
+			score := (cov + headingLift*headCov) * weight[i]
 			if metaRE.MatchString(u.Text) {
 				score *= metaPenalty
 			}
@@ -102,7 +106,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 				// "Install it with:" without its command says little.
 				score *= 0.5
 			}
-			if quantity && len(amounts(u.Text)) > 0 {
+			if quantity && unitStatesAmount(u) {
 				score *= quantityBoost
 			}
 			su := scoredUnit{unit: u, src: i, cov: cov, score: score}
@@ -241,6 +245,12 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 		return true
 	}
 	take(first)
+	// A table or list keyed by name answers for every entry when the
+	// question names none of them ("what's the rate limit" over a table of
+	// plans); naming one ("for Growth") keeps the answer to its row.
+	if first.Group > 0 && first.Key != "" && !namesKey(all, first, sc) {
+		list = true
+	}
 	// The list a unit introduces, or the rows and items alike to it.
 	limit := max(maxUnits, maxList)
 	for _, u := range all {
@@ -272,6 +282,31 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 		}
 	}
 	return picked
+}
+
+// namesKey reports whether the question names one of the keys of u's
+// table or list.
+func namesKey(all []scoredUnit, u scoredUnit, sc *scorer) bool {
+	for _, o := range all {
+		if o.src != u.src || o.Group != u.Group || o.Key == "" {
+			continue
+		}
+		terms := search.Analyze(o.Key)
+		if len(terms) == 0 {
+			continue
+		}
+		named := true
+		for _, t := range terms {
+			if _, ok := sc.idf[t]; !ok {
+				named = false
+				break
+			}
+		}
+		if named {
+			return true
+		}
+	}
+	return false
 }
 
 // nextGroup is the group of the first row or item after u in u's chunk,
@@ -458,7 +493,7 @@ func differing(units []scoredUnit, other string, like map[string]bool) scoredUni
 }
 
 // quantityRE matches questions that ask for an amount, a count or a length.
-var quantityRE = regexp.MustCompile(`(?i)\b(how (much|many|long|often|far|soon|big|large)|what (is|are|'s) the (limit|maximum|max|minimum|min|amount|rate|price|cost|fee|deadline|allowance|per diem|threshold))\b`)
+var quantityRE = regexp.MustCompile(`(?i)\b(how (much|many|long|often|far|soon|big|large)|what(?:'s|s| is| are) the (\w+ )?(limit|maximum|max|minimum|min|amount|rate|price|cost|fee|deadline|allowance|per diem|threshold|cap))\b`)
 
 // asksListRE matches questions that ask for a list of things.
 var asksListRE = regexp.MustCompile(`(?i)\b(what|which) (are|were)\b|\blist\b|\bwhat are there\b|\b(what|which) (\w+ )?(kinds?|types?|levels?|tiers?|sections?|steps?|options?|plans?|categories|rules|requirements)\b|\bwhat \w+s (do|does|are|should|must|can)\b`)
@@ -467,7 +502,9 @@ var asksListRE = regexp.MustCompile(`(?i)\b(what|which) (are|were)\b|\blist\b|\b
 func asksList(question string) bool { return asksListRE.MatchString(question) }
 
 // asksQuantity reports whether the question asks for an amount.
-func asksQuantity(question string) bool { return quantityRE.MatchString(question) }
+func asksQuantity(question string) bool {
+	return quantityRE.MatchString(question) || expectedType(question) == amountType
+}
 
 // commandRE matches questions that ask how to do something, where a
 // command is an answer.

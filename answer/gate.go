@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"regexp"
 	"strings"
 
@@ -63,8 +64,8 @@ const (
 	// evidencePages is how many pages, in rank order, may be the
 	// closest page.
 	evidencePages = 3
-	// chunksPerPage is how many chunks of a page are searched for the
-	// best unit.
+	// chunksPerPage is how many chunks of the closest page may be
+	// sources.
 	chunksPerPage = 3
 	// overtake is how much better (in unit coverage) a lower-ranked page
 	// must be to be chosen over the first page that does not hold an
@@ -203,10 +204,10 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) (v verdi
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: the closest page lacks %s", wordsOf(v.missing))
-	case !v.want.holds(v.primary.best.u.display()):
+	case !v.want.holds(v.primary.best.u):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
-	case v.primary.best.cov < g.opts.MinScore:
+	case v.evidence(cosWeight) < g.opts.MinScore && (!oldPath || g.chunkRelevance(v, sets) < 0.5):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: best unit covers %.2f < %.2f (page %.2f)", v.primary.best.cov, g.opts.MinScore, v.primary.cov)
 	default:
@@ -214,6 +215,31 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) (v verdi
 		v.detail = fmt.Sprintf("answer: best unit covers %.2f >= %.2f (page %.2f)", v.primary.best.cov, g.opts.MinScore, v.primary.cov)
 	}
 	return v
+}
+
+// cosWeight mixes the closest chunk's cosine into the answer evidence.
+var cosWeight = 0.0
+
+// evidence is the answer evidence: the best unit's coverage mixed with
+// its chunk's cosine similarity to the question.
+func (v verdict) evidence(w float64) float64 {
+	cos := math.Max(0, math.Min(1, v.hits[v.primary.best.hit].VectorScore))
+	return (1-w)*v.primary.best.cov + w*cos
+}
+
+// oldPath enables the chunk-relevance path (research).
+var oldPath = false
+
+// chunkRelevance is the relevance (0.6 coverage with candidate IDF, 0.3
+// cosine, 0.1 keyword) of the best unit's chunk.
+func (g *Relevance) chunkRelevance(v verdict, sets []map[string]bool) float64 {
+	terms := make([]string, len(v.q.terms))
+	for i, t := range v.q.terms {
+		terms[i] = t.Term
+	}
+	sc := newScorer(terms, sets, nil, g.opts.Weights)
+	i := v.primary.best.hit
+	return sc.score(v.hits[i], sets[i]).Score
 }
 
 // pages groups hits by document, in rank order, with each page's
@@ -233,13 +259,10 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		for t := range sets[i] {
 			p.terms[t] = true
 		}
-		if len(p.hits) > chunksPerPage {
-			continue
-		}
-		chunkCov := q.coverage(sets[i], nil, 0)
+		headCov := q.coverage(sectionTerms(h.Chunk), nil, 0)
 		for _, u := range splitUnits(h.Chunk) {
 			c := q.unitCoverage(u)
-			if sc := unitScore(u, c, want) + chunkLift*chunkCov; sc > p.best.score {
+			if sc := unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
 				p.best = unitHit{hit: i, u: u, cov: c, score: sc}
 			}
 		}
@@ -259,9 +282,9 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 // that lacks the asked kind of answer is lowered.
 func unitScore(u unit, cov float64, want answerType) float64 {
 	switch {
-	case want == amountType && len(amounts(u.Text)) > 0:
+	case want == amountType && unitStatesAmount(u):
 		cov *= quantityBoost
-	case !want.holds(u.display()):
+	case !want.holds(u):
 		cov *= typeMissPenalty
 	}
 	if metaRE.MatchString(u.Text) {
@@ -278,10 +301,15 @@ var (
 	notFoundMass     = 1.3
 )
 
-// chunkLift adds to a unit's score the coverage of the question by its
-// whole chunk (text and headings), so that units of the section about the
-// question outrank units that share words with it elsewhere.
-var chunkLift = 0.5
+// headingLift adds to a unit's score the coverage of the question by the
+// headings of its section (not the title), so that units of the section
+// about the question outrank units that share words with it elsewhere.
+var headingLift = 1.0
+
+// sectionTerms are the analyzed words of a chunk's section path.
+func sectionTerms(c docent.Chunk) map[string]bool {
+	return termSet(strings.Join(c.Section, " "))
+}
 
 // typeMissPenalty scales the score of a unit that lacks the kind of
 // answer the question asks for.
@@ -316,11 +344,51 @@ func gaps(q *question, p *page, hits []docent.Hit) (missing []qterm, covered str
 		}
 		missing = append(missing, t)
 	}
+	if len(missing) == 0 {
+		if t, ok := soleMiss(q, p.best.u); ok {
+			missing = append(missing, t)
+		}
+	}
 	if len(missing) > 0 && keyed {
 		covered = siblings(hits[p.best.hit], p.best.u)
 	}
 	return missing, covered
 }
+
+// soleMiss finds the detail a unit does not cover when it covers all the
+// rest: the one term of the question that the corpus holds, that is
+// rare (IDF at least rareShare of the largest), or that the question
+// names after a preposition, and that the unit (with its headings) lacks,
+// while the unit covers at least soleCover of the other
+// terms' weight. "When is the company holiday party" over a list of public
+// holidays lacks only "party".
+func soleMiss(q *question, u unit) (qterm, bool) {
+	var miss []qterm
+	got, rest := 0.0, 0.0
+	for _, t := range q.terms {
+		w := unitWeight(u, t.Term)
+		if w == 0 && (t.DF != 0 || t.Named) {
+			miss = append(miss, t)
+			continue
+		}
+		got += w * t.IDF
+		rest += t.IDF
+	}
+	// The parts of one word ("wi-fi") miss together.
+	if len(miss) > 1 && len(miss) == miss[0].Share && uniqueWords(miss)[0] == miss[0].Word && len(uniqueWords(miss)) == 1 {
+		miss = miss[:1]
+	}
+	if len(miss) != 1 || miss[0].IDF*float64(miss[0].Share) < rareShare*q.maxIDF || rest == 0 || got/rest < soleCover {
+		return qterm{}, false
+	}
+	return miss[0], true
+}
+
+// rareShare and soleCover tune soleMiss.
+var (
+	rareShare = 0.6
+	soleCover = 0.7
+)
 
 // siblings lists the keys of the table or list that u belongs to, in
 // document order ("United States, Germany, Canada"), "" when there are
@@ -436,10 +504,10 @@ func (g *Relevance) sources(v verdict) []Source {
 // bestUnit returns the unit of h that ranks best for q.
 func bestUnit(h docent.Hit, q *question, want answerType) unitHit {
 	best := unitHit{score: -1}
-	chunkCov := q.coverage(termSet(h.Chunk.Text), nil, 0)
+	headCov := q.coverage(sectionTerms(h.Chunk), nil, 0)
 	for _, u := range splitUnits(h.Chunk) {
 		c := q.unitCoverage(u)
-		if sc := unitScore(u, c, want) + chunkLift*chunkCov; sc > best.score {
+		if sc := unitScore(u, c, want) + headingLift*headCov; sc > best.score {
 			best = unitHit{u: u, cov: c, score: sc}
 		}
 	}

@@ -29,6 +29,9 @@ type qterm struct {
 	// Named is set for a word that follows a preposition ("in france",
 	// "for the UK"): where questions name a place, a plan or a product.
 	Named bool
+	// Share is how many terms the word analyzes into ("wi-fi" into two);
+	// each weighs IDF/Share, so that the word weighs as one.
+	Share int
 }
 
 // known reports whether the corpus holds the term at all (true without
@@ -76,9 +79,8 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 			qt.Word = t
 		}
 		// The parts of one written word ("wi-fi", "GK-403") weigh as one.
-		if k := share[t]; k > 1 {
-			qt.IDF /= float64(k)
-		}
+		qt.Share = max(1, share[t])
+		qt.IDF /= float64(qt.Share)
 		q.terms = append(q.terms, qt)
 		q.total += qt.IDF
 	}
@@ -223,7 +225,8 @@ func isSalient(word string, sentenceStart bool) bool {
 }
 
 // answerType is the kind of thing a question asks for, when its wording
-// says: a time ("when"), an amount ("how much", "how long"), a person or
+// says: a time ("when is"), a time or a condition ("when should"), an
+// amount ("how much", "how long"), a person or
 // team ("who"), a place ("where"). A unit that holds no such thing does
 // not answer the question however many of its words it shares.
 type answerType int
@@ -231,6 +234,7 @@ type answerType int
 const (
 	anyType answerType = iota
 	timeType
+	conditionType
 	amountType
 	whoType
 	whereType
@@ -239,11 +243,14 @@ const (
 var (
 	// Each ask of a question starts at the beginning or after a comma,
 	// a colon, a question mark or "and"; its first words say the type.
-	askStartRE   = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s| is| are)? the (?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
-	timeRE       = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of)\b`)
-	amountWordRE = regexp.MustCompile(`(?i)\b(\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|half|double|unlimited|no limit|none)\b`)
-	whoRE        = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|\b[A-Z][a-z]+ [A-Z][a-z]+\b`)
-	whereRE      = regexp.MustCompile(`(?i)https?://|@|#[a-z]|/[a-z]|\.(com|io|org|net|internal)\b|\b(in|on|at|from|under|via|through) (the )?[A-Z]|\b(page|site|portal|app|channel|folder|drive|repo|repository|wiki|dashboard|menu|tab|settings|system|tool|office|room|floor|desk|region)\b`)
+	askStartRE      = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
+	timeRE          = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of)\b`)
+	whenConditionRE = regexp.MustCompile(`(?i)\bwhen (should|must|can|could|would|to|do i need|does one)\b`)
+	conditionRE     = regexp.MustCompile(`(?i)\b(if|when|whenever|during|once|unless|as soon as|in case)\b`)
+	countRE         = regexp.MustCompile(`\b\d[\d,.]*\s+[a-zA-Z]{2,}`)
+	amountWordRE    = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|half|double|unlimited|no limit|none)\b`)
+	whoRE           = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|\b[A-Z][a-z]+ [A-Z][a-z]+\b`)
+	whereRE         = regexp.MustCompile(`(?i)https?://|@|#[a-z]|/[a-z]|\.(com|io|org|net|internal)\b|\b(in|on|at|from|under|via|through) (the )?[A-Z]|\b(page|site|portal|app|channel|folder|drive|repo|repository|wiki|dashboard|menu|tab|settings|system|tool|office|room|floor|desk|region)\b`)
 )
 
 // expectedType returns what the question's first typed ask asks for.
@@ -254,6 +261,8 @@ func expectedType(text string) answerType {
 	}
 	w := strings.ToLower(m[1])
 	switch {
+	case w == "when" && whenConditionRE.MatchString(text):
+		return conditionType
 	case w == "when":
 		return timeType
 	case w == "who" || w == "whom":
@@ -264,17 +273,30 @@ func expectedType(text string) answerType {
 	return amountType
 }
 
-// holds reports whether text holds something of type t.
-func (t answerType) holds(text string) bool {
+// holds reports whether unit u holds something of type t.
+func (t answerType) holds(u unit) bool {
+	text := u.display()
 	switch t {
 	case timeType:
 		return timeRE.MatchString(text)
+	case conditionType:
+		return timeRE.MatchString(text) || conditionRE.MatchString(text)
 	case amountType:
-		return len(amounts(text)) > 0 || amountWordRE.MatchString(text)
+		return unitStatesAmount(u) || amountWordRE.MatchString(text)
 	case whoType:
 		return whoRE.MatchString(text)
 	case whereType:
 		return whereRE.MatchString(text)
 	}
 	return true
+}
+
+// unitStatesAmount reports whether a unit states an amount: with a
+// currency or a unit, or, in a table row, any number (the column header
+// names its unit).
+func unitStatesAmount(u unit) bool {
+	if u.Kind == kindRow {
+		return len(amounts(u.Text)) > 0
+	}
+	return statesAmount(u.Text) || countRE.MatchString(u.Text)
 }

@@ -3,6 +3,7 @@ package answer
 import (
 	"math"
 	"regexp"
+	"strings"
 
 	"github.com/kljensen/snowball/english"
 
@@ -95,6 +96,13 @@ func queryTerms(text string) []string {
 func termSet(text string) map[string]bool {
 	set := map[string]bool{}
 	search.AnalyzeFunc(text, func(t string) { set[t] = true })
+	// A compound written in parts also matches its joined spelling:
+	// "break-glass" holds "breakglass", "401(k)" holds "401k".
+	if strings.ContainsAny(text, "-(") {
+		for _, w := range compounds(text) {
+			set[english.Stem(joinCompound(w), true)] = true
+		}
+	}
 	return set
 }
 
@@ -161,9 +169,12 @@ func (s *scorer) coverage(set, extra map[string]bool, extraWeight float64) float
 // A unit's words count fully toward its coverage of a question; words
 // only in the section headings above it count sectionWeight, words only
 // in the document title titleWeight.
-const (
+// A row or list item rarely repeats the heading it sits under, so for
+// them words of the section headings count structWeight.
+var (
 	sectionWeight = 0.5
 	titleWeight   = 0.5
+	structWeight  = 0.8
 )
 
 // unitCoverage is the IDF-weighted share of the question's terms in a
@@ -184,6 +195,8 @@ func unitWeight(u unit, t string) float64 {
 	switch {
 	case u.Terms[t]:
 		return 1
+	case u.Context[t] && u.Kind != kindSentence:
+		return structWeight
 	case u.Context[t]:
 		return sectionWeight
 	case u.Title[t]:

@@ -307,7 +307,26 @@ func TestResearchAnswers(t *testing.T) {
 	stats := NewCorpusStats(ix)
 	minScore, _ := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_MINSCORE"), 64)
 	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_LIFT"), 64); err == nil {
-		chunkLift = v
+		headingLift = v
+	}
+	oldPath = os.Getenv("DOCENT_RESEARCH_OLD") != ""
+	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_COS"), 64); err == nil {
+		cosWeight = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_KEEP"), 64); err == nil {
+		keepRatio = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_GAIN"), 64); err == nil {
+		minGain = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_RARE"), 64); err == nil {
+		rareShare = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_SOLE"), 64); err == nil {
+		soleCover = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_STRUCT"), 64); err == nil {
+		structWeight = v
 	}
 	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_NFCOV"), 64); err == nil {
 		notFoundCoverage = v
@@ -355,8 +374,27 @@ func TestResearchAnswers(t *testing.T) {
 				_, path, _ := strings.Cut(c.DocID, ":")
 				cites = append(cites, path+"#"+c.Section)
 			}
-			t.Logf("%s %-4s %-30s %-9s rank=%d | %s\n    Q: %s\n    gate: %s\n    cites: %v\n    missing facts: %v\n    A: %s",
-				set[len(set)-11:len(set)-5], res, q.ID, a.Status, row.FirstRank, q.Kind, q.Question, gate, cites, row.MissingFacts, a.Text)
+			var inCited, inCands []string
+			used := map[string]bool{}
+			for _, id := range a.Trace.Used {
+				used[id] = true
+			}
+			for _, f := range row.MissingFacts {
+				for _, alt := range strings.Split(f, "|") {
+					alt = strings.ToLower(strings.TrimSpace(alt))
+					for _, h := range a.Trace.Candidates {
+						if strings.Contains(strings.ToLower(h.Chunk.Text), alt) {
+							if used[h.Chunk.ID] {
+								inCited = append(inCited, alt)
+							} else {
+								inCands = append(inCands, alt)
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%s %-4s %-30s %-9s rank=%d | %s\n    Q: %s\n    gate: %s\n    cites: %v\n    missing facts: %v (in cited %v, in other candidates %v)\n    A: %s",
+				set[len(set)-11:len(set)-5], res, q.ID, a.Status, row.FirstRank, q.Kind, q.Question, gate, cites, row.MissingFacts, len(inCited) > 0, len(inCands) > 0, a.Text)
 		}
 	}
 }
