@@ -61,7 +61,7 @@ type Options struct {
 	// Mode selects the retrievers; default search.ModeDefault.
 	Mode search.Mode
 	// Candidates is how many hits to retrieve (per query) and keep in the
-	// trace; default 20.
+	// trace; default 30.
 	Candidates int
 	// Now is the clock used to time stages; default time.Now.
 	Now func() time.Time
@@ -103,7 +103,7 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 		opts.Mode = search.ModeDefault
 	}
 	if opts.Candidates <= 0 {
-		opts.Candidates = 20
+		opts.Candidates = 30
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -132,7 +132,7 @@ const (
 // answeringUnits returns the units of c that answer the question (see
 // conflictCoverage) and state an amount.
 func answeringUnits(c docent.Chunk, sc *scorer) []unit {
-	units := splitUnits(c)
+	units := unitsOf(c)
 	best := 0.0
 	covs := make([]float64, len(units))
 	for i, u := range units {

@@ -49,7 +49,7 @@ const (
 )
 
 // keepRatio and minGain bound the further units quoted (see above).
-var (
+const (
 	keepRatio = 0.6
 	minGain   = 0.15
 )
@@ -82,14 +82,18 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	sc := requestScorer(req)
 	weight := sourceWeights(req.Sources)
 	// A question about an amount, or two sources that differ in amounts,
-	// is answered by the units that state one.
-	quantity := req.Conflict != nil || asksQuantity(req.Question)
+	// is answered by the units that state one; a unit that lacks the kind
+	// of answer asked for (a time, a procedure) is scored down.
+	want := expectedType(req.Question)
+	if want == anyType && (req.Conflict != nil || asksQuantity(req.Question)) {
+		want = amountType
+	}
 	command := asksCommand(req.Question)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all []scoredUnit
 	for i, s := range req.Sources {
-		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0)
-		for _, u := range splitUnits(s.Hit.Chunk) {
+		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0) + earlyBonus(s.Hit.Chunk)
+		for _, u := range unitsOf(s.Hit.Chunk) {
 			dangling := false
 			if !command && len(u.Code) > 0 {
 				u.Code, u.Terms, dangling = nil, termSet(u.Text), true
@@ -98,16 +102,10 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			if cov == 0 {
 				continue
 			}
-			score := (cov + headingLift*headCov) * weight[i]
-			if metaRE.MatchString(u.Text) {
-				score *= metaPenalty
-			}
+			score := (unitScore(u, cov, want) + headingLift*headCov) * weight[i]
 			if dangling {
 				// "Install it with:" without its command says little.
 				score *= 0.5
-			}
-			if quantity && unitStatesAmount(u) {
-				score *= quantityBoost
 			}
 			su := scoredUnit{unit: u, src: i, cov: cov, score: score}
 			perSource[i] = append(perSource[i], su)
@@ -248,9 +246,7 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 	// A table or list keyed by name answers for every entry when the
 	// question names none of them ("what's the rate limit" over a table of
 	// plans); naming one ("for Growth") keeps the answer to its row.
-	if first.Group > 0 && first.Key != "" && !namesKey(all, first, sc) {
-		list = true
-	}
+	keyedAll := first.Group > 0 && first.Key != "" && !namesKey(all, first, sc)
 	// The list a unit introduces, or the rows and items alike to it.
 	limit := max(maxUnits, maxList)
 	for _, u := range all {
@@ -261,7 +257,7 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 			continue
 		}
 		intro := strings.HasSuffix(first.Text, ":") && first.Group == 0 && u.Ord > first.Ord && u.Group == nextGroup(all, first)
-		alike := list && first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio
+		alike := (list || keyedAll) && first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio
 		if intro || alike {
 			take(u)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"regexp"
 	"strings"
 
@@ -91,7 +90,7 @@ func (g *Relevance) Gate(ctx context.Context, req GateRequest) (Decision, error)
 	}
 	whole := g.judge(query, req.Hits, corp)
 	g.setRelevance(req.Hits, whole.q)
-	d := g.decide(whole, nil)
+	d := g.decide(whole)
 	if len(req.SubQueries) > 1 && len(req.PartHits) == len(req.SubQueries) {
 		parts := make([]verdict, len(req.SubQueries))
 		for i, sq := range req.SubQueries {
@@ -113,7 +112,7 @@ func (g *Relevance) Gate(ctx context.Context, req GateRequest) (Decision, error)
 func (g *Relevance) setRelevance(hits []docent.Hit, q *question) {
 	sc := q.scorer(g.opts.Weights)
 	for i, h := range hits {
-		hits[i].Relevance = round4(sc.score(h, termSet(h.Chunk.Text)).Score)
+		hits[i].Relevance = round4(sc.score(h, termsOf(h.Chunk)).Score)
 	}
 }
 
@@ -154,12 +153,12 @@ type verdict struct {
 
 // judge finds the closest page for text among hits and decides whether it
 // answers (see the package doc).
-func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) (v verdict) {
+func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict {
 	sets := make([]map[string]bool, len(hits))
 	for i, h := range hits {
-		sets[i] = termSet(h.Chunk.Text)
+		sets[i] = termsOf(h.Chunk)
 	}
-	v = verdict{text: text, q: newQuestion(text, corp, g.opts.IDF, sets), hits: hits, status: docent.StatusNotFound}
+	v := verdict{text: text, q: newQuestion(text, corp, g.opts.IDF, sets), hits: hits, status: docent.StatusNotFound}
 	if len(hits) == 0 {
 		v.detail = "no candidates"
 		return v
@@ -193,13 +192,6 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) (v verdi
 		return v
 	}
 	v.missing, v.covered = gaps(v.q, v.primary, hits)
-	var unk []string
-	for _, t := range v.q.terms {
-		if t.DF == 0 {
-			unk = append(unk, t.Word)
-		}
-	}
-	defer func() { v.detail += fmt.Sprintf(" unknown=%v", unk) }()
 	switch {
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
@@ -207,31 +199,22 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) (v verdi
 	case !v.want.holds(v.primary.best.u):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
-	case v.evidence(cosWeight) < g.opts.MinScore && (!oldPath || g.chunkRelevance(v, sets) < 0.5):
+	case v.primary.best.cov < g.opts.MinScore && g.chunkRelevance(v, sets) < DefaultChunkRelevance:
 		v.status = docent.StatusUncertain
-		v.detail = fmt.Sprintf("uncertain: best unit covers %.2f < %.2f (page %.2f)", v.primary.best.cov, g.opts.MinScore, v.primary.cov)
+		v.detail = fmt.Sprintf("uncertain: best unit covers %.2f < %.2f, its chunk's relevance %.2f < %.2f",
+			v.primary.best.cov, g.opts.MinScore, g.chunkRelevance(v, sets), DefaultChunkRelevance)
 	default:
 		v.status = docent.StatusAnswered
-		v.detail = fmt.Sprintf("answer: best unit covers %.2f >= %.2f (page %.2f)", v.primary.best.cov, g.opts.MinScore, v.primary.cov)
+		v.detail = fmt.Sprintf("answer: best unit covers %.2f (threshold %.2f), its chunk's relevance %.2f",
+			v.primary.best.cov, g.opts.MinScore, g.chunkRelevance(v, sets))
 	}
 	return v
 }
 
-// cosWeight mixes the closest chunk's cosine into the answer evidence.
-var cosWeight = 0.0
-
-// evidence is the answer evidence: the best unit's coverage mixed with
-// its chunk's cosine similarity to the question.
-func (v verdict) evidence(w float64) float64 {
-	cos := math.Max(0, math.Min(1, v.hits[v.primary.best.hit].VectorScore))
-	return (1-w)*v.primary.best.cov + w*cos
-}
-
-// oldPath enables the chunk-relevance path (research).
-var oldPath = false
-
-// chunkRelevance is the relevance (0.6 coverage with candidate IDF, 0.3
-// cosine, 0.1 keyword) of the best unit's chunk.
+// chunkRelevance is the relevance of the chunk holding the closest page's
+// best unit: the package doc's per-candidate signal (coverage, cosine,
+// keyword), with IDF estimated over the candidates, so that a question
+// word that no candidate holds weighs most.
 func (g *Relevance) chunkRelevance(v verdict, sets []map[string]bool) float64 {
 	terms := make([]string, len(v.q.terms))
 	for i, t := range v.q.terms {
@@ -259,8 +242,8 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		for t := range sets[i] {
 			p.terms[t] = true
 		}
-		headCov := q.coverage(sectionTerms(h.Chunk), nil, 0)
-		for _, u := range splitUnits(h.Chunk) {
+		headCov := q.coverage(sectionTerms(h.Chunk), nil, 0) + earlyBonus(h.Chunk)
+		for _, u := range unitsOf(h.Chunk) {
 			c := q.unitCoverage(u)
 			if sc := unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
 				p.best = unitHit{hit: i, u: u, cov: c, score: sc}
@@ -293,22 +276,38 @@ func unitScore(u unit, cov float64, want answerType) float64 {
 	return cov
 }
 
-// notFoundCoverage and notFoundMass: a page whose chunks cover less than
-// notFoundCoverage of the question and whose matched terms weigh less
-// than notFoundMass words that no chunk holds is not about the question.
-var (
+// Unit ranking (see the package doc).
+const (
+	// notFoundCoverage and notFoundMass: a page whose chunks cover less
+	// than notFoundCoverage of the question and whose matched terms weigh
+	// less than notFoundMass words that no chunk holds is not about the
+	// question.
 	notFoundCoverage = 0.5
 	notFoundMass     = 1.3
+	// headingLift weighs, in a unit's score, the coverage of the question
+	// by the headings of its section (title words left out), so that units
+	// of the section about the question outrank units that share words
+	// with it elsewhere.
+	headingLift = 1.0
+	// earlyPrior favours the earlier sections of a page, where pages put
+	// what they are mostly about, over reference and troubleshooting
+	// sections further down: a chunk adds earlyPrior/(1+Ord) to the
+	// heading coverage of its units.
+	earlyPrior = 0.2
 )
 
-// headingLift adds to a unit's score the coverage of the question by the
-// headings of its section (not the title), so that units of the section
-// about the question outrank units that share words with it elsewhere.
-var headingLift = 1.0
+// earlyBonus is a chunk's share of earlyPrior.
+func earlyBonus(c docent.Chunk) float64 { return earlyPrior / float64(1+c.Ord) }
 
-// sectionTerms are the analyzed words of a chunk's section path.
+// sectionTerms are the analyzed words of a chunk's section path that its
+// title does not hold: what the section is about within its page ("VPN
+// error codes" on the VPN page is about error codes).
 func sectionTerms(c docent.Chunk) map[string]bool {
-	return termSet(strings.Join(c.Section, " "))
+	set := termSet(strings.Join(c.Section, " "))
+	for t := range termSet(c.Title) {
+		delete(set, t)
+	}
+	return set
 }
 
 // typeMissPenalty scales the score of a unit that lacks the kind of
@@ -385,9 +384,9 @@ func soleMiss(q *question, u unit) (qterm, bool) {
 }
 
 // rareShare and soleCover tune soleMiss.
-var (
+const (
 	rareShare = 0.6
-	soleCover = 0.7
+	soleCover = 0.8
 )
 
 // siblings lists the keys of the table or list that u belongs to, in
@@ -396,7 +395,7 @@ var (
 func siblings(h docent.Hit, u unit) string {
 	var keys []string
 	seen := map[string]bool{}
-	for _, o := range splitUnits(h.Chunk) {
+	for _, o := range unitsOf(h.Chunk) {
 		if o.Group != u.Group || o.Key == "" || seen[o.Key] {
 			continue
 		}
@@ -429,7 +428,7 @@ func uniqueWords(terms []qterm) []string {
 func wordsOf(terms []qterm) string { return joinAnd(uniqueWords(terms)) }
 
 // decide turns the whole question's verdict into a Decision.
-func (g *Relevance) decide(v verdict, _ []verdict) Decision {
+func (g *Relevance) decide(v verdict) Decision {
 	d := Decision{Status: v.status, Threshold: g.opts.MinScore, Detail: v.detail}
 	if v.q != nil {
 		d.Terms = v.q.weights()
@@ -465,7 +464,6 @@ func (g *Relevance) sources(v verdict) []Source {
 		seen[docKey(h.Chunk)] = true
 		srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: h.Relevance})
 	}
-	_ = seen
 	add(v.primary.best.hit)
 	// More chunks of the closest page that answer nearly as well: a
 	// question often spans two sections of one page.
@@ -504,8 +502,8 @@ func (g *Relevance) sources(v verdict) []Source {
 // bestUnit returns the unit of h that ranks best for q.
 func bestUnit(h docent.Hit, q *question, want answerType) unitHit {
 	best := unitHit{score: -1}
-	headCov := q.coverage(sectionTerms(h.Chunk), nil, 0)
-	for _, u := range splitUnits(h.Chunk) {
+	headCov := q.coverage(sectionTerms(h.Chunk), nil, 0) + earlyBonus(h.Chunk)
+	for _, u := range unitsOf(h.Chunk) {
 		c := q.unitCoverage(u)
 		if sc := unitScore(u, c, want) + headingLift*headCov; sc > best.score {
 			best = unitHit{u: u, cov: c, score: sc}

@@ -225,8 +225,8 @@ func isSalient(word string, sentenceStart bool) bool {
 }
 
 // answerType is the kind of thing a question asks for, when its wording
-// says: a time ("when is"), a time or a condition ("when should"), an
-// amount ("how much", "how long"), a person or
+// says: a procedure ("how do I"), a time ("when is"), a time or a
+// condition ("when should"), an amount ("how much", "how long"), a person or
 // team ("who"), a place ("where"). A unit that holds no such thing does
 // not answer the question however many of its words it shares.
 type answerType int
@@ -238,13 +238,18 @@ const (
 	amountType
 	whoType
 	whereType
+	procedureType
 )
 
 var (
 	// Each ask of a question starts at the beginning or after a comma,
 	// a colon, a question mark or "and"; its first words say the type.
-	askStartRE      = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
-	timeRE          = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of)\b`)
+	askStartRE  = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(how (?:do|can|should|would) (?:i|we|you)|when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
+	timeRE      = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of)\b`)
+	procedureRE = regexp.MustCompile(`^how (do|can|should|would) `)
+	// instructionRE matches a unit that tells how to do something: it
+	// opens with an instruction verb, or names one with its object.
+	instructionRE   = regexp.MustCompile(`(?i)(^|[.:;]\s+|\d[.)]\s+)(please )?(install|download|open|click|run|go|select|choose|enter|sign|log|request|submit|enroll|ask|contact|email|call|file|create|add|set|use|follow|type|reset|restart|check|book|pay|upload|report|send|post|tell|page|approve|lock|disconnect|join|complete|fill|attach|get)\b|\b(install|enroll|download|sign in|log in|request|submit|open|file|raise|use)s? (it|them|the|a|an|your|from|in|through|via|with|on)\b|\b(you can|you must|you should|you need to|to do this|steps?)\b`)
 	whenConditionRE = regexp.MustCompile(`(?i)\bwhen (should|must|can|could|would|to|do i need|does one)\b`)
 	conditionRE     = regexp.MustCompile(`(?i)\b(if|when|whenever|during|once|unless|as soon as|in case)\b`)
 	countRE         = regexp.MustCompile(`\b\d[\d,.]*\s+[a-zA-Z]{2,}`)
@@ -261,6 +266,8 @@ func expectedType(text string) answerType {
 	}
 	w := strings.ToLower(m[1])
 	switch {
+	case procedureRE.MatchString(w):
+		return procedureType
 	case w == "when" && whenConditionRE.MatchString(text):
 		return conditionType
 	case w == "when":
@@ -287,6 +294,8 @@ func (t answerType) holds(u unit) bool {
 		return whoRE.MatchString(text)
 	case whereType:
 		return whereRE.MatchString(text)
+	case procedureType:
+		return len(u.Code) > 0 || instructionRE.MatchString(text)
 	}
 	return true
 }

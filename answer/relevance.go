@@ -11,10 +11,16 @@ import (
 	"github.com/docent-hq/docent/search"
 )
 
-// DefaultMinScore is the relevance threshold used when Options.MinScore is
-// 0. With DefaultWeights a chunk reaches it by containing every question
-// term, or most of them with a fair cosine; see the package documentation.
-const DefaultMinScore = 0.5
+// DefaultMinScore is the answer threshold used when GateOptions.MinScore
+// is 0: the share of the question (IDF weighted) that one unit of the
+// closest page must cover, with its headings; see the package
+// documentation.
+const DefaultMinScore = 0.45
+
+// DefaultChunkRelevance is the relevance (the per-candidate signal of the
+// package documentation) at which the chunk holding the best unit answers
+// even when no single unit reaches DefaultMinScore.
+const DefaultChunkRelevance = 0.5
 
 // Weights combine the components of the relevance signal. Each component
 // lies in [0, 1]; weights that sum to 1 keep relevance in [0, 1] as well.
@@ -170,11 +176,12 @@ func (s *scorer) coverage(set, extra map[string]bool, extraWeight float64) float
 // only in the section headings above it count sectionWeight, words only
 // in the document title titleWeight.
 // A row or list item rarely repeats the heading it sits under, so for
-// them words of the section headings count structWeight.
-var (
+// them words of the section headings count structWeight. Every unit of a
+// page is about the page's subject: title words count fully.
+const (
 	sectionWeight = 0.5
-	titleWeight   = 0.5
 	structWeight  = 0.8
+	titleWeight   = 1.0
 )
 
 // unitCoverage is the IDF-weighted share of the question's terms in a

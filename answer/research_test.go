@@ -306,36 +306,9 @@ func TestResearchAnswers(t *testing.T) {
 	ix, r, _, _ := researchRetriever(t)
 	stats := NewCorpusStats(ix)
 	minScore, _ := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_MINSCORE"), 64)
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_LIFT"), 64); err == nil {
-		headingLift = v
-	}
-	oldPath = os.Getenv("DOCENT_RESEARCH_OLD") != ""
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_COS"), 64); err == nil {
-		cosWeight = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_KEEP"), 64); err == nil {
-		keepRatio = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_GAIN"), 64); err == nil {
-		minGain = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_RARE"), 64); err == nil {
-		rareShare = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_SOLE"), 64); err == nil {
-		soleCover = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_STRUCT"), 64); err == nil {
-		structWeight = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_NFCOV"), 64); err == nil {
-		notFoundCoverage = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("DOCENT_RESEARCH_NFMASS"), 64); err == nil {
-		notFoundMass = v
-	}
+	cands, _ := strconv.Atoi(os.Getenv("DOCENT_RESEARCH_CANDS"))
 	p, err := New(Stages{Retriever: r, Rewriter: Standalone{Corpus: stats}, Reranker: PageOrder{},
-		Gate: NewRelevance(GateOptions{Corpus: stats, MinScore: minScore}, nil)}, nil, Options{})
+		Gate: NewRelevance(GateOptions{Corpus: stats, MinScore: minScore}, nil)}, nil, Options{Candidates: cands})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +379,8 @@ func TestResearchDebug(t *testing.T) {
 	ctx := context.Background()
 	stats := NewCorpusStats(ix)
 	corp, _ := stats.Get(ctx)
-	p, _ := New(Stages{Retriever: r, Rewriter: Standalone{Corpus: stats}, Reranker: PageOrder{}}, nil, Options{})
+	cands, _ := strconv.Atoi(os.Getenv("DOCENT_RESEARCH_CANDS"))
+	p, _ := New(Stages{Retriever: r, Rewriter: Standalone{Corpus: stats}, Reranker: PageOrder{}}, nil, Options{Candidates: cands})
 	g := NewRelevance(GateOptions{Corpus: stats}, nil)
 	only := os.Getenv("DOCENT_RESEARCH_ONLY")
 	for _, set := range []string{"../examples/handbook/golden.yaml", "../examples/handbook/asked.yaml"} {
@@ -414,6 +388,9 @@ func TestResearchDebug(t *testing.T) {
 		for _, q := range gs.Questions {
 			if only == "" || !strings.Contains(q.ID, only) {
 				continue
+			}
+			if qq := os.Getenv("Q"); qq != "" {
+				q.Question = qq
 			}
 			rw, _ := p.st.Rewriter.Rewrite(ctx, RewriteRequest{Question: q.Question})
 			lists, _ := p.retrieve(ctx, rw.Query, nil, docent.Filter{})
@@ -423,6 +400,12 @@ func TestResearchDebug(t *testing.T) {
 			for _, tm := range v.q.terms {
 				t.Logf("   term %-12s idf %.2f df %d sal %v named %v", tm.Term, tm.IDF, tm.DF, tm.Salient, tm.Named)
 			}
+			for i, h := range rr.Hits {
+				if i < 12 {
+					b := bestUnit(h, v.q, v.want)
+					t.Logf("   hit %2d %s#%s ord %d best %.2f/%.2f %.60q", i, h.Chunk.DocID, strings.Join(h.Chunk.Section, ">"), h.Chunk.Ord, b.cov, b.score, b.u.Text)
+				}
+			}
 			for i, pg := range v.pages {
 				if i >= 4 {
 					break
@@ -430,7 +413,7 @@ func TestResearchDebug(t *testing.T) {
 				h := rr.Hits[pg.best.hit]
 				t.Logf("   page %s cov %.2f mass %.2f best %.2f/%.2f [%s] %q", pg.key, pg.cov, pg.mass, pg.best.cov, pg.best.score, strings.Join(h.Chunk.Section, ">"), pg.best.u.Text)
 			}
-			d := g.decide(v, nil)
+			d := g.decide(v)
 			t.Logf("   %s: %s", d.Status, d.Detail)
 			for _, s := range d.Sources {
 				t.Logf("   src %d %s#%s", s.N, s.Hit.Chunk.DocID, strings.Join(s.Hit.Chunk.Section, ">"))

@@ -60,7 +60,7 @@ func joinAnd(words []string) string {
 // covers the question's terms, or its first unit, cut to maxExcerpt
 // characters at a word boundary; final punctuation is dropped.
 func excerpt(c docent.Chunk, terms map[string]float64) string {
-	units := splitUnits(c)
+	units := unitsOf(c)
 	if len(units) == 0 {
 		return ""
 	}
