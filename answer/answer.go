@@ -45,8 +45,9 @@ func (e *StageError) Error() string { return "answer: " + e.Stage + ": " + e.Err
 func (e *StageError) Unwrap() error { return e.Err }
 
 // Stages are the pipeline's parts. Retriever is required; a nil stage
-// takes its offline implementation (Identity, FusedOrder, a Relevance gate
-// with default options, Extractive, Citations).
+// takes its offline implementation (Standalone without corpus
+// statistics, PageOrder, a Relevance gate with default options,
+// Extractive, Citations).
 type Stages struct {
 	Rewriter  Rewriter
 	Retriever Retriever
@@ -85,10 +86,10 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if st.Rewriter == nil {
-		st.Rewriter = Identity{}
+		st.Rewriter = Standalone{}
 	}
 	if st.Reranker == nil {
-		st.Reranker = FusedOrder{}
+		st.Reranker = PageOrder{}
 	}
 	if st.Gate == nil {
 		st.Gate = NewRelevance(GateOptions{}, log)

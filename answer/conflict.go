@@ -119,11 +119,9 @@ func isNumber(t string) bool {
 }
 
 // Conflicts are judged on the units that answer the question: those
-// covering at least conflictCoverage of it and at least answerShare of
-// the best unit of their chunk.
+// covering at least conflictCoverage of it and stating an amount.
 const (
 	conflictCoverage = 0.3
-	answerShare      = 0.7
 	// minAlike is how alike (Jaccard similarity of their words, numbers
 	// left out) two units must be to state the same thing.
 	minAlike = 0.4
@@ -132,16 +130,9 @@ const (
 // answeringUnits returns the units of c that answer the question (see
 // conflictCoverage) and state an amount.
 func answeringUnits(c docent.Chunk, sc *scorer) []unit {
-	units := unitsOf(c)
-	best := 0.0
-	covs := make([]float64, len(units))
-	for i, u := range units {
-		covs[i] = sc.unitCoverage(u)
-		best = max(best, covs[i])
-	}
 	var out []unit
-	for i, u := range units {
-		if covs[i] >= conflictCoverage && covs[i] >= answerShare*best && len(amounts(u.Text)) > 0 {
+	for _, u := range unitsOf(c) {
+		if len(amounts(u.Text)) > 0 && sc.unitCoverage(u) >= conflictCoverage {
 			out = append(out, u)
 		}
 	}

@@ -117,8 +117,11 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 		if newer >= 0 && older >= 0 && len(perSource[newer]) > 0 && len(perSource[older]) > 0 {
 			byScore(perSource[newer])
 			byScore(perSource[older])
-			nu := differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
-			ou := differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
+			nu, ou, ok := alikePair(perSource[newer], perSource[older])
+			if !ok {
+				nu = differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
+				ou = differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
+			}
 			return GenerateResult{Text: conflictText(req, nu, ou)}, nil
 		}
 	}
@@ -447,6 +450,33 @@ func sourceWeights(srcs []Source) []float64 {
 		}
 	}
 	return w
+}
+
+// alikePair returns the two sides of a conflict: the best-scored unit of
+// the newer source that has a counterpart in the older one, and that
+// counterpart, the older unit most alike to it (Jaccard similarity of
+// their words at least minAlike) with different amounts. newer must be
+// sorted by score.
+func alikePair(newer, older []scoredUnit) (scoredUnit, scoredUnit, bool) {
+	for _, a := range newer {
+		aa := amounts(a.Text)
+		if len(aa) == 0 {
+			continue
+		}
+		best, bestSim := -1, minAlike
+		for i, b := range older {
+			ab := amounts(b.Text)
+			sim := jaccard(wordsOnly(a.unit), wordsOnly(b.unit))
+			if len(ab) == 0 || sim < bestSim || len(minus(aa, ab)) == 0 || len(minus(ab, aa)) == 0 {
+				continue
+			}
+			best, bestSim = i, sim
+		}
+		if best >= 0 {
+			return a, older[best], true
+		}
+	}
+	return scoredUnit{}, scoredUnit{}, false
 }
 
 // differing returns the unit that states an amount the other source does

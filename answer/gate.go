@@ -199,10 +199,10 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case !v.want.holds(v.primary.best.u):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
-	case v.primary.best.cov < g.opts.MinScore && g.chunkRelevance(v, sets) < DefaultChunkRelevance:
+	case v.primary.best.cov < g.opts.MinScore && g.chunkRelevance(v, sets) < max(DefaultChunkRelevance, g.opts.MinScore):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: best unit covers %.2f < %.2f, its chunk's relevance %.2f < %.2f",
-			v.primary.best.cov, g.opts.MinScore, g.chunkRelevance(v, sets), DefaultChunkRelevance)
+			v.primary.best.cov, g.opts.MinScore, g.chunkRelevance(v, sets), max(DefaultChunkRelevance, g.opts.MinScore))
 	default:
 		v.status = docent.StatusAnswered
 		v.detail = fmt.Sprintf("answer: best unit covers %.2f (threshold %.2f), its chunk's relevance %.2f",
@@ -366,7 +366,7 @@ func soleMiss(q *question, u unit) (qterm, bool) {
 	got, rest := 0.0, 0.0
 	for _, t := range q.terms {
 		w := unitWeight(u, t.Term)
-		if w == 0 && (t.DF != 0 || t.Named) {
+		if w == 0 && (t.DF > 0 || t.Named) {
 			miss = append(miss, t)
 			continue
 		}

@@ -83,6 +83,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		qt.IDF /= float64(qt.Share)
 		q.terms = append(q.terms, qt)
 		q.total += qt.IDF
+		q.maxIDF = max(q.maxIDF, qt.IDF*float64(qt.Share))
 	}
 	return q
 }

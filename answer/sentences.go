@@ -73,17 +73,18 @@ const maxCodeLines = 3
 // attaches a short code block to the sentence before it that ends in ":".
 func splitUnits(c docent.Chunk) []unit {
 	var (
-		units   []unit
-		para    []string
-		headCtx = strings.Join(c.Section, " ")
-		title   = termSet(c.Title)
-		inner   string // in-chunk heading
-		header  []string
-		group   int  // current table or list number
-		inGroup bool // the last unit was a row or an item
-		inCode  bool
-		code    []string
-		item    []string
+		units    []unit
+		para     []string
+		headCtx  = strings.Join(c.Section, " ")
+		title    = termSet(c.Title)
+		inner    string // in-chunk heading
+		header   []string
+		group    int      // current table or list number
+		inGroup  bool     // the last unit was a row or an item
+		lastKind unitKind // of the last unit
+		inCode   bool
+		code     []string
+		item     []string
 	)
 	ctx := func(extra string) map[string]bool { return termSet(headCtx + " " + inner + " " + extra) }
 	add := func(text string, kind unitKind, extra, key string) {
@@ -93,12 +94,12 @@ func splitUnits(c docent.Chunk) []unit {
 		}
 		u := unit{Text: text, Kind: kind, Ord: len(units), Terms: termSet(text), Context: ctx(extra), Title: title}
 		if kind != kindSentence {
-			if !inGroup {
+			if !inGroup || kind != lastKind {
 				group++
 			}
 			u.Group, u.Key = group, cleanInline(key)
 		}
-		inGroup = kind != kindSentence
+		inGroup, lastKind = kind != kindSentence, kind
 		units = append(units, u)
 	}
 	flushPara := func() {
