@@ -118,8 +118,10 @@ func isNumber(t string) bool {
 	return t != ""
 }
 
-// Conflicts are judged on the units that answer the question: those
-// covering at least conflictCoverage of it and stating an amount.
+// Conflicts are judged on the units that answer the question: those that
+// state an amount and cover at least conflictCoverage of the question and
+// keepRatio of what the chunk's best unit covers (the units an answer
+// would quote).
 const (
 	conflictCoverage = 0.3
 	// minAlike is how alike (Jaccard similarity of their words, numbers
@@ -130,9 +132,16 @@ const (
 // answeringUnits returns the units of c that answer the question (see
 // conflictCoverage) and state an amount.
 func answeringUnits(c docent.Chunk, sc *scorer) []unit {
+	units := unitsOf(c)
+	covs := make([]float64, len(units))
+	best := 0.0
+	for i, u := range units {
+		covs[i] = sc.unitCoverage(u)
+		best = max(best, covs[i])
+	}
 	var out []unit
-	for _, u := range unitsOf(c) {
-		if len(amounts(u.Text)) > 0 && sc.unitCoverage(u) >= conflictCoverage {
+	for i, u := range units {
+		if len(amounts(u.Text)) > 0 && covs[i] >= conflictCoverage && covs[i] >= keepRatio*best {
 			out = append(out, u)
 		}
 	}

@@ -65,9 +65,13 @@ func newCorpusBuilder() *corpusBuilder {
 
 func (b *corpusBuilder) add(c docent.Chunk) {
 	b.c.n++
-	for t := range termSet(c.Text) {
-		b.c.df[t]++
-	}
+	seen := map[string]bool{}
+	search.AnalyzeFunc(c.Text, func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			b.c.df[t]++
+		}
+	})
 	for _, w := range compounds(c.Text) {
 		key := english.Stem(joinCompound(w), true)
 		if b.joined[key] == nil {
@@ -193,7 +197,8 @@ func headingAcronyms(h string) map[string]string {
 // N is the number of chunks.
 func (c *Corpus) N() int { return c.n }
 
-// DF is the number of chunks that hold term (search.Analyze form).
+// DF is the number of chunks that hold term (search.Analyze form, as the
+// index sees them: a compound's joined spelling is not counted).
 func (c *Corpus) DF(term string) int { return c.df[term] }
 
 // IDF is the BM25 inverse document frequency of term,
