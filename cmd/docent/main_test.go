@@ -364,7 +364,7 @@ func TestConfigShowsImplementations(t *testing.T) {
 		"# implementations in use:",
 		"#   index:             local — search/local",
 		"#   embedder:          offline — llm/offline",
-		"#   answerer:          offline — answer: identity rewrite",
+		"#   answerer:          offline — answer: standalone rewrite",
 		"#   source handbook:   bundled — connectors/files",
 	} {
 		if !strings.Contains(stdout.String(), want) {
