@@ -56,8 +56,9 @@ type Retriever interface {
 var _ Retriever = (*search.Retriever)(nil)
 
 // Reranker reorders candidates by their relevance to the query and sets
-// Hit.RerankScore; it may drop candidates. The offline FusedOrder keeps
-// the retrieval order.
+// Hit.RerankScore; it may drop candidates. The offline PageOrder lifts
+// pages with several strong chunks and newer versions of a page;
+// FusedOrder keeps the retrieval order.
 type Reranker interface {
 	// Rerank returns the hits to keep, best first. It returns an error only
 	// when it could not run; a reranker whose model answers badly falls
@@ -81,10 +82,11 @@ type Reranked struct {
 	Usage Usage
 }
 
-// Gate decides whether the docs hold an answer: it measures each
-// candidate's relevance, compares the best with a threshold, and picks
-// the numbered sources a Generator answers from. The offline Relevance
-// gate is the one documented in the package doc.
+// Gate decides whether the docs hold an answer (answered), seem to be
+// about the question without confirming one (uncertain), or do not cover
+// it (not found), and picks the numbered sources a Generator answers
+// from. The offline Relevance gate is the one documented in the package
+// doc.
 type Gate interface {
 	// Gate returns its decision. It sets Hit.Relevance on req.Hits.
 	Gate(ctx context.Context, req GateRequest) (Decision, error)
@@ -124,7 +126,9 @@ type Decision struct {
 	Conflict *Conflict
 	// ConflictNote describes the conflict for the trace.
 	ConflictNote string
-	// TopScore is the best relevance, Threshold what it was compared with.
+	// TopScore is the evidence of the closest page (for the offline gate,
+	// how much of the question its best unit covers), Threshold the
+	// answer threshold it was compared with.
 	TopScore, Threshold float64
 	// Terms maps the question's content terms to their IDF weight, for
 	// generators that match words.

@@ -243,8 +243,10 @@ type AnswererConfig struct {
 	// Provider is ProviderOffline (extractive answers) or a provider
 	// configured under llm, which then writes the answers.
 	Provider string `yaml:"provider"`
-	// MinScore is the relevance threshold below which docent answers "not
-	// found"; 0 means the pipeline's built-in default.
+	// MinScore is the answer threshold: the share of the question that one
+	// unit of the closest page must cover for docent to answer (below it,
+	// the reply is uncertain: the closest page linked, nothing asserted);
+	// 0 means the pipeline's built-in default.
 	MinScore float64 `yaml:"min_score"`
 	// MaxSources is how many sources an answer may draw on.
 	MaxSources int `yaml:"max_sources"`
