@@ -4,7 +4,7 @@ BIN      ?= bin/docent
 SCIFACT  ?= ../shared/eval/scifact
 PKGS     := ./...
 
-.PHONY: build run test bench generate lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench generate lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -15,6 +15,12 @@ run: build
 # The test command the README and CI use: formatting, vet, then every test with the race detector.
 test: fmt-check vet
 	$(GO) test -race -cover -count=1 -timeout 15m $(PKGS)
+
+# The Typesense backend's contract suite against a real cluster:
+#   make test-typesense TYPESENSE_URL=http://localhost:8108 TYPESENSE_API_KEY=xyz
+test-typesense:
+	@test -n "$(TYPESENSE_URL)" || { echo "set TYPESENSE_URL (and TYPESENSE_API_KEY)"; exit 2; }
+	TYPESENSE_URL=$(TYPESENSE_URL) TYPESENSE_API_KEY=$(TYPESENSE_API_KEY) $(GO) test -count=1 -v -run Real ./search/typesense/
 
 vet:
 	$(GO) vet $(PKGS)

@@ -307,6 +307,11 @@ type DocError struct {
 	ID string `json:"id"`
 	// Err says what went wrong, safe to show to an admin.
 	Err string `json:"error"`
+	// Retry is true when the next run lists the document again although
+	// it did not change (a transient failure: a timeout, a failed
+	// embedding call); false for a content problem (binary, oversized,
+	// malformed), which is skipped until the document changes.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // RunResult is the outcome of one sync of one source.
@@ -316,6 +321,10 @@ type RunResult struct {
 	// Started and Finished bound the run.
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
+	// Seen counts the distinct documents the source named in its listing:
+	// with their content, as failed, or by ID only (an incremental source
+	// listing every existing ID without bodies).
+	Seen int `json:"seen"`
 	// Added, Updated, Unchanged and Deleted count documents by what the run did.
 	Added     int `json:"added"`
 	Updated   int `json:"updated"`
@@ -381,5 +390,69 @@ type Feedback struct {
 	Platform string `json:"platform,omitempty"`
 	User     string `json:"user,omitempty"`
 	// CreatedAt is when the rating arrived.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// HandoffState is where a thread's handoff to a person stands. A thread
+// with no handoff is the bot's.
+type HandoffState string
+
+// Handoff states, in order.
+const (
+	// HandoffRequested: someone asked for a person; the escalation channel
+	// was told and the bot stays quiet in the thread.
+	HandoffRequested HandoffState = "requested"
+	// HandoffClaimed: a person took it.
+	HandoffClaimed HandoffState = "claimed"
+	// HandoffResolved: the person closed it; the bot answers again.
+	HandoffResolved HandoffState = "resolved"
+)
+
+// Handoff is a thread handed from the bot to a person.
+type Handoff struct {
+	// ID is assigned by the store.
+	ID int64 `json:"id"`
+	// TurnID is the bot turn the handoff was asked from (0 if none).
+	TurnID int64 `json:"turn_id,omitempty"`
+	// Platform, Channel and Thread identify the conversation.
+	Platform string `json:"platform"`
+	Channel  string `json:"channel"`
+	Thread   string `json:"thread"`
+	// Question is the question that was handed off, as asked.
+	Question string `json:"question"`
+	// State is requested, claimed or resolved.
+	State HandoffState `json:"state"`
+	// RequestedBy, ClaimedBy and ResolvedBy are platform user IDs.
+	RequestedBy string `json:"requested_by"`
+	ClaimedBy   string `json:"claimed_by,omitempty"`
+	ResolvedBy  string `json:"resolved_by,omitempty"`
+	// RequestedAt, ClaimedAt and ResolvedAt are when each state began.
+	RequestedAt time.Time `json:"requested_at"`
+	ClaimedAt   time.Time `json:"claimed_at,omitempty"`
+	ResolvedAt  time.Time `json:"resolved_at,omitempty"`
+	// EscalationRef identifies the post in the escalation channel, so
+	// that it can be updated when the state changes.
+	EscalationRef string `json:"escalation_ref,omitempty"`
+	// LastReplyBy and LastReply hold the latest reply a person (not the
+	// asker) wrote in the thread while it was handed off.
+	LastReplyBy string `json:"last_reply_by,omitempty"`
+	LastReply   string `json:"last_reply,omitempty"`
+}
+
+// KnowledgeCandidate is a person's reply that resolved a handed-off
+// thread: an answer the docs lacked, for an admin to turn into docs or a
+// golden-set entry.
+type KnowledgeCandidate struct {
+	// ID is assigned by the store.
+	ID int64 `json:"id"`
+	// HandoffID and TurnID link the candidate to its handoff and turn.
+	HandoffID int64 `json:"handoff_id"`
+	TurnID    int64 `json:"turn_id,omitempty"`
+	// Question is what was asked; Answer the person's reply; Author its
+	// platform user ID.
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	Author   string `json:"author"`
+	// CreatedAt is when the handoff was resolved.
 	CreatedAt time.Time `json:"created_at"`
 }

@@ -39,6 +39,7 @@ type Server struct {
 	docs     *Docs
 	log      *slog.Logger
 	ready    atomic.Bool
+	check    func(context.Context) error
 }
 
 // New builds the API server. docs may be nil when no local source is served.
@@ -48,6 +49,10 @@ func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs
 
 // SetReady marks the index as loaded; /readyz answers 200 from then on.
 func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// SetCheck adds a readiness check that /readyz runs once the index is
+// loaded (a remote index's health); call it before serving.
+func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
 
 // Handler returns the routes.
 func (s *Server) Handler() http.Handler {
@@ -66,10 +71,17 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if !s.ready.Load() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
 		return
+	}
+	if s.check != nil {
+		if err := s.check(r.Context()); err != nil {
+			s.log.WarnContext(r.Context(), "not ready", slog.Any("error", err))
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }

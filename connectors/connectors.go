@@ -1,41 +1,121 @@
 // Package connectors holds the Source contract, the sync engine that turns
-// source changes into index updates (content-hash diff against the document
+// source listings into index updates (content-hash diff against the document
 // registry, deletions, run records), and the cron scheduler that runs it.
 // Each source lives in its own package below: git, confluence, notion, files.
 package connectors
 
 import (
 	"context"
+	"errors"
 
 	"github.com/docent-hq/docent"
 )
 
 // Source is one configured documentation source.
+//
+// A source streams its listing: it hands each document to the Listing as
+// soon as it has read it, so memory does not grow with the size of the
+// source. The engine indexes documents while the source lists, and applies
+// deletions and stores the returned cursor only once List has returned
+// without error.
 type Source interface {
-	// Name is the configured source name; it prefixes document IDs.
+	// Name is the configured source name; document IDs are "<name>:<key>",
+	// where the key (a path, a page ID) identifies the document within the
+	// source.
 	Name() string
-	// Changes lists what changed since cursor, the value a previous call
-	// returned in Changes.Cursor ("" on the first run, or to force a full
-	// listing). A source that cannot be reached returns an error and the
-	// engine records the run as failed, leaving the index as it was.
-	Changes(ctx context.Context, cursor string) (Changes, error)
+	// List hands to l what changed since cursor: the value a previous call
+	// returned in Listed.Cursor. A source lists from the oldest cursor the
+	// engine still holds, so a cursor must stay valid after later calls:
+	// List(c) after several later listings reports every change since c.
+	//
+	// With cursor "" (the first run, or the engine asking for a full
+	// listing) or a cursor the source does not recognise, the source hands
+	// over every document it holds (Listing.Document, or Listing.Failed when
+	// one cannot be read) and returns Listed.Complete. With a valid cursor
+	// it may hand over only what changed since: new and changed documents
+	// with their content, and what is gone, either named (Listing.Deleted)
+	// or found by absence from a cheap listing of every existing ID
+	// (Listing.Present, with Listed.Complete).
+	//
+	// A listing method that returns an error (the context was cancelled, or
+	// the engine failed to write) means the sync is over: List stops and
+	// returns that error, wrapped. A source that cannot be reached, or fails
+	// part way, returns an error: the engine records the run as failed,
+	// keeps what it had already indexed, deletes nothing and keeps the old
+	// cursor. A document that cannot be read or converted is not an error
+	// of List: it goes to Listing.Failed and the listing goes on.
+	List(ctx context.Context, cursor string, l Listing) (Listed, error)
 }
 
-// Changes is what a source reports for one sync.
-type Changes struct {
-	// Full is true when Docs is the complete set of documents: the engine
-	// deletes any document of this source that is not in Docs (or Failed).
-	Full bool
-	// Docs are new or changed documents with full content (all documents
-	// when Full).
-	Docs []docent.Document
-	// Deleted are IDs of documents gone from the source (incremental only).
-	Deleted []string
-	// Failed are documents that could not be read or converted: binary,
-	// oversized, malformed. They are skipped and reported; a document that
-	// failed keeps its previous indexed version.
-	Failed []docent.DocError
-	// Cursor is what to pass to the next Changes call once this sync has
+// Listing receives one listing of a Source, one document at a time. The
+// sync engine implements it (connectorstest.Collect gathers a listing in
+// memory, for tests). Calls must not overlap: a source lists from one
+// goroutine, or serializes its calls.
+//
+// Every method returns an error when the sync must stop: the context is
+// cancelled, or the engine failed to write to the index or the registry.
+// The source then stops listing and returns the error from List.
+type Listing interface {
+	// Document hands over a new or changed document with its full content
+	// (every document, in a complete listing without Present). doc.ID must
+	// be "<name>:<key>" and doc.Source empty or the source's name. A
+	// document the engine cannot take (wrong ID, binary, oversized) is
+	// recorded as skipped, not returned as an error. The engine may have
+	// indexed doc by the time Document returns, and keeps no reference to
+	// it. Handing over the same ID twice in one listing is a source bug:
+	// the second one is skipped and reported. It returns an error only
+	// when the sync must stop.
+	Document(ctx context.Context, doc docent.Document) error
+	// Failed reports a document that exists but could not be read or
+	// converted; err says why and is shown to admins (it must not carry
+	// secrets). The document keeps its previously indexed version and is
+	// not deleted. An error that wraps ErrBinary, ErrTooLarge,
+	// ErrFrontMatter or ErrUnsupported is a content problem: the document
+	// is skipped until it changes. Any other error (a timeout, a refused
+	// request) is treated as transient: the engine does not store the
+	// listing's cursor, so the next run lists the document again. It
+	// returns an error only when the sync must stop.
+	Failed(ctx context.Context, id string, err error) error
+	// Deleted names documents gone from the source since the cursor (IDs
+	// that the engine does not know are ignored). A document both deleted
+	// and handed over in one listing (a path renamed onto another) is kept.
+	// The engine deletes them once List has returned without error. It
+	// returns an error only when the sync must stop.
+	Deleted(ctx context.Context, ids ...string) error
+	// Present names documents that exist, without their content: the cheap
+	// ID listing an incremental source makes so that, with
+	// Listed.Complete, the engine removes every document it did not name
+	// (by Present, Document or Failed) within one run. It returns an error
+	// only when the sync must stop.
+	Present(ctx context.Context, ids ...string) error
+}
+
+// Listed is how a listing ended.
+type Listed struct {
+	// Cursor is what to pass to the next List call once this listing has
 	// been applied completely.
 	Cursor string
+	// Complete is true when the listing named every document the source
+	// holds (by Document, Failed or Present): the engine deletes any
+	// document of this source that it did not name. A listing of only
+	// what changed leaves it false and names deletions with Deleted.
+	Complete bool
+}
+
+// ErrUnsupported is wrapped by the error a source reports (Listing.Failed)
+// for content it cannot convert that a retry would not fix: an
+// unsupported page type or macro, an attachment kind it does not read.
+var ErrUnsupported = errors.New("connectors: unsupported content")
+
+// Transient reports whether a document failure (Listing.Failed) may heal
+// without the document changing, so that the engine lists the document
+// again on the next run: every error except the content problems
+// ErrBinary, ErrTooLarge, ErrFrontMatter and ErrUnsupported.
+func Transient(err error) bool {
+	for _, permanent := range []error{ErrBinary, ErrTooLarge, ErrFrontMatter, ErrUnsupported} {
+		if errors.Is(err, permanent) {
+			return false
+		}
+	}
+	return true
 }

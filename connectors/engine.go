@@ -30,6 +30,12 @@ type EngineOptions struct {
 	MaxDocBytes int
 	// BatchSize is how many chunk texts go to the embedder per call. Default 64.
 	BatchSize int
+	// StageDir holds the temporary file in which a run with a Trainable
+	// embedder keeps changed documents until the model is fitted; the
+	// operating system's temporary directory when empty. The file is
+	// unlinked as soon as it is made (where the system allows), so a
+	// killed process leaves nothing behind.
+	StageDir string
 	// Clock returns the current time. Default time.Now.
 	Clock func() time.Time
 }
@@ -52,22 +58,34 @@ func (o EngineOptions) withDefaults() EngineOptions {
 type Progress struct {
 	// Source is the source being synced.
 	Source string
-	// Done documents out of Total (listed documents plus deletions).
+	// Listing is true while the source is still listing: Total is not
+	// known until the listing ends.
+	Listing bool
+	// Done documents out of Total (documents listed plus deletions; 0
+	// while Listing).
 	Done, Total int
 	// Elapsed is the time since the run started.
 	Elapsed time.Duration
 }
 
-// Engine applies source changes to the index and the registry. One Engine
+// Engine applies source listings to the index and the registry. One Engine
 // serves every source; syncs of different sources may run concurrently
 // (with a Trainable embedder they take turns, since a run may retrain the
 // model and re-embed the whole index).
 //
+// The engine streams: it indexes each document as the source hands it
+// over, a batch of chunks at a time, and keeps only IDs and content hashes
+// per document, never the listing's bodies. With a Trainable embedder,
+// which must be fitted on the whole corpus before any chunk is embedded,
+// changed documents are chunked as they arrive and staged in a temporary
+// file until the listing ends (see stage).
+//
 // Writes are ordered so that a run stopped at any point, even by a crash
 // between an index write and the registry write that follows it, converges
-// on the next run: the index is written before the registry, the cursor is
-// stored last, and every run starts by reconciling the index with the
-// registry.
+// on the next run: each document is written to the index before the
+// registry, deletions are applied only after a listing that ended without
+// error, the cursor is stored last, and every run starts by reconciling the
+// index with the registry.
 type Engine struct {
 	reg  Registry
 	idx  search.Index
@@ -91,15 +109,24 @@ func NewEngine(reg Registry, idx search.Index, emb search.Embedder, ch Chunker, 
 	return &Engine{reg: reg, idx: idx, emb: emb, ch: ch, log: log, opts: opts.withDefaults()}
 }
 
-// pendingDoc is a document to (re-)index in this run.
+// pendingDoc is a changed document to (re-)index in this run: its metadata
+// (Body dropped once chunked), content hash and chunks. Its fields are
+// exported for the stage file's encoding.
 type pendingDoc struct {
-	doc    docent.Document
-	hash   string
-	chunks []docent.Chunk
-	exists bool // live in the registry before the run
+	Doc    docent.Document
+	Hash   string
+	Chunks []docent.Chunk
+	Exists bool // live in the registry before the run
 }
 
-// run is the state of one Sync call.
+// Flags of the IDs a listing named.
+const (
+	namedPresent uint8 = 1 << iota // by Listing.Present
+	namedBody                      // by Listing.Document or Listing.Failed
+)
+
+// run is the state of one Sync call. It is the Listing the source hands
+// its documents to.
 type run struct {
 	e        *Engine
 	src      Source
@@ -107,22 +134,53 @@ type run struct {
 	id       int64
 	res      docent.RunResult
 	progress func(Progress)
-	done     int
-	total    int
-	// retry is set when a listed document failed in the engine (chunking
-	// or embedding) rather than in the source: the cursor must then stay
-	// where it was, so that the next run lists the document again.
+
+	// known maps the source's live registry documents to their content
+	// hashes; "" for a document whose index chunks disagree with the
+	// registry, so that it is re-indexed whatever the listing says.
+	known map[string]string
+	// named flags every ID the listing named; deleted are the IDs it
+	// reported with Listing.Deleted.
+	named   map[string]uint8
+	deleted []string
+
+	// batch collects changed documents until their chunks fill one
+	// embedding call (a plain embedder: indexed during the listing).
+	batch batcher
+	// stage holds changed documents until the listing ends (a Trainable
+	// embedder); staging is set for such runs, stage is made on first use.
+	staging   bool
+	stage     *stage
+	stagedIDs map[string]bool
+	// reembedded is set once a Trainable embedder's new model re-embedded
+	// the index around this run's changes: a changed document that then
+	// fails to embed still holds the old model's vectors, which must go,
+	// and the index is named after the model once the run is through.
+	reembedded bool
+
+	listing     bool
+	handed      int // Document and Failed calls
+	done, total int
+	// retry is set when a document failed in a way a retry may fix (a
+	// transient source failure, chunking or embedding): the cursor must
+	// then stay where it was, so that the next run lists the document again.
 	retry bool
+	// stopErr is the engine's own failure during the listing, returned
+	// by every Listing call after it.
+	stopErr error
 }
+
+var _ Listing = (*run)(nil)
 
 // Sync brings the index and the registry up to date with src and records
 // the run. It returns an error, with the run recorded as failed, when the
-// source cannot be read (the index is left as it was), when the registry
-// or the index fails, or when ctx is cancelled (ErrInterrupted). Documents
-// that cannot be indexed are skipped and listed in docent.RunResult.Errors; they
-// do not fail the run, but when one failed to chunk or embed the source's
-// cursor is not advanced, so the next run lists it again. progress, if
-// not nil, is called after each document.
+// source cannot be read or fails part way (documents it handed over before
+// failing stay indexed; nothing is deleted), when the registry or the index
+// fails, or when ctx is cancelled (ErrInterrupted). Documents that cannot
+// be indexed are skipped and listed in docent.RunResult.Errors; they do not
+// fail the run, but when a failure may heal by itself (Errors[i].Retry) the
+// source's cursor is not advanced, so the next run lists the document
+// again. progress, if not nil, is called after each document.
 func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) (docent.RunResult, error) {
 	name := src.Name()
 	if name == "" {
@@ -155,6 +213,11 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 	}
 	r.id = id
 	err = r.sync(ctx)
+	if r.stage != nil {
+		if cerr := r.stage.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	return r.finish(ctx, err)
 }
 
@@ -176,9 +239,9 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 	if ferr := e.reg.FinishRun(context.WithoutCancel(ctx), r.id, r.res); ferr != nil {
 		err = errors.Join(err, fmt.Errorf("connectors: sync %s: %w", r.name, ferr))
 	}
-	attrs := []any{slog.String("source", r.name), slog.Int("added", r.res.Added), slog.Int("updated", r.res.Updated),
-		slog.Int("unchanged", r.res.Unchanged), slog.Int("deleted", r.res.Deleted), slog.Int("failed", r.res.Failed),
-		slog.Duration("duration", r.res.Duration())}
+	attrs := []any{slog.String("source", r.name), slog.Int("seen", r.res.Seen), slog.Int("added", r.res.Added),
+		slog.Int("updated", r.res.Updated), slog.Int("unchanged", r.res.Unchanged), slog.Int("deleted", r.res.Deleted),
+		slog.Int("failed", r.res.Failed), slog.Duration("duration", r.res.Duration())}
 	if err != nil {
 		e.log.Error("sync failed", append(attrs, slog.Any("error", err))...)
 	} else {
@@ -189,186 +252,42 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 
 // sync is the body of a run; a non-nil error fails the run.
 func (r *run) sync(ctx context.Context) error {
-	e, name := r.e, r.name
-	prefix := name + ":"
-
-	// Reconcile: read what the registry and the index hold for this source.
-	known, err := e.reg.Documents(ctx, name)
+	e := r.e
+	cursor, err := r.reconcile(ctx)
 	if err != nil {
 		return err
 	}
-	indexed, err := e.idx.ChunkIDs(ctx, name)
-	if err != nil {
-		return fmt.Errorf("read index: %w", err)
-	}
-	var orphans []string // in the index but not live in the registry
-	for id := range indexed {
-		if _, ok := known[id]; !ok && strings.HasPrefix(id, prefix) {
-			orphans = append(orphans, id)
-		}
-	}
-	slices.Sort(orphans)
-	dirty := map[string]bool{} // registry and index disagree: re-index
-	for id, rec := range known {
-		if !sameIDs(rec.ChunkIDs, indexed[id]) {
-			dirty[id] = true
-		}
-	}
-	cursor, err := e.reg.Cursor(ctx, name)
-	if err != nil {
+	if _, ok := e.emb.(search.Trainable); ok {
+		r.staging = true
+	} else if err := r.preparePlain(ctx); err != nil {
 		return err
 	}
-	if len(dirty) > 0 && cursor != "" {
-		// An incremental listing may not include the dirty documents.
-		e.log.Warn("index and registry disagree; asking for a full listing",
-			slog.String("source", name), slog.Int("documents", len(dirty)))
-		cursor = ""
-	}
+	r.batch = batcher{size: e.opts.BatchSize}
+	r.named = map[string]uint8{}
 
-	changes, err := r.src.Changes(ctx, cursor)
+	r.listing = true
+	listed, err := r.src.List(ctx, cursor, r)
+	r.listing = false
+	if r.stopErr != nil {
+		return r.stopErr
+	}
 	if err != nil {
-		return fmt.Errorf("list changes: %w", err)
+		return fmt.Errorf("list: %w", err)
 	}
-	if len(orphans) > 0 {
-		e.log.Warn("removing index documents unknown to the registry",
-			slog.String("source", name), slog.Int("documents", len(orphans)))
-		if err := e.idx.DeleteDocs(ctx, orphans...); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-
-	// Classify the listed documents.
-	listed := map[string]bool{}
-	for _, f := range changes.Failed {
-		listed[f.ID] = true
-		r.fail(f.ID, f.Err)
-	}
-	var todo []*pendingDoc
-	for _, doc := range changes.Docs {
-		if listed[doc.ID] && doc.ID != "" {
-			r.fail(doc.ID, "listed twice")
-			continue
-		}
-		listed[doc.ID] = true
-		if msg := e.check(name, &doc); msg != "" {
-			r.fail(doc.ID, msg)
-			continue
-		}
-		h := docHash(doc)
-		rec, exists := known[doc.ID]
-		if exists && rec.ContentHash == h && !dirty[doc.ID] {
-			r.res.Unchanged++
-			continue
-		}
-		todo = append(todo, &pendingDoc{doc: doc, hash: h, exists: exists})
-	}
-
-	// Documents gone from the source.
-	var gone []string
-	if changes.Full {
-		for id := range known {
-			if !listed[id] {
-				gone = append(gone, id)
-			}
-		}
-	} else {
-		for _, id := range changes.Deleted {
-			if _, ok := known[id]; ok && !listed[id] {
-				gone = append(gone, id)
-			}
-		}
-	}
-	slices.Sort(gone)
-	goneSet := make(map[string]bool, len(gone))
-	for _, id := range gone {
-		goneSet[id] = true
-	}
-
-	r.total = len(changes.Docs) + len(changes.Failed) + len(gone)
-	r.done = r.res.Unchanged + len(r.res.Errors)
+	r.res.Seen = len(r.named)
+	gone := r.gone(listed.Complete)
+	r.total = r.handed + len(gone)
 	r.report()
 
-	// Chunk every changed document (cheap, and Fit needs the new texts).
-	var ready []*pendingDoc
-	for _, p := range todo {
-		chunks, err := e.ch.Chunk(p.doc)
-		if err == nil {
-			err = checkChunks(p.doc.ID, chunks)
+	if r.staging {
+		if err := r.indexStaged(ctx, gone); err != nil {
+			return err
 		}
-		if err != nil {
-			r.fail(p.doc.ID, "chunk: "+err.Error())
-			r.retry = true
-			r.done++
-			r.report()
-			continue
-		}
-		p.chunks = chunks
-		ready = append(ready, p)
-	}
-
-	reembed, err := r.prepareModel(ctx, ready, goneSet)
-	if err != nil {
+	} else if err := r.flush(ctx, r.batch.rest()); err != nil {
 		return err
-	}
-	if reembed {
-		// Until every vector is remade, the index holds mixed vectors.
-		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-		// Remake the vectors of every document this run does not rewrite
-		// first: if the new vectors have another length, the index must
-		// be emptied before it takes any of them.
-		skip := make(map[string]bool, len(ready)+len(gone))
-		for _, p := range ready {
-			skip[p.doc.ID] = true
-		}
-		for _, id := range gone {
-			skip[id] = true
-		}
-		if err := e.reembedAll(ctx, skip); err != nil {
-			return err
-		}
-	}
-
-	// Index changed documents: index first, then the registry.
-	for _, group := range batches(ready, e.opts.BatchSize) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		errs, err := e.embedGroup(ctx, group)
-		if err != nil {
-			return err
-		}
-		for i, p := range group {
-			if errs[i] != nil {
-				r.fail(p.doc.ID, "embed: "+errs[i].Error())
-				r.retry = true
-				if reembed {
-					// Its stored vectors are the old model's: drop them.
-					// The registry still lists the chunks, so the next
-					// run finds the document out of step and retries it.
-					if err := e.idx.DeleteDocs(ctx, p.doc.ID); err != nil {
-						return fmt.Errorf("index: %w", err)
-					}
-				}
-				r.done++
-				r.report()
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := r.write(ctx, p); err != nil {
-				return err
-			}
-			if p.exists {
-				r.res.Updated++
-			} else {
-				r.res.Added++
-			}
-			r.done++
-			r.report()
-		}
 	}
 
 	// Deletions: index first, then the registry.
@@ -387,7 +306,7 @@ func (r *run) sync(ctx context.Context) error {
 		r.report()
 	}
 
-	if reembed {
+	if r.reembedded {
 		if err := e.idx.SetEmbedderName(ctx, e.emb.Name()); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
@@ -398,52 +317,318 @@ func (r *run) sync(ctx context.Context) error {
 		return err
 	}
 	if r.retry {
-		// A document failed to chunk or embed: keep the old cursor so the
-		// next run lists it again (what this run wrote is then skipped as
-		// unchanged). Failures the source reported (Changes.Failed) and
-		// documents the engine rejects as binary or oversized are content
-		// problems that a retry would not fix; they do not hold the cursor.
-		e.log.Info("cursor not advanced: documents that failed to chunk or embed are retried next run",
-			slog.String("source", name))
+		// A document failed in a way a retry may fix: keep the old cursor
+		// so the next run lists it again (what this run wrote is then
+		// skipped as unchanged). Content problems (binary, oversized,
+		// malformed) do not hold the cursor: a retry would not fix them.
+		e.log.Info("cursor not advanced: documents that failed are retried next run",
+			slog.String("source", r.name))
 		return nil
 	}
-	return e.reg.SetCursor(ctx, name, changes.Cursor)
+	return e.reg.SetCursor(ctx, r.name, listed.Cursor)
 }
 
-// write stores one embedded document: chunks in the index, then its record.
-func (r *run) write(ctx context.Context, p *pendingDoc) error {
-	e := r.e
-	if len(p.chunks) == 0 {
-		// Upsert of nothing would leave the old chunks in place.
-		if err := e.idx.DeleteDocs(ctx, p.doc.ID); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-	} else if err := e.idx.Upsert(ctx, p.chunks); err != nil {
-		return fmt.Errorf("index: %w", err)
+// reconcile reads what the registry and the index hold for the source,
+// removes index documents the registry does not know (written before a
+// crash), marks documents whose chunks disagree, and returns the cursor to
+// list from: "" (a complete listing) when any document disagrees, since an
+// incremental listing may not include it.
+func (r *run) reconcile(ctx context.Context) (string, error) {
+	e, prefix := r.e, r.name+":"
+	recs, err := e.reg.Documents(ctx, r.name)
+	if err != nil {
+		return "", err
 	}
-	ids := make([]string, len(p.chunks))
-	for i, c := range p.chunks {
+	indexed, err := e.idx.ChunkIDs(ctx, r.name)
+	if err != nil {
+		return "", fmt.Errorf("read index: %w", err)
+	}
+	var orphans []string // in the index but not live in the registry
+	for id := range indexed {
+		if _, ok := recs[id]; !ok && strings.HasPrefix(id, prefix) {
+			orphans = append(orphans, id)
+		}
+	}
+	slices.Sort(orphans)
+	r.known = make(map[string]string, len(recs))
+	dirty := 0
+	for id, rec := range recs {
+		h := rec.ContentHash
+		if !sameIDs(rec.ChunkIDs, indexed[id]) {
+			h, dirty = "", dirty+1
+		}
+		r.known[id] = h
+	}
+	cursor, err := e.reg.Cursor(ctx, r.name)
+	if err != nil {
+		return "", err
+	}
+	if dirty > 0 && cursor != "" {
+		e.log.Warn("index and registry disagree; asking for a full listing",
+			slog.String("source", r.name), slog.Int("documents", dirty))
+		cursor = ""
+	}
+	if len(orphans) > 0 {
+		e.log.Warn("removing index documents unknown to the registry",
+			slog.String("source", r.name), slog.Int("documents", len(orphans)))
+		if err := e.idx.DeleteDocs(ctx, orphans...); err != nil {
+			return "", fmt.Errorf("index: %w", err)
+		}
+	}
+	return cursor, nil
+}
+
+// gone returns the known documents the listing removed: those it named as
+// deleted and, for a complete listing, those it did not name at all.
+func (r *run) gone(complete bool) []string {
+	set := map[string]bool{}
+	for _, id := range r.deleted {
+		if _, ok := r.known[id]; ok && r.named[id] == 0 {
+			set[id] = true
+		}
+	}
+	if complete {
+		for id := range r.known {
+			if r.named[id] == 0 {
+				set[id] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stopped returns the error that ends the listing, if any.
+func (r *run) stopped(ctx context.Context) error {
+	if r.stopErr != nil {
+		return r.stopErr
+	}
+	return ctx.Err()
+}
+
+// stop records err (if any) as the engine's failure and returns it.
+func (r *run) stop(err error) error {
+	if err != nil && r.stopErr == nil {
+		r.stopErr = err
+	}
+	return err
+}
+
+// Document takes one listed document: unchanged ones are counted, changed
+// ones chunked and indexed (or staged).
+func (r *run) Document(ctx context.Context, doc docent.Document) error {
+	if err := r.stopped(ctx); err != nil {
+		return err
+	}
+	r.handed++
+	if doc.ID != "" && r.named[doc.ID]&namedBody != 0 {
+		r.skip(doc.ID, errors.New("listed twice"), false)
+		return nil
+	}
+	r.named[doc.ID] |= namedBody
+	if msg := r.e.check(r.name, &doc); msg != "" {
+		r.skip(doc.ID, errors.New(msg), false)
+		return nil
+	}
+	h := docHash(doc)
+	old, exists := r.known[doc.ID]
+	if exists && old == h {
+		r.res.Unchanged++
+		r.done++
+		r.report()
+		return nil
+	}
+	chunks, err := r.e.ch.Chunk(doc)
+	if err == nil {
+		err = checkChunks(doc.ID, chunks)
+	}
+	if err != nil {
+		r.skip(doc.ID, fmt.Errorf("chunk: %w", err), true)
+		return nil
+	}
+	doc.Body = "" // the chunks hold the text now
+	p := &pendingDoc{Doc: doc, Hash: h, Chunks: chunks, Exists: exists}
+	if r.staging {
+		return r.stop(r.stageDoc(p))
+	}
+	if full := r.batch.add(p); full != nil {
+		return r.stop(r.flush(ctx, full))
+	}
+	return nil
+}
+
+// Failed records a document the source could not read.
+func (r *run) Failed(ctx context.Context, id string, err error) error {
+	if err := r.stopped(ctx); err != nil {
+		return err
+	}
+	r.handed++
+	if err == nil {
+		err = errors.New("the source reported a failure without a reason")
+	}
+	if id != "" && r.named[id]&namedBody != 0 {
+		r.skip(id, errors.New("listed twice"), false)
+		return nil
+	}
+	r.named[id] |= namedBody
+	r.skip(id, err, Transient(err))
+	return nil
+}
+
+// Deleted notes documents gone from the source; they are removed once the
+// listing has ended without error.
+func (r *run) Deleted(ctx context.Context, ids ...string) error {
+	if err := r.stopped(ctx); err != nil {
+		return err
+	}
+	r.deleted = append(r.deleted, ids...)
+	return nil
+}
+
+// Present notes documents that exist.
+func (r *run) Present(ctx context.Context, ids ...string) error {
+	if err := r.stopped(ctx); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		r.named[id] |= namedPresent
+	}
+	return nil
+}
+
+// flush embeds a group of changed documents and writes them: the index
+// first (one upsert for the group), then each document's registry record.
+// A document that fails to embed is skipped and retried next run.
+func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
+	if len(group) == 0 {
+		return nil
+	}
+	e := r.e
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	errs, err := e.embedGroup(ctx, group)
+	if err != nil {
+		return err
+	}
+	embedded := group[:0:0]
+	for i, p := range group {
+		if errs[i] == nil {
+			embedded = append(embedded, p)
+			continue
+		}
+		r.skip(p.Doc.ID, fmt.Errorf("embed: %w", errs[i]), true)
+		if r.reembedded {
+			// Its stored vectors are the old model's: drop them. The
+			// registry still lists the chunks, so the next run finds
+			// the document out of step and retries it.
+			if err := e.idx.DeleteDocs(ctx, p.Doc.ID); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	refused, err := r.writeIndex(ctx, embedded)
+	if err != nil {
+		return err
+	}
+	for _, p := range embedded {
+		if err := refused[p.Doc.ID]; err != nil {
+			// The index refused some of its chunks (a remote backend's
+			// per-line import failure): no registry record, so the
+			// registry and the index disagree and the next run, which
+			// the held cursor makes list it again, re-indexes it.
+			r.skip(p.Doc.ID, fmt.Errorf("index: %w", err), true)
+			continue
+		}
+		if err := r.writeRecord(ctx, p); err != nil {
+			return err
+		}
+		if p.Exists {
+			r.res.Updated++
+		} else {
+			r.res.Added++
+		}
+		r.done++
+		r.report()
+	}
+	return nil
+}
+
+// writeIndex replaces the indexed chunks of the documents with theirs, in
+// one upsert; a document left without chunks is deleted from the index
+// (an upsert of nothing would keep its old chunks). It returns the
+// documents the index refused (search.PartialError) with why; any other
+// failure is the error.
+func (r *run) writeIndex(ctx context.Context, docs []*pendingDoc) (map[string]error, error) {
+	var chunks []docent.Chunk
+	var empty []string
+	for _, p := range docs {
+		if len(p.Chunks) == 0 {
+			empty = append(empty, p.Doc.ID)
+		}
+		chunks = append(chunks, p.Chunks...)
+	}
+	if len(empty) > 0 {
+		if err := r.e.idx.DeleteDocs(ctx, empty...); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+	}
+	if len(chunks) > 0 {
+		if err := r.e.idx.Upsert(ctx, chunks); err != nil {
+			var pe *search.PartialError
+			if errors.As(err, &pe) {
+				return pe.Failed, nil
+			}
+			return nil, fmt.Errorf("index: %w", err)
+		}
+	}
+	return nil, nil
+}
+
+// writeRecord stores the registry record of a document whose chunks are
+// in the index.
+func (r *run) writeRecord(ctx context.Context, p *pendingDoc) error {
+	ids := make([]string, len(p.Chunks))
+	for i, c := range p.Chunks {
 		ids[i] = c.ID
 	}
-	d := p.doc
-	return e.reg.PutDocument(ctx, docent.DocRecord{
+	d := p.Doc
+	return r.e.reg.PutDocument(ctx, docent.DocRecord{
 		ID: d.ID, Source: r.name, Path: d.Path, URL: d.URL, Title: d.Title, Space: d.Space,
-		Labels: d.Labels, Owner: d.Owner, Author: d.Author, ContentHash: p.hash,
+		Labels: d.Labels, Owner: d.Owner, Author: d.Author, ContentHash: p.Hash,
 		UpdatedAt: d.UpdatedAt.UTC(), ChunkIDs: ids,
 	})
 }
 
-// fail records a skipped document.
-func (r *run) fail(id, msg string) {
-	r.res.Errors = append(r.res.Errors, docent.DocError{ID: id, Err: msg})
-	r.e.log.Warn("document skipped", slog.String("source", r.name), slog.String("id", id), slog.String("error", msg))
+// skip records a skipped document; retry holds the cursor back so the next
+// run lists it again.
+func (r *run) skip(id string, err error, retry bool) {
+	de := docent.DocError{ID: id, Err: err.Error(), Retry: retry}
+	r.res.Errors = append(r.res.Errors, de)
+	r.retry = r.retry || retry
+	r.done++
+	r.e.log.Warn("document skipped", slog.String("source", r.name), slog.String("id", id),
+		slog.Bool("retry", retry), slog.String("error", de.Err))
+	r.report()
 }
 
 func (r *run) report() {
-	if r.progress != nil {
-		r.progress(Progress{Source: r.name, Done: r.done, Total: r.total,
-			Elapsed: r.e.opts.Clock().Sub(r.res.Started)})
+	if r.progress == nil {
+		return
 	}
+	p := Progress{Source: r.name, Listing: r.listing, Done: r.done,
+		Elapsed: r.e.opts.Clock().Sub(r.res.Started)}
+	if !r.listing {
+		p.Total = r.total
+	}
+	r.progress(p)
 }
 
 // check validates a listed document and returns why it cannot be indexed,

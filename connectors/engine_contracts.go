@@ -18,7 +18,7 @@ type Registry interface {
 	MarkDeleted(ctx context.Context, ids []string) error
 	// Cursor returns the cursor stored for source, "" if none.
 	Cursor(ctx context.Context, source string) (string, error)
-	// SetCursor stores the cursor to pass to the source's next Changes call.
+	// SetCursor stores the cursor to pass to the source's next List call.
 	SetCursor(ctx context.Context, source, cursor string) error
 	// StartRun records that a sync of source started and returns the run ID.
 	StartRun(ctx context.Context, source string) (int64, error)

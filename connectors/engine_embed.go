@@ -3,9 +3,9 @@ package connectors
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 
 	"github.com/docent-hq/docent"
@@ -30,63 +30,149 @@ func (e *Engine) plainNeedsReembed(ctx context.Context) (bool, error) {
 	return n > 0, nil
 }
 
-// prepareModel makes sure the embedder is ready for this run's chunks and
-// reports whether every vector in the index must be remade. A Trainable
-// embedder is fitted to the corpus the index will hold after the run
-// (ready's new chunks, and the stored chunks of every other document not
-// gone); a plain embedder names an empty index.
-func (r *run) prepareModel(ctx context.Context, ready []*pendingDoc, gone map[string]bool) (bool, error) {
+// preparePlain readies a plain (not Trainable) embedder before the listing,
+// so that documents can be indexed as they are listed. When the index holds
+// another embedder's vectors, or a re-embedding did not finish, every
+// stored chunk is re-embedded first: a document this run changes is then
+// embedded twice, which is cheaper than holding the whole listing back for
+// a rare event. An empty index is named after the embedder.
+func (r *run) preparePlain(ctx context.Context) error {
 	e := r.e
-	tr, ok := e.emb.(search.Trainable)
-	if !ok {
-		reembed, err := e.plainNeedsReembed(ctx)
-		if err != nil || reembed {
-			return reembed, err
-		}
-		name, err := e.idx.EmbedderName(ctx)
-		if err != nil {
-			return false, fmt.Errorf("index: %w", err)
-		}
-		if name == "" { // empty index: its vectors will be this embedder's
-			if err := e.idx.SetEmbedderName(ctx, e.emb.Name()); err != nil {
-				return false, fmt.Errorf("index: %w", err)
-			}
-		}
-		return false, nil
+	reembed, err := e.plainNeedsReembed(ctx)
+	if err != nil {
+		return err
 	}
-
+	if reembed {
+		// Until every vector is remade, the index holds mixed vectors.
+		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if err := e.reembedAll(ctx, nil); err != nil {
+			return err
+		}
+		e.log.Info("re-embedded the index", slog.String("embedder", e.emb.Name()))
+	}
 	name, err := e.idx.EmbedderName(ctx)
 	if err != nil {
-		return false, fmt.Errorf("index: %w", err)
+		return fmt.Errorf("index: %w", err)
 	}
-	if len(ready) == 0 && len(gone) == 0 && name == tr.Name() {
+	if name != e.emb.Name() { // empty, or just re-embedded
+		if err := e.idx.SetEmbedderName(ctx, e.emb.Name()); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	return nil
+}
+
+// stageDoc keeps a changed document on disk until the listing ends.
+func (r *run) stageDoc(p *pendingDoc) error {
+	if r.stage == nil {
+		st, err := newStage(r.e.opts.StageDir)
+		if err != nil {
+			return err
+		}
+		r.stage, r.stagedIDs = st, map[string]bool{}
+	}
+	r.stagedIDs[p.Doc.ID] = true
+	return r.stage.add(p)
+}
+
+// indexStaged ends a run with a Trainable embedder. The embedder is fitted
+// to the corpus the index will hold after the run (the staged documents'
+// chunks, and the stored chunks of every other document not gone) before
+// any chunk is embedded; when the model changed, every stored chunk of the
+// documents this run neither rewrites nor deletes is re-embedded. Then the
+// staged documents are read back, embedded and written a batch at a time.
+//
+// Staging on disk, rather than holding the changed documents or listing the
+// source twice, keeps memory flat while the source lists and costs the
+// source nothing: the one thing held in memory is Fit's corpus, a slice of
+// chunk texts, because search.Trainable takes one.
+func (r *run) indexStaged(ctx context.Context, gone []string) error {
+	e := r.e
+	tr := e.emb.(search.Trainable)
+	name, err := e.idx.EmbedderName(ctx)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if r.stage == nil && len(gone) == 0 && name == tr.Name() {
 		// The corpus is the one the model was fitted to after the last
 		// run that changed it: nothing to learn.
-		return false, nil
+		return nil
 	}
+	goneSet := make(map[string]bool, len(gone))
+	for _, id := range gone {
+		goneSet[id] = true
+	}
+	corpus, err := r.corpus(ctx, goneSet)
+	if err != nil {
+		return err
+	}
+	changed, err := tr.Fit(ctx, corpus)
+	if err != nil {
+		return fmt.Errorf("fit embedder: %w", err)
+	}
+	corpus = nil
+	if changed || name != tr.Name() {
+		// Until every vector is remade, the index holds mixed vectors.
+		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		skip := make(map[string]bool, len(r.stagedIDs)+len(gone))
+		for id := range r.stagedIDs {
+			skip[id] = true
+		}
+		for id := range goneSet {
+			skip[id] = true
+		}
+		if err := e.reembedAll(ctx, skip); err != nil {
+			return err
+		}
+		r.reembedded = true
+	}
+	if r.stage == nil {
+		return nil
+	}
+	b := batcher{size: e.opts.BatchSize}
+	err = r.stage.each(func(p *pendingDoc) error {
+		return r.flush(ctx, b.add(p))
+	})
+	if err != nil {
+		return err
+	}
+	return r.flush(ctx, b.rest())
+}
+
+// corpus returns the chunk texts the index will hold after the run, in a
+// canonical order (by document ID, then position) so that the same corpus
+// always fits the same model.
+func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error) {
 	type piece struct {
 		doc  string
 		ord  int
 		text string
 	}
 	var pieces []piece
-	replaced := make(map[string]bool, len(ready))
-	for _, p := range ready {
-		replaced[p.doc.ID] = true
-		for _, c := range p.chunks {
-			pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+	if r.stage != nil {
+		err := r.stage.each(func(p *pendingDoc) error {
+			for _, c := range p.Chunks {
+				pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	err = e.idx.Scan(ctx, func(c docent.Chunk) error {
-		if !replaced[c.DocID] && !gone[c.DocID] {
+	err := r.e.idx.Scan(ctx, func(c docent.Chunk) error {
+		if !r.stagedIDs[c.DocID] && !gone[c.DocID] {
 			pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
 		}
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("index: %w", err)
+		return nil, fmt.Errorf("index: %w", err)
 	}
-	// A canonical order, so the same corpus always fits the same model.
 	slices.SortStableFunc(pieces, func(a, b piece) int {
 		return cmp.Or(cmp.Compare(a.doc, b.doc), cmp.Compare(a.ord, b.ord))
 	})
@@ -94,31 +180,33 @@ func (r *run) prepareModel(ctx context.Context, ready []*pendingDoc, gone map[st
 	for i, p := range pieces {
 		corpus[i] = p.text
 	}
-	changed, err := tr.Fit(ctx, corpus)
-	if err != nil {
-		return false, fmt.Errorf("fit embedder: %w", err)
-	}
-	return changed || name != tr.Name(), nil
+	return corpus, nil
 }
 
-// batches groups documents so that each group's chunks fill about one
+// batcher groups documents so that each group's chunks fill about one
 // embedding call; a document larger than size is a group of its own.
-func batches(docs []*pendingDoc, size int) [][]*pendingDoc {
-	var out [][]*pendingDoc
-	var cur []*pendingDoc
-	n := 0
-	for _, p := range docs {
-		if len(cur) > 0 && n+len(p.chunks) > size {
-			out = append(out, cur)
-			cur, n = nil, 0
-		}
-		cur = append(cur, p)
-		n += len(p.chunks)
+type batcher struct {
+	size int
+	cur  []*pendingDoc
+	n    int
+}
+
+// add adds p and returns the group that was full before it joined, if any.
+func (b *batcher) add(p *pendingDoc) []*pendingDoc {
+	var full []*pendingDoc
+	if len(b.cur) > 0 && b.n+len(p.Chunks) > b.size {
+		full, b.cur, b.n = b.cur, nil, 0
 	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
+	b.cur = append(b.cur, p)
+	b.n += len(p.Chunks)
+	return full
+}
+
+// rest returns the last, partial group and empties the batcher.
+func (b *batcher) rest() []*pendingDoc {
+	rest := b.cur
+	b.cur, b.n = nil, 0
+	return rest
 }
 
 // embedGroup fills in the vectors of the group's chunks. When a batched
@@ -129,8 +217,8 @@ func (e *Engine) embedGroup(ctx context.Context, group []*pendingDoc) (errs []er
 	errs = make([]error, len(group))
 	var chunks []*docent.Chunk
 	for _, p := range group {
-		for i := range p.chunks {
-			chunks = append(chunks, &p.chunks[i])
+		for i := range p.Chunks {
+			chunks = append(chunks, &p.Chunks[i])
 		}
 	}
 	if err := e.embedChunks(ctx, chunks); err == nil {
@@ -142,9 +230,9 @@ func (e *Engine) embedGroup(ctx context.Context, group []*pendingDoc) (errs []er
 		return errs, nil
 	}
 	for i, p := range group {
-		one := make([]*docent.Chunk, len(p.chunks))
-		for j := range p.chunks {
-			one[j] = &p.chunks[j]
+		one := make([]*docent.Chunk, len(p.Chunks))
+		for j := range p.Chunks {
+			one[j] = &p.Chunks[j]
 		}
 		errs[i] = e.embedChunks(ctx, one)
 		if ctx.Err() != nil {
@@ -180,36 +268,62 @@ func (e *Engine) embedChunks(ctx context.Context, chunks []*docent.Chunk) error 
 }
 
 // reembedAll remakes the vector of every chunk in the index except those of
-// the documents in skip (which this run rewrites or deletes). Any failure
-// fails the run: the index keeps an empty embedder name, so the next run
-// starts the re-embedding over.
+// the documents in skip (which this run rewrites or deletes). The chunks are
+// first copied to a stage file (Scan's callback must not write to the
+// index), then read back, embedded and upserted a batch at a time, so
+// memory does not grow with the index. Any failure fails the run: the
+// index keeps an empty embedder name, so the next run starts the
+// re-embedding over.
 //
-// When the index refuses the first remade document (the new vectors have
-// another length than the stored ones), it empties the index and writes
-// the remade chunks into it: the documents in skip are then missing from
+// When the index refuses the first remade document because the new vectors
+// have another length than the stored ones, it is emptied and the remade
+// chunks are written into it: the documents in skip are then missing from
 // the index until this run or, if it stops early, a later one re-indexes
 // them (the registry still lists their chunks).
-func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) error {
-	var docs []*pendingDoc
-	all := map[string]bool{}
-	err := e.idx.Scan(ctx, func(c docent.Chunk) error {
-		all[c.DocID] = true
+func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) (err error) {
+	st, err := newStage(e.opts.StageDir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := st.close(); err == nil {
+			err = cerr
+		}
+	}()
+	var all []string // every document in the index, in Scan's DocID order
+	var cur *pendingDoc
+	err = e.idx.Scan(ctx, func(c docent.Chunk) error {
+		if len(all) == 0 || all[len(all)-1] != c.DocID {
+			all = append(all, c.DocID)
+		}
 		if skip[c.DocID] {
 			return nil
 		}
-		if len(docs) == 0 || docs[len(docs)-1].doc.ID != c.DocID {
-			docs = append(docs, &pendingDoc{doc: docent.Document{ID: c.DocID}})
+		if cur != nil && cur.Doc.ID != c.DocID {
+			if err := st.add(cur); err != nil {
+				return err
+			}
+			cur = nil
 		}
-		last := docs[len(docs)-1]
-		last.chunks = append(last.chunks, c)
+		if cur == nil {
+			cur = &pendingDoc{Doc: docent.Document{ID: c.DocID}}
+		}
+		cur.Chunks = append(cur.Chunks, c)
 		return nil
 	})
+	if err == nil && cur != nil {
+		err = st.add(cur)
+	}
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	e.log.Info("re-embedding the index", slog.String("embedder", e.emb.Name()), slog.Int("documents", len(docs)))
+	e.log.Info("re-embedding the index", slog.String("embedder", e.emb.Name()), slog.Int("documents", st.n))
+
 	upserted := 0
-	for _, group := range batches(docs, e.opts.BatchSize) {
+	remake := func(group []*pendingDoc) error {
+		if len(group) == 0 {
+			return nil
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -219,23 +333,27 @@ func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) error {
 		}
 		for i, p := range group {
 			if errs[i] != nil {
-				return fmt.Errorf("re-embed %s: %w", p.doc.ID, errs[i])
+				return fmt.Errorf("re-embed %s: %w", p.Doc.ID, errs[i])
 			}
-			err := e.idx.Upsert(ctx, p.chunks)
-			if err != nil && upserted == 0 {
+			err := e.idx.Upsert(ctx, p.Chunks)
+			if errors.Is(err, search.ErrDimension) && upserted == 0 {
 				e.log.Warn("index refused re-embedded vectors; rebuilding it",
 					slog.String("embedder", e.emb.Name()), slog.Any("error", err))
-				ids := slices.Sorted(maps.Keys(all))
-				if err := e.idx.DeleteDocs(ctx, ids...); err != nil {
+				if err := e.idx.DeleteDocs(ctx, all...); err != nil {
 					return fmt.Errorf("index: %w", err)
 				}
-				err = e.idx.Upsert(ctx, p.chunks)
+				err = e.idx.Upsert(ctx, p.Chunks)
 			}
 			if err != nil {
 				return fmt.Errorf("index: %w", err)
 			}
 			upserted++
 		}
+		return nil
 	}
-	return nil
+	b := batcher{size: e.opts.BatchSize}
+	if err := st.each(func(p *pendingDoc) error { return remake(b.add(p)) }); err != nil {
+		return err
+	}
+	return remake(b.rest())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"
+	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/local"
 	"github.com/docent-hq/docent/store"
 )
@@ -34,24 +35,37 @@ func killSource(state int) *connectorstest.Source {
 }
 
 // TestSyncSurvivesKill kills a real process with SIGKILL at each write of a
-// sync (between the index and registry writes among them), then syncs the
-// same files again and checks the stores converged on the source.
+// sync (between the index and registry writes among them, and while the
+// source is still listing: each document is written as the next one
+// arrives), then syncs the same files again and checks the stores
+// converged on the source. With a Trainable embedder the run stages the
+// changed documents in a file, which a killed process must not leave
+// behind.
 func TestSyncSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
 	t.Parallel()
+	for _, emb := range []string{"plain", "trainable"} {
+		t.Run(emb, func(t *testing.T) {
+			t.Parallel()
+			killAtEveryWrite(t, emb)
+		})
+	}
+}
+
+func killAtEveryWrite(t *testing.T, emb string) {
 	ctx := context.Background()
 	for n := 0; ; n++ {
 		dir := t.TempDir()
-		e := openKillEnv(t, dir)
+		e := openKillEnv(t, dir, emb)
 		if _, err := connectors.NewEngine(e.db, e.idx, e.emb, e.ch, nil, e.opts).Sync(ctx, killSource(1), nil); err != nil {
 			t.Fatal(err)
 		}
 		e.close()
 
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "DOCENT_KILL_DIR="+dir, "DOCENT_KILL_AT="+strconv.Itoa(n))
+		cmd.Env = append(os.Environ(), "DOCENT_KILL_DIR="+dir, "DOCENT_KILL_AT="+strconv.Itoa(n), "DOCENT_KILL_EMB="+emb)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if err == nil {
@@ -64,8 +78,11 @@ func TestSyncSurvivesKill(t *testing.T) {
 		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("helper at write %d: %v\n%s", n+1, err, out)
 		}
+		if left, err := os.ReadDir(e.opts.StageDir); err != nil || len(left) > 0 {
+			t.Errorf("kill at write %d left files in the stage directory: %v %v", n+1, left, err)
+		}
 
-		e = openKillEnv(t, dir)
+		e = openKillEnv(t, dir, emb)
 		src := killSource(2)
 		res, err := connectors.NewEngine(e.db, e.idx, e.emb, e.ch, nil, e.opts).Sync(ctx, src, nil)
 		if err != nil || res.Failed != 0 {
@@ -89,7 +106,7 @@ func TestKillHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := openKillEnv(t, dir)
+	e := openKillEnv(t, dir, os.Getenv("DOCENT_KILL_EMB"))
 	faults := connectorstest.NewFaultsFunc(at, func() {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // wait for the signal
@@ -107,7 +124,10 @@ type killEnv struct {
 	env
 }
 
-func openKillEnv(t *testing.T, dir string) *killEnv {
+// openKillEnv opens the stores under dir with a fresh embedder (emb
+// "trainable" for a connectorstest.Trainable, which a new process fits
+// again) and writes one document per index call.
+func openKillEnv(t *testing.T, dir, emb string) *killEnv {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
@@ -119,7 +139,16 @@ func openKillEnv(t *testing.T, dir string) *killEnv {
 		db.Close()
 		t.Fatal(err)
 	}
-	return &killEnv{env{t: t, dir: dir, db: db, idx: idx, emb: connectorstest.NewEmbedder("v1")}}
+	stage := filepath.Join(dir, "stage")
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var e search.Embedder = connectorstest.NewEmbedder("v1")
+	if emb == "trainable" {
+		e = &connectorstest.Trainable{}
+	}
+	return &killEnv{env{t: t, db: db, idx: idx, emb: e,
+		opts: connectors.EngineOptions{BatchSize: 1, StageDir: stage}}}
 }
 
 func (e *killEnv) close() {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +21,6 @@ import (
 // both files under a temp dir.
 type env struct {
 	t    testing.TB
-	dir  string
 	db   *store.DB
 	idx  *local.Index
 	emb  search.Embedder
@@ -32,19 +31,8 @@ type env struct {
 
 func newEnv(t testing.TB, emb search.Embedder) *env {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idx.Close() })
-	return &env{t: t, dir: dir, db: db, idx: idx, emb: emb, src: connectorstest.NewSource("hb")}
+	db, idx := connectorstest.OpenStores(t)
+	return &env{t: t, db: db, idx: idx, emb: emb, src: connectorstest.NewSource("hb")}
 }
 
 func (e *env) engine() *connectors.Engine {
@@ -111,27 +99,40 @@ func TestSyncCounts(t *testing.T) {
 			s.Put(doc("d.md", "   "))
 		}, counts{updated: 1, unchanged: 2}, counts{updated: 1}, "6"},
 	}
-	for _, mode := range []string{"full", "incremental"} {
+	// "ids" is incremental with every existing ID named in each listing
+	// (Listing.Present): deletions are found by absence, as a wiki source
+	// finds them.
+	for _, mode := range []string{"full", "incremental", "ids"} {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
 			e := newEnv(t, connectorstest.NewEmbedder("v1"))
-			e.src.SetIncremental(mode == "incremental")
+			e.src.SetIncremental(mode != "full")
+			e.src.SetIDListing(mode == "ids")
 			for _, s := range steps {
 				s.change(e.src)
 				res := e.sync()
 				want := s.full
-				if mode == "incremental" {
+				if mode != "full" {
 					want = s.incr
 				}
 				if got := countsOf(res); got != want {
 					t.Errorf("%s: counts = %+v, want %+v (errors %v)", s.name, got, want, res.Errors)
+				}
+				// Seen: every document when the listing names them all,
+				// else those handed over.
+				wantSeen := len(e.src.Docs())
+				if mode == "incremental" {
+					wantSeen = want.added + want.updated + want.unchanged + want.failed
+				}
+				if res.Seen != wantSeen {
+					t.Errorf("%s: seen = %d, want %d", s.name, res.Seen, wantSeen)
 				}
 				e.converged(e.src.Docs())
 				run, err := e.db.LastRun(ctx, "hb")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if run.Status != docent.RunOK || countsOf(run.RunResult) != want {
+				if run.Status != docent.RunOK || countsOf(run.RunResult) != want || run.Seen != res.Seen {
 					t.Errorf("%s: recorded run = %+v", s.name, run)
 				}
 				if c, _ := e.db.Cursor(ctx, "hb"); c != s.wantCursor {
@@ -142,7 +143,7 @@ func TestSyncCounts(t *testing.T) {
 				t.Errorf("emptied document still has chunks %v", ids)
 			}
 			wantCursors := []string{"", "1", "1", "3", "4", "5"}
-			if mode == "incremental" && !slices.Equal(e.src.Cursors(), wantCursors) {
+			if mode != "full" && !slices.Equal(e.src.Cursors(), wantCursors) {
 				t.Errorf("cursors passed = %q, want %q", e.src.Cursors(), wantCursors)
 			}
 			deleted, err := e.db.Document(ctx, "hb:c.md")
@@ -172,7 +173,7 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 		doc("embed.md", "this is unembeddable"),
 		wrongSource,
 	)
-	e.src.SetFailed(docent.DocError{ID: "hb:unreadable.md", Err: "permission denied"})
+	e.src.Fail("hb:unreadable.md", errors.New("permission denied"))
 
 	res := e.sync()
 	if got, want := countsOf(res), (counts{added: 2, failed: 7}); got != want {
@@ -277,13 +278,16 @@ func TestSyncRetriesEngineFailuresIncrementally(t *testing.T) {
 		e.src.Put(doc("a.md", "Alpha."))
 		e.sync()
 		e.src.Put(doc("b.md", "Bravo."))
-		e.src.SetFailed(docent.DocError{ID: "hb:image.md", Err: "binary file"})
+		e.src.Fail("hb:image.md", fmt.Errorf("%w: image.md", connectors.ErrBinary))
 		res := e.sync()
 		if got, want := countsOf(res), (counts{added: 1, failed: 1}); got != want {
 			t.Errorf("counts = %+v, want %+v", got, want)
 		}
-		if c, _ := e.db.Cursor(ctx, "hb"); c != "2" {
-			t.Errorf("cursor = %q, want %q", c, "2")
+		if res.Errors[0].Retry {
+			t.Errorf("a binary file is marked for retry: %+v", res.Errors[0])
+		}
+		if c, _ := e.db.Cursor(ctx, "hb"); c != "3" {
+			t.Errorf("cursor = %q, want %q", c, "3")
 		}
 	})
 }
@@ -327,6 +331,174 @@ func TestSyncSourceErrorLeavesIndexUntouched(t *testing.T) {
 	e.converged(e.src.Docs())
 }
 
+// A source that fails part way through a listing keeps what it handed over
+// indexed, but the run deletes nothing (the listing did not name every
+// document) and keeps the old cursor; the next run converges.
+func TestSyncSourceFailsPartWay(t *testing.T) {
+	for _, mode := range []string{"full", "incremental", "ids"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, connectorstest.NewEmbedder("v1"))
+			e.opts.BatchSize = 1 // a.md is written when b.md arrives
+			e.src.SetIncremental(mode != "full")
+			e.src.SetIDListing(mode == "ids")
+			e.src.Put(doc("a.md", "Alpha."), doc("b.md", "Bravo."), doc("c.md", "Charlie."), doc("z.md", "Zulu."))
+			e.sync()
+
+			e.src.Put(doc("a.md", "Alpha revised."), doc("b.md", "Bravo revised."), doc("c.md", "Charlie revised."))
+			e.src.Delete("hb:z.md")
+			e.src.SetErrAfter(2, errors.New("page 2 of the listing: 502 from wiki"))
+			res, err := e.engine().Sync(ctx, e.src, nil)
+			if err == nil || !strings.Contains(err.Error(), "502 from wiki") {
+				t.Fatalf("Sync error = %v, want the source's", err)
+			}
+			if res.Updated != 1 || res.Deleted != 0 {
+				t.Errorf("failed run = %+v, want a.md updated and nothing deleted", countsOf(res))
+			}
+			recs, err := e.db.Documents(ctx, "hb")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := recs["hb:z.md"]; !ok || len(e.chunkIDs()["hb:z.md"]) == 0 {
+				t.Error("z.md was deleted by a listing that failed")
+			}
+			if c, _ := e.db.Cursor(ctx, "hb"); c != "1" {
+				t.Errorf("cursor = %q after a failed listing, want %q", c, "1")
+			}
+			if run, _ := e.db.LastRun(ctx, "hb"); run.Status != docent.RunFailed {
+				t.Errorf("recorded run = %+v", run)
+			}
+
+			e.src.SetErr(nil)
+			res = e.sync()
+			// a.md was written by the failed run: it is listed again, unchanged.
+			want := counts{updated: 2, unchanged: 1, deleted: 1}
+			if got := countsOf(res); got != want {
+				t.Errorf("recovery counts = %+v, want %+v", got, want)
+			}
+			e.converged(e.src.Docs())
+		})
+	}
+}
+
+// A document the source cannot read for a transient reason (a timeout) is
+// skipped and marked for retry; the cursor stays, so the next run lists it
+// again even though it did not change since.
+func TestSyncRetriesTransientSourceFailures(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.src.SetIncremental(true)
+	e.src.Put(doc("a.md", "Alpha old."), doc("b.md", "Bravo old."))
+	e.sync() // cursor "1"
+
+	e.src.Put(doc("a.md", "Alpha new."), doc("b.md", "Bravo new.")) // version 2
+	e.src.Unreadable("hb:a.md", fmt.Errorf("fetch page: %w", context.DeadlineExceeded))
+	res := e.sync()
+	if got, want := countsOf(res), (counts{updated: 1, failed: 1}); got != want {
+		t.Fatalf("counts = %+v, want %+v (errors %v)", got, want, res.Errors)
+	}
+	if de := res.Errors[0]; de.ID != "hb:a.md" || !de.Retry || !strings.Contains(de.Err, "deadline exceeded") {
+		t.Errorf("error = %+v, want hb:a.md marked for retry", de)
+	}
+	if c, _ := e.db.Cursor(ctx, "hb"); c != "1" {
+		t.Errorf("cursor = %q, want %q (held for the retry)", c, "1")
+	}
+	if run, _ := e.db.LastRun(ctx, "hb"); run.Status != docent.RunOK || len(run.Errors) != 1 || !run.Errors[0].Retry {
+		t.Errorf("recorded run = %+v", run)
+	}
+
+	e.src.Unreadable("hb:a.md", nil) // the page answers again, unchanged
+	res = e.sync()
+	if got, want := countsOf(res), (counts{updated: 1, unchanged: 1}); got != want {
+		t.Errorf("retry counts = %+v, want %+v (errors %v)", got, want, res.Errors)
+	}
+	if got, want := e.src.Cursors(), []string{"", "1", "1"}; !slices.Equal(got, want) {
+		t.Errorf("cursors passed = %q, want %q", got, want)
+	}
+	if c, _ := e.db.Cursor(ctx, "hb"); c != "2" {
+		t.Errorf("cursor = %q after the retry, want %q", c, "2")
+	}
+	e.converged(e.src.Docs())
+}
+
+// listFunc is a Source whose listing is a function.
+type listFunc func(ctx context.Context, l connectors.Listing) error
+
+func (listFunc) Name() string { return "hb" }
+
+func (f listFunc) List(ctx context.Context, _ string, l connectors.Listing) (connectors.Listed, error) {
+	return connectors.Listed{Cursor: "c", Complete: true}, f(ctx, l)
+}
+
+// A source that hands a document twice, or names another source's
+// document, has the extra entries skipped and reported; the first version
+// handed over stands.
+func TestSyncListingMistakes(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	first, second := doc("a.md", "Alpha first."), doc("a.md", "Alpha second.")
+	foreign := doc("x.md", "Other.")
+	foreign.ID = "other:x.md"
+	src := listFunc(func(ctx context.Context, l connectors.Listing) error {
+		for _, d := range []docent.Document{first, second, foreign} {
+			if err := l.Document(ctx, d); err != nil {
+				return err
+			}
+		}
+		return l.Failed(ctx, "hb:a.md", errors.New("unreadable"))
+	})
+	res, err := e.engine().Sync(ctx, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, de := range res.Errors {
+		got = append(got, de.ID+": "+de.Err)
+	}
+	want := []string{"hb:a.md: listed twice", `other:x.md: document ID must start with "hb:"`, "hb:a.md: listed twice"}
+	if !slices.Equal(got, want) || res.Added != 1 || res.Seen != 2 {
+		t.Errorf("errors = %q, added %d, seen %d; want %q, 1 added, 2 seen", got, res.Added, res.Seen, want)
+	}
+	connectorstest.AssertConverged(t, e.idx, e.db, e.ch, e.emb, "hb", []docent.Document{first})
+}
+
+// A source that goes on listing after the engine failed gets the same
+// error back from every call, and the run fails with the engine's error.
+func TestSyncEngineFailureStopsListing(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.opts.BatchSize = 1
+	e.src.Put(doc("a.md", "Alpha."))
+	e.sync()                                     // the index has its embedder: the next run's first write is a document's
+	faults := connectorstest.NewFaults(0, false) // every write fails
+	eng := connectors.NewEngine(connectorstest.FaultRegistry{Registry: e.db, Faults: faults},
+		connectorstest.FaultIndex{Index: e.idx, Faults: faults}, e.emb, e.ch, nil, e.opts)
+	var errs []error
+	src := listFunc(func(ctx context.Context, l connectors.Listing) error {
+		for i := range 4 { // ignores the errors, as a buggy source would
+			errs = append(errs, l.Document(ctx, doc(fmt.Sprintf("d%d.md", i), "Text.")))
+		}
+		return nil
+	})
+	_, err := eng.Sync(ctx, src, nil)
+	if !errors.Is(err, connectorstest.ErrCrash) {
+		t.Fatalf("Sync error = %v, want the failed write's", err)
+	}
+	// d0 waits in the batch; d1's arrival writes d0, which fails: from
+	// then on every call returns the failure.
+	if len(errs) != 4 || errs[0] != nil {
+		t.Fatalf("Document calls returned %v, want 4 calls, the first accepted", errs)
+	}
+	for i, got := range errs[1:] {
+		if !errors.Is(got, connectorstest.ErrCrash) {
+			t.Errorf("Document call %d returned %v, want the engine's failure", i+2, got)
+		}
+	}
+	if faults.Writes() != 1 {
+		t.Errorf("%d writes attempted, want 1: nothing is written after a failure", faults.Writes())
+	}
+}
+
 func mapsEqual(a, b map[string][]string) bool {
 	if len(a) != len(b) {
 		return false
@@ -367,8 +539,8 @@ func TestSyncInterrupted(t *testing.T) {
 	if res.Err != "interrupted" || res.Added != 2 {
 		t.Errorf("result = %+v, want interrupted after 2 documents", res)
 	}
-	if last.Done != 2 || last.Total != 6 {
-		t.Errorf("last progress = %+v, want 2 of 6", last)
+	if last.Done != 2 || !last.Listing || last.Total != 0 {
+		t.Errorf("last progress = %+v, want 2 done while listing", last)
 	}
 	run, _ := e.db.LastRun(context.Background(), "hb")
 	if run.Status != docent.RunFailed || run.Err != "interrupted" {
@@ -393,22 +565,25 @@ func TestSyncInterrupted(t *testing.T) {
 func TestSyncCrashAtEveryWrite(t *testing.T) {
 	for _, c := range []struct {
 		trainable, incremental, panics bool
+		batch                          int // chunks per embedding call; 1 writes while the source lists
 	}{
-		// (plain, incremental, panic) is TestSyncSurvivesKill's case, with a real kill.
-		{false, false, true},
-		{true, false, true},
-		{true, true, true},
-		{false, true, false}, // the failing write returns an error instead
+		// (incremental, panic, batch 1) is TestSyncSurvivesKill's case, with a real kill.
+		{false, false, true, 0},
+		{false, false, true, 1},
+		{true, false, true, 0},
+		{true, true, true, 1},
+		{false, true, false, 0}, // the failing write returns an error instead
+		{false, true, false, 1},
 	} {
-		name := fmt.Sprintf("trainable=%v/incremental=%v/panic=%v", c.trainable, c.incremental, c.panics)
+		name := fmt.Sprintf("trainable=%v/incremental=%v/panic=%v/batch=%d", c.trainable, c.incremental, c.panics, c.batch)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			crashAtEveryWrite(t, c.trainable, c.incremental, c.panics)
+			crashAtEveryWrite(t, c.trainable, c.incremental, c.panics, c.batch)
 		})
 	}
 }
 
-func crashAtEveryWrite(t *testing.T, trainable, incremental, panics bool) {
+func crashAtEveryWrite(t *testing.T, trainable, incremental, panics bool, batch int) {
 	ctx := context.Background()
 	for n := 0; ; n++ {
 		var emb search.Embedder = connectorstest.NewEmbedder("v1")
@@ -416,6 +591,7 @@ func crashAtEveryWrite(t *testing.T, trainable, incremental, panics bool) {
 			emb = &connectorstest.Trainable{}
 		}
 		e := newEnv(t, emb)
+		e.opts.BatchSize = batch
 		e.src.SetIncremental(incremental)
 		e.src.Put(doc("a.md", "Alpha one.\n\nAlpha two."), doc("b.md", "Bravo."), doc("c.md", "Charlie."))
 		e.sync()
@@ -517,8 +693,16 @@ func TestSyncBatchesEmbeddings(t *testing.T) {
 			t.Errorf("progress went backwards: %+v", seen)
 		}
 	}
-	if last := seen[len(seen)-1]; last.Done != 10 || last.Total != 10 || last.Source != "hb" {
+	if last := seen[len(seen)-1]; last.Done != 10 || last.Total != 10 || last.Source != "hb" || last.Listing {
 		t.Errorf("last progress = %+v", last)
+	}
+	// Documents are written while the source lists: the first two batches
+	// are done before the listing ends.
+	if first := seen[0]; !first.Listing || first.Total != 0 {
+		t.Errorf("first progress = %+v, want one reported while listing", first)
+	}
+	if i := slices.IndexFunc(seen, func(p connectors.Progress) bool { return !p.Listing }); i < 0 || seen[i-1].Done != 8 {
+		t.Errorf("progress = %+v, want 8 documents written while listing", seen)
 	}
 	e.converged(e.src.Docs())
 }
@@ -527,6 +711,12 @@ func TestSyncTrainableReembedsEverything(t *testing.T) {
 	ctx := context.Background()
 	tr := &connectorstest.Trainable{}
 	e := newEnv(t, tr)
+	e.opts.StageDir = t.TempDir()
+	defer func() {
+		if left, err := os.ReadDir(e.opts.StageDir); err != nil || len(left) > 0 {
+			t.Errorf("stage directory holds %v after the syncs (%v)", left, err)
+		}
+	}()
 	other := connectorstest.NewSource("wiki")
 	other.Put(connectorstest.Doc("wiki", "w.md", "Wiki page about expenses."))
 	eng := e.engine()
@@ -561,6 +751,38 @@ func TestSyncTrainableReembedsEverything(t *testing.T) {
 	}
 	e.converged(e.src.Docs())
 	connectorstest.AssertConverged(t, e.idx, e.db, e.ch, tr, "wiki", other.Docs())
+}
+
+// When a run retrains the model and a changed document then fails to
+// embed, its stored chunks (old-model vectors) leave the index; the next
+// run finds it out of step with the registry and indexes it.
+func TestSyncTrainableDropsStaleVectorsOfFailedDocument(t *testing.T) {
+	ctx := context.Background()
+	tr := &connectorstest.Trainable{}
+	e := newEnv(t, tr)
+	e.src.SetIncremental(true)
+	e.src.Put(doc("a.md", "Alpha policy."), doc("b.md", "Bravo policy."))
+	e.sync()
+
+	tr.FailOn = "unembeddable"
+	e.src.Put(doc("a.md", "Alpha unembeddable wording."), doc("c.md", "Charlie brand new vocabulary."))
+	res := e.sync()
+	if got, want := countsOf(res), (counts{added: 1, failed: 1}); got != want || !res.Errors[0].Retry {
+		t.Fatalf("counts = %+v, want %+v with a retry (errors %v)", got, want, res.Errors)
+	}
+	if ids := e.chunkIDs()["hb:a.md"]; len(ids) != 0 {
+		t.Errorf("a.md keeps chunks %v with the old model's vectors", ids)
+	}
+	if name, _ := e.idx.EmbedderName(ctx); name != tr.Name() {
+		t.Errorf("index embedder = %q, want the new model %q", name, tr.Name())
+	}
+
+	tr.FailOn = ""
+	res = e.sync()
+	if res.Updated != 1 || res.Failed != 0 {
+		t.Errorf("recovery = %+v, want a.md updated (errors %v)", countsOf(res), res.Errors)
+	}
+	e.converged(e.src.Docs())
 }
 
 func TestSyncPlainEmbedderSwitchReembeds(t *testing.T) {

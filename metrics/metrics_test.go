@@ -41,7 +41,7 @@ func TestObserve(t *testing.T) {
 		t.Errorf("stage histograms = %d (%v), want 2 (retrieve, generate)", n, err)
 	}
 	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(`
-# HELP docent_turns_total Questions answered, by platform and status (answered, not_found, error).
+# HELP docent_turns_total Questions answered, by platform and status (answered, uncertain, not_found, error).
 # TYPE docent_turns_total counter
 docent_turns_total{platform="slack",status="answered"} 1
 docent_turns_total{platform="unknown",status="not_found"} 1

@@ -26,16 +26,7 @@ func Analyze(text string) []string {
 // AnalyzeFunc is Analyze without the slice: it calls fn with each term in
 // text order.
 func AnalyzeFunc(text string, fn func(term string)) {
-	start := -1
-	emit := func(end int) {
-		word := strings.ToLower(text[start:end])
-		start = -1
-		if len(word) < 2 && !isDigitWord(word) {
-			return
-		}
-		if english.IsStopWord(word) {
-			return
-		}
+	Words(text, func(word string) {
 		if len(word) > maxTermLen {
 			cut := maxTermLen
 			for cut > 0 && !utf8.RuneStart(word[cut]) {
@@ -49,6 +40,24 @@ func AnalyzeFunc(text string, fn func(term string)) {
 		if word != "" {
 			fn(word)
 		}
+	})
+}
+
+// Words calls fn with each word of text that Analyze keeps, lower-cased,
+// before it is cut and stemmed: a query's terms for an engine that stems
+// on its own (the Typesense backend).
+func Words(text string, fn func(word string)) {
+	start := -1
+	emit := func(end int) {
+		word := strings.ToLower(text[start:end])
+		start = -1
+		if len(word) < 2 && !isDigitWord(word) {
+			return
+		}
+		if english.IsStopWord(word) {
+			return
+		}
+		fn(word)
 	}
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/docent-hq/docent"
 )
@@ -102,7 +103,9 @@ type Index interface {
 	// under another document moves to the new one. Every chunk must carry
 	// a vector of the index's dimension (the first upsert into an empty
 	// index sets it): otherwise Upsert returns ErrDimension and changes
-	// nothing. A chunk without ID or DocID is ErrEmptyID.
+	// nothing. A chunk without ID or DocID is ErrEmptyID. A backend that
+	// cannot write atomically returns *PartialError when only some
+	// documents landed.
 	Upsert(ctx context.Context, chunks []docent.Chunk) error
 	// DeleteDocs removes every chunk of the given documents. Unknown IDs
 	// are not an error.
@@ -145,6 +148,41 @@ type Index interface {
 	SetEmbedderName(ctx context.Context, name string) error
 	// Close releases the index.
 	Close() error
+}
+
+// PartialError is returned by Upsert on a backend that writes in
+// batches without a transaction (Typesense's JSONL import): the chunks of
+// the documents named in Failed did not all land, while every other
+// document of the call was replaced completely. A failed document may hold
+// a mix of its old and new chunks until it is upserted again; callers must
+// not record it as synced (the sync engine reports it and retries it next
+// run). Local backends stay all or nothing and never return it.
+type PartialError struct {
+	// Failed maps each document ID whose chunks did not all land to why;
+	// the error names the chunk that failed.
+	Failed map[string]error
+}
+
+// Error names the failed document (or how many failed, and the first).
+func (e *PartialError) Error() string {
+	ids := make([]string, 0, len(e.Failed))
+	for id := range e.Failed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if len(ids) == 1 {
+		return fmt.Sprintf("search: upsert: document %s failed: %v", ids[0], e.Failed[ids[0]])
+	}
+	return fmt.Sprintf("search: upsert: %d documents failed, first %s: %v", len(ids), ids[0], e.Failed[ids[0]])
+}
+
+// HealthChecker is an Index that can tell whether it can serve queries
+// now (a remote cluster with a leader and its collection in place).
+// Readiness probes (/readyz) consult it when the backend offers it.
+type HealthChecker interface {
+	// Health returns nil when the index can serve queries, and otherwise
+	// an error saying why not (safe to show: no secrets).
+	Health(ctx context.Context) error
 }
 
 // BothSearcher is an Index that can serve a keyword and a vector query in

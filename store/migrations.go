@@ -82,4 +82,47 @@ var migrations = []string{
 	);
 	CREATE INDEX feedback_turn ON feedback (turn_id);
 	CREATE INDEX feedback_created_at ON feedback (created_at);`,
+
+	// v5: the chat bot's state: delivered events (dedupe across restarts),
+	// handoffs of threads to people, and knowledge candidates.
+	`CREATE TABLE bot_events (
+		platform    TEXT NOT NULL,
+		event_id    TEXT NOT NULL,
+		received_at TEXT NOT NULL,
+		PRIMARY KEY (platform, event_id)
+	) WITHOUT ROWID;
+	CREATE INDEX bot_events_received ON bot_events (received_at);
+	CREATE TABLE handoffs (
+		id             INTEGER PRIMARY KEY AUTOINCREMENT,
+		turn_id        INTEGER NOT NULL DEFAULT 0,
+		platform       TEXT NOT NULL,
+		channel        TEXT NOT NULL,
+		thread         TEXT NOT NULL,
+		question       TEXT NOT NULL DEFAULT '',
+		state          TEXT NOT NULL CHECK (state IN ('requested', 'claimed', 'resolved')),
+		requested_by   TEXT NOT NULL DEFAULT '',
+		claimed_by     TEXT NOT NULL DEFAULT '',
+		resolved_by    TEXT NOT NULL DEFAULT '',
+		requested_at   TEXT NOT NULL,
+		claimed_at     TEXT,
+		resolved_at    TEXT,
+		escalation_ref TEXT NOT NULL DEFAULT '',
+		last_reply_by  TEXT NOT NULL DEFAULT '',
+		last_reply     TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX handoffs_thread ON handoffs (platform, channel, thread, id);
+	CREATE INDEX handoffs_state ON handoffs (state, requested_at);
+	CREATE TABLE knowledge_candidates (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		handoff_id INTEGER NOT NULL REFERENCES handoffs (id) ON DELETE CASCADE,
+		turn_id    INTEGER NOT NULL DEFAULT 0,
+		question   TEXT NOT NULL DEFAULT '',
+		answer     TEXT NOT NULL,
+		author     TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX turns_thread ON turns (platform, channel, thread, created_at);`,
+
+	// v6: how many documents each run's listing named.
+	`ALTER TABLE sync_runs ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;`,
 }

@@ -43,10 +43,10 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r docent.RunResult) error
 	if finished == nil {
 		finished = db.stamp()
 	}
-	res, err := db.db.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, added = ?, updated = ?,
-			unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?
+	res, err := db.db.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, seen = ?, added = ?,
+			updated = ?, unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?
 		WHERE id = ?`,
-		finished, status, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err, id)
+		finished, status, r.Seen, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err, id)
 	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
 	}
@@ -72,7 +72,7 @@ func (db *DB) AbandonRuns(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-const runColumns = `id, source, started_at, finished_at, status, added, updated, unchanged, deleted, failed, errors, error`
+const runColumns = `id, source, started_at, finished_at, status, seen, added, updated, unchanged, deleted, failed, errors, error`
 
 // ListRuns returns the latest runs, newest first: of source, or of every
 // source when source is "". limit defaults to 50.
@@ -109,7 +109,7 @@ func scanRun(s scanner) (docent.SyncRun, error) {
 	var r docent.SyncRun
 	var started, finished sql.NullString
 	var errs string
-	if err := s.Scan(&r.ID, &r.Source, &started, &finished, &r.Status, &r.Added, &r.Updated,
+	if err := s.Scan(&r.ID, &r.Source, &started, &finished, &r.Status, &r.Seen, &r.Added, &r.Updated,
 		&r.Unchanged, &r.Deleted, &r.Failed, &errs, &r.Err); err != nil {
 		return r, err
 	}

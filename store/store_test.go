@@ -525,8 +525,9 @@ func TestRuns(t *testing.T) {
 	if running.ID != id1 || running.Status != docent.RunRunning || !running.Started.Equal(t0) || !running.Finished.IsZero() {
 		t.Errorf("running run = %+v", running)
 	}
-	ok := docent.RunResult{Source: "git", Finished: t0.Add(time.Minute), Added: 3, Updated: 2,
-		Unchanged: 10, Deleted: 1, Failed: 1, Errors: []docent.DocError{{ID: "git:bin.png", Err: "binary"}}}
+	ok := docent.RunResult{Source: "git", Finished: t0.Add(time.Minute), Seen: 16, Added: 3, Updated: 2,
+		Unchanged: 10, Deleted: 1, Failed: 2, Errors: []docent.DocError{{ID: "git:bin.png", Err: "binary"},
+			{ID: "git:slow.md", Err: "timeout", Retry: true}}}
 	if err := db.FinishRun(ctx, id1, ok); err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,8 @@ type TurnFilter struct {
 	Status docent.Status
 	// Platform keeps turns asked on this platform.
 	Platform string
+	// Channel and Thread keep the turns of one conversation.
+	Channel, Thread string
 	// Failed keeps only turns that failed with an error.
 	Failed bool
 	// Since keeps turns created at or after it; Until, before it.
@@ -101,6 +103,14 @@ func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error
 	if f.Platform != "" {
 		where = append(where, "platform = ?")
 		args = append(args, f.Platform)
+	}
+	if f.Channel != "" {
+		where = append(where, "channel = ?")
+		args = append(args, f.Channel)
+	}
+	if f.Thread != "" {
+		where = append(where, "thread = ?")
+		args = append(args, f.Thread)
 	}
 	if f.Failed {
 		where = append(where, "error != ''")

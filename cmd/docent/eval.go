@@ -197,8 +197,14 @@ type staticSource struct {
 
 func (s *staticSource) Name() string { return s.name }
 
-func (s *staticSource) Changes(context.Context, string) (connectors.Changes, error) {
-	return connectors.Changes{Full: true, Docs: s.docs}, nil
+// List hands over every document: a complete listing.
+func (s *staticSource) List(ctx context.Context, _ string, l connectors.Listing) (connectors.Listed, error) {
+	for _, d := range s.docs {
+		if err := l.Document(ctx, d); err != nil {
+			return connectors.Listed{}, err
+		}
+	}
+	return connectors.Listed{Complete: true}, nil
 }
 
 func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {

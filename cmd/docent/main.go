@@ -7,6 +7,7 @@
 //	docent eval --golden FILE    score the golden set
 //	docent eval --beir DIR       score retrieval on a BEIR data set
 //	docent bench                 index and query benchmarks
+//	docent reindex --to typesense  copy the local index into Typesense
 package main
 
 import (
@@ -32,6 +33,7 @@ Commands:
   eval      score retrieval: --golden FILE or --beir DIR [--mode bm25|vector|hybrid] [--json]
   bench     index throughput, query latency and peak memory (--scifact DIR, --synthetic N)
   config    print the effective configuration, secrets redacted
+  reindex   --to typesense: copy the local index (chunks and vectors, no re-embedding) into index.typesense
 
 The config file is --config, else $DOCENT_CONFIG, else ./docent.yaml if present;
 with none, docent runs the bundled example handbook with no keys or servers.
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return m.Bench(ctx, cmdArgs)
 	case "config":
 		return m.PrintConfig(ctx, cmdArgs)
+	case "reindex":
+		return m.Reindex(ctx, cmdArgs)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/docent-hq/docent/llm/offline"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/local"
+	"github.com/docent-hq/docent/search/typesense"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -55,7 +56,8 @@ var sourceTypes = map[string]impl[sourceOpener]{
 }
 
 var backends = map[string]impl[backendOpener]{
-	config.BackendLocal: {"search/local: SQLite FTS5 BM25 + in-memory vectors in the data dir", openLocal},
+	config.BackendLocal:     {"search/local: SQLite FTS5 BM25 + in-memory vectors in the data dir", openLocal},
+	config.BackendTypesense: {"search/typesense: a Typesense cluster, versioned collections behind an alias", openTypesense},
 }
 
 var embedders = map[string]impl[embedderOpener]{
@@ -139,6 +141,33 @@ func openGit(m *Main, sc config.SourceConfig, dataDir string) (connectors.Source
 
 func openLocal(ctx context.Context, _ *Main, dataDir string) (search.Index, error) {
 	return local.Open(ctx, filepath.Join(dataDir, "index.db"), local.Options{})
+}
+
+func openTypesense(ctx context.Context, m *Main, _ string) (search.Index, error) {
+	return typesense.Open(ctx, typesenseOptions(m))
+}
+
+// typesenseOptions maps the index.typesense section (and the embedder's
+// dimension, so that the alias exists before the first sync) to the
+// backend's options.
+func typesenseOptions(m *Main) typesense.Options {
+	ts := m.Config.Index.Typesense
+	retries := ts.Retries
+	if retries == 0 {
+		retries = -1 // the backend's 0 means one retry per other node
+	}
+	types := map[string]string{}
+	for _, s := range m.Config.Sources {
+		types[s.Name] = s.Type
+	}
+	dim := 0
+	if m.Embedder != nil {
+		dim = m.Embedder.Dim()
+	}
+	return typesense.Options{
+		Nodes: ts.Nodes, NearestNode: ts.NearestNode, APIKey: ts.APIKey, Alias: ts.Collection,
+		Timeout: ts.Timeout, Retries: retries, Dim: dim, SourceTypes: types, Logger: m.Log,
+	}
 }
 
 func openOffline(m *Main, dataDir string) (search.Embedder, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -46,6 +47,9 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log)
+	if hc, ok := m.Index.(search.HealthChecker); ok {
+		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
+	}
 	sched := connectors.NewScheduler(readySyncer{m.syncer(), server}, m.Log,
 		connectors.SchedulerOptions{Workers: m.Config.Sync.Workers})
 	for _, sc := range m.Config.Sources {

@@ -53,38 +53,47 @@ func newProgressPrinter(w io.Writer) func(connectors.Progress) {
 	}
 	var last time.Time
 	return func(p connectors.Progress) {
-		if p.Done < p.Total && time.Since(last) < 100*time.Millisecond {
+		finished := !p.Listing && p.Done >= p.Total
+		if !finished && time.Since(last) < 100*time.Millisecond {
 			return
 		}
 		last = time.Now()
-		rate := 0.0
-		if s := p.Elapsed.Seconds(); s > 0 {
-			rate = float64(p.Done) / s
-		}
-		fmt.Fprintf(w, "\r\033[K%s: %d/%d docs · %.1f docs/s", p.Source, p.Done, p.Total, rate)
-		if p.Done >= p.Total {
+		fmt.Fprintf(w, "\r\033[K%s", progressLine(p))
+		if finished {
 			fmt.Fprintln(w)
 		}
 	}
 }
 
+// progressLine is one line of sync progress: documents done out of the
+// total, or so far while the source is still listing.
+func progressLine(p connectors.Progress) string {
+	rate := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = float64(p.Done) / s
+	}
+	if p.Listing {
+		return fmt.Sprintf("%s: %d docs, listing · %.1f docs/s", p.Source, p.Done, rate)
+	}
+	return fmt.Sprintf("%s: %d/%d docs · %.1f docs/s", p.Source, p.Done, p.Total, rate)
+}
+
 // writeSyncSummary prints one row per source and the documents that failed.
 func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "source\tadded\tupdated\tunchanged\tdeleted\tfailed\tdocs/s\ttime\tstatus\t")
+	fmt.Fprintln(tw, "source\tseen\tadded\tupdated\tunchanged\tdeleted\tfailed\tdocs/s\ttime\tstatus\t")
 	for _, r := range results {
 		d := r.Finished.Sub(r.Started)
-		total := r.Added + r.Updated + r.Unchanged + r.Failed
 		rate := 0.0
 		if d > 0 {
-			rate = float64(total) / d.Seconds()
+			rate = float64(r.Seen) / d.Seconds()
 		}
 		status := "ok"
 		if r.Err != "" {
 			status = "failed"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Source, r.Added, r.Updated, r.Unchanged,
-			r.Deleted, r.Failed, rate, d.Round(time.Millisecond), status)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Source, r.Seen, r.Added, r.Updated,
+			r.Unchanged, r.Deleted, r.Failed, rate, d.Round(time.Millisecond), status)
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -92,7 +101,11 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 			fmt.Fprintf(w, "%s: %s\n", r.Source, r.Err)
 		}
 		for _, e := range r.Errors {
-			fmt.Fprintf(w, "%s: skipped %s: %s\n", r.Source, e.ID, e.Err)
+			retry := ""
+			if e.Retry {
+				retry = " (retried next run)"
+			}
+			fmt.Fprintf(w, "%s: skipped %s: %s%s\n", r.Source, e.ID, e.Err, retry)
 		}
 	}
 }

@@ -142,7 +142,11 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 		}
 	}
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
-	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{MaxDocBytes: int(cfg.Sync.MaxDocBytes)})
+	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
+		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
+		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
+		StageDir: dataDir,
+	})
 
 	m.Retriever, err = search.NewRetriever(idx, emb, search.RetrieverOptions{
 		Fusion: search.Fusion{

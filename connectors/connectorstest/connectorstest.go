@@ -1,8 +1,9 @@
 // Package connectorstest holds hand-written fakes and helpers for testing
-// the sync engine and sources: an in-memory Source with full and
-// incremental listings, deterministic embedders (plain and Trainable), a
-// paragraph chunker, wrappers that inject failures or simulated crashes
-// into an index or registry, and AssertConverged.
+// the sync engine and sources: an in-memory Source with full, incremental
+// and ID listings, Collect (a whole listing in memory), the Source contract
+// suite every source runs (RunSourceSuite), deterministic embedders (plain
+// and Trainable), a paragraph chunker, wrappers that inject failures or
+// simulated crashes into an index or registry, and AssertConverged.
 package connectorstest
 
 import (
@@ -12,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -25,18 +27,22 @@ import (
 )
 
 // Source is an in-memory connectors.Source. Its cursor is a version
-// number: with Incremental set, Changes(cursor) returns only what changed
-// after that version; otherwise (and for cursor "") it lists everything.
+// number: with Incremental set, List(cursor) hands over only what changed
+// after that version (with IDListing also set, it names every existing
+// document with Present and finds deletions by absence, the way a wiki
+// source does); otherwise, and for cursor "", it lists everything.
 type Source struct {
 	name string
 
 	mu          sync.Mutex
 	docs        map[string]docent.Document
-	changed     map[string]int // doc ID -> version of its last change or deletion
+	failing     map[string]error // documents that exist but cannot be read
+	changed     map[string]int   // doc ID -> version of its last change or deletion
 	version     int
 	incremental bool
+	idListing   bool
 	err         error
-	failed      []docent.DocError
+	errAfter    int // with err: documents handed over before failing
 	cursors     []string
 }
 
@@ -44,31 +50,62 @@ var _ connectors.Source = (*Source)(nil)
 
 // NewSource returns an empty source named name.
 func NewSource(name string) *Source {
-	return &Source{name: name, docs: map[string]docent.Document{}, changed: map[string]int{}}
+	return &Source{name: name, docs: map[string]docent.Document{}, failing: map[string]error{}, changed: map[string]int{}}
 }
 
 // Name returns the source name.
 func (s *Source) Name() string { return s.name }
 
-// SetIncremental makes Changes with a non-empty cursor list only changes.
+// SetIncremental makes List with a non-empty cursor list only changes.
 func (s *Source) SetIncremental(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.incremental = on
 }
 
-// SetErr makes Changes fail with err (nil to recover).
-func (s *Source) SetErr(err error) {
+// SetIDListing makes incremental listings name every existing document
+// (Listing.Present) and report Complete, instead of naming deletions.
+func (s *Source) SetIDListing(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.err = err
+	s.idListing = on
 }
 
-// SetFailed makes Changes report these documents as failed.
-func (s *Source) SetFailed(failed ...docent.DocError) {
+// SetErr makes List fail with err (nil to recover) before it hands over
+// anything.
+func (s *Source) SetErr(err error) { s.SetErrAfter(0, err) }
+
+// SetErrAfter makes List fail with err after handing over n documents
+// (nil to recover): a source that breaks part way through a listing.
+func (s *Source) SetErrAfter(n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failed = failed
+	s.err, s.errAfter = err, n
+}
+
+// Fail makes the document id one that exists but cannot be read or
+// converted: listings report it with Listing.Failed and err until Put
+// replaces it. It counts as a change of the document.
+func (s *Source) Fail(id string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version++
+	s.failing[id] = err
+	s.changed[id] = s.version
+}
+
+// Unreadable makes reading the document id fail with err, or succeed
+// again when err is nil, without changing the document (a transient
+// failure: a timeout). Only a listing that includes the document for
+// another reason, such as one from an older cursor, reports it.
+func (s *Source) Unreadable(id string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		delete(s.failing, id)
+	} else {
+		s.failing[id] = err
+	}
 }
 
 // Put adds or replaces documents, filling in Source.
@@ -79,6 +116,7 @@ func (s *Source) Put(docs ...docent.Document) {
 	for _, d := range docs {
 		d.Source = s.name
 		s.docs[d.ID] = d
+		delete(s.failing, d.ID)
 		s.changed[d.ID] = s.version
 	}
 }
@@ -90,62 +128,160 @@ func (s *Source) Delete(ids ...string) {
 	s.version++
 	for _, id := range ids {
 		delete(s.docs, id)
+		delete(s.failing, id)
 		s.changed[id] = s.version
 	}
 }
 
-// Docs returns the current documents, by ID.
+// Docs returns the current readable documents, by ID.
 func (s *Source) Docs() []docent.Document {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]docent.Document, 0, len(s.docs))
-	for _, d := range s.docs {
-		out = append(out, d)
+	for id, d := range s.docs {
+		if s.failing[id] == nil {
+			out = append(out, d)
+		}
 	}
 	slices.SortFunc(out, func(a, b docent.Document) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
-// Cursors returns the cursors Changes was called with, in order.
+// Cursors returns the cursors List was called with, in order.
 func (s *Source) Cursors() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.cursors)
 }
 
-// Changes lists the documents (all, or those changed since cursor).
-func (s *Source) Changes(ctx context.Context, cursor string) (connectors.Changes, error) {
+// List hands over the documents (all, or those changed since cursor) in
+// ID order.
+func (s *Source) List(ctx context.Context, cursor string, l connectors.Listing) (connectors.Listed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cursors = append(s.cursors, cursor)
-	if s.err != nil {
-		return connectors.Changes{}, s.err
+	if s.err != nil && s.errAfter == 0 {
+		return connectors.Listed{}, s.err
 	}
 	if err := ctx.Err(); err != nil {
-		return connectors.Changes{}, err
+		return connectors.Listed{}, err
 	}
-	ch := connectors.Changes{Cursor: strconv.Itoa(s.version), Failed: slices.Clone(s.failed)}
+	out := connectors.Listed{Cursor: strconv.Itoa(s.version)}
 	since, err := strconv.Atoi(cursor)
 	if cursor == "" || !s.incremental || err != nil {
-		ch.Full = true
+		out.Complete = true
 		since = -1
 	}
-	ids := make([]string, 0, len(s.changed))
-	for id := range s.changed {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(s.changed))
+	handed := 0
+	var deleted []string
 	for _, id := range ids {
 		if s.changed[id] <= since {
 			continue
 		}
-		if d, ok := s.docs[id]; ok {
-			ch.Docs = append(ch.Docs, d)
-		} else if !ch.Full {
-			ch.Deleted = append(ch.Deleted, id)
+		d, exists := s.docs[id]
+		failure, failing := s.failing[id]
+		switch {
+		case failing:
+			err = l.Failed(ctx, id, failure)
+		case exists:
+			err = l.Document(ctx, d)
+		default:
+			deleted = append(deleted, id)
+			continue
+		}
+		if err != nil {
+			return connectors.Listed{}, fmt.Errorf("connectorstest: list: %w", err)
+		}
+		if handed++; s.err != nil && handed == s.errAfter {
+			return connectors.Listed{}, s.err
 		}
 	}
-	return ch, nil
+	switch {
+	case out.Complete:
+	case s.idListing:
+		var present []string
+		for _, id := range ids {
+			if _, ok := s.docs[id]; ok || s.failing[id] != nil {
+				present = append(present, id)
+			}
+		}
+		err = l.Present(ctx, present...)
+		out.Complete = true
+	case len(deleted) > 0:
+		err = l.Deleted(ctx, deleted...)
+	}
+	if err != nil {
+		return connectors.Listed{}, fmt.Errorf("connectorstest: list: %w", err)
+	}
+	return out, nil
+}
+
+// Collected is one whole listing, gathered in memory by Collect.
+type Collected struct {
+	// Docs are the documents handed over, in order.
+	Docs []docent.Document
+	// Failed are the documents reported as failed, with Retry set for a
+	// transient failure (connectors.Transient).
+	Failed []docent.DocError
+	// Deleted and Present are the IDs named by Listing.Deleted and
+	// Listing.Present, in order.
+	Deleted, Present []string
+	// Listed is what List returned.
+	connectors.Listed
+}
+
+// FailedIDs returns the IDs of the failed documents, in order.
+func (c Collected) FailedIDs() []string {
+	out := make([]string, len(c.Failed))
+	for i, f := range c.Failed {
+		out[i] = f.ID
+	}
+	return out
+}
+
+// Collect runs src.List from cursor and gathers what it hands over. It
+// returns List's error.
+func Collect(ctx context.Context, src connectors.Source, cursor string) (Collected, error) {
+	var c collector
+	listed, err := src.List(ctx, cursor, &c)
+	c.out.Listed = listed
+	return c.out, err
+}
+
+// collector is the Listing behind Collect.
+type collector struct{ out Collected }
+
+func (c *collector) Document(ctx context.Context, doc docent.Document) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.out.Docs = append(c.out.Docs, doc)
+	return nil
+}
+
+func (c *collector) Failed(ctx context.Context, id string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	c.out.Failed = append(c.out.Failed, docent.DocError{ID: id, Err: err.Error(), Retry: connectors.Transient(err)})
+	return nil
+}
+
+func (c *collector) Deleted(ctx context.Context, ids ...string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.out.Deleted = append(c.out.Deleted, ids...)
+	return nil
+}
+
+func (c *collector) Present(ctx context.Context, ids ...string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.out.Present = append(c.out.Present, ids...)
+	return nil
 }
 
 // Doc returns a document of source at path with the given body.

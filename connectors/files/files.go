@@ -1,6 +1,7 @@
 // Package files is a documentation source over a folder or any fs.FS
 // (os.DirFS, an embed.FS such as the bundled example handbook). Every sync
-// is a full listing: a folder has no change history to be incremental on.
+// is a complete listing, streamed as the folder is walked: a folder has no
+// change history to be incremental on.
 package files
 
 import (
@@ -27,7 +28,7 @@ type Options struct {
 	// file's slash path. Empty leaves Document.URL empty.
 	WebURL string
 	// MaxBytes is the largest file read; connectors.DefaultMaxBytes when 0,
-	// no limit when negative. Larger files are reported in Changes.Failed.
+	// no limit when negative. Larger files are reported to Listing.Failed.
 	MaxBytes int
 	// Space is the Document.Space of every document whose front matter does
 	// not name one.
@@ -44,7 +45,7 @@ type Source struct {
 var _ connectors.Source = (*Source)(nil)
 
 // New returns a source named name over fsys. Invalid glob patterns are
-// reported by Changes.
+// reported by List.
 func New(name string, fsys fs.FS, opts Options) *Source {
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = connectors.DefaultMaxBytes
@@ -55,28 +56,32 @@ func New(name string, fsys fs.FS, opts Options) *Source {
 // Name returns the configured source name.
 func (s *Source) Name() string { return s.name }
 
-// Changes returns a full listing of every matching file. Each document has
-// ID "<name>:<path>", its front matter metadata (see connectors.ParseMarkdown)
-// and UpdatedAt from the front matter "updated" date, else the file's
-// modification time (zero for an embed.FS, which records none). Binary,
-// oversized and malformed files go to Failed; the others still come
-// through. The cursor is a hash of every listed path and its content, so it
-// changes exactly when the listing does; the cursor passed in is ignored.
-func (s *Source) Changes(ctx context.Context, _ string) (connectors.Changes, error) {
+// List hands over every matching file, as it walks the file system: each
+// listing is complete. Each document has ID "<name>:<path>", its front
+// matter metadata (see connectors.ParseMarkdown) and UpdatedAt from the
+// front matter "updated" date, else the file's modification time (zero for
+// an embed.FS, which records none). Binary, oversized and malformed files,
+// and files that cannot be read, go to Listing.Failed; the others still
+// come through. The returned cursor is a hash of every listed path and its
+// content, so it changes exactly when the listing does; the cursor passed
+// in is ignored. List returns an error for invalid patterns, a root folder
+// that cannot be read, a cancelled context, or an error from l.
+func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (connectors.Listed, error) {
 	if err := connectors.ValidatePatterns(s.opts.Include); err != nil {
-		return connectors.Changes{}, fmt.Errorf("files: source %q: include: %w", s.name, err)
+		return connectors.Listed{}, fmt.Errorf("files: source %q: include: %w", s.name, err)
 	}
 	if err := connectors.ValidatePatterns(s.opts.Exclude); err != nil {
-		return connectors.Changes{}, fmt.Errorf("files: source %q: exclude: %w", s.name, err)
+		return connectors.Listed{}, fmt.Errorf("files: source %q: exclude: %w", s.name, err)
 	}
-	ch := connectors.Changes{Full: true}
 	sum := sha256.New()
 	err := fs.WalkDir(s.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
 				return err
 			}
-			ch.Failed = append(ch.Failed, docent.DocError{ID: s.id(p), Err: "cannot read: " + err.Error()})
+			if err := l.Failed(ctx, s.id(p), fmt.Errorf("cannot read: %w", err)); err != nil {
+				return err
+			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -96,20 +101,17 @@ func (s *Source) Changes(ctx context.Context, _ string) (connectors.Changes, err
 		}
 		doc, content, err := s.read(p, d)
 		if err != nil {
-			ch.Failed = append(ch.Failed, docent.DocError{ID: s.id(p), Err: err.Error()})
 			fmt.Fprintf(sum, "failed %q %q\n", p, err.Error())
-			return nil
+			return l.Failed(ctx, s.id(p), err)
 		}
 		h := sha256.Sum256(content)
 		fmt.Fprintf(sum, "doc %q %x\n", p, h)
-		ch.Docs = append(ch.Docs, doc)
-		return nil
+		return l.Document(ctx, doc)
 	})
 	if err != nil {
-		return connectors.Changes{}, fmt.Errorf("files: source %q: %w", s.name, err)
+		return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
 	}
-	ch.Cursor = hex.EncodeToString(sum.Sum(nil))[:32]
-	return ch, nil
+	return connectors.Listed{Cursor: hex.EncodeToString(sum.Sum(nil))[:32], Complete: true}, nil
 }
 
 func (s *Source) id(p string) string { return s.name + ":" + p }

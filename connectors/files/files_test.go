@@ -13,6 +13,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/files"
 	"github.com/docent-hq/docent/examples/handbook"
 )
@@ -43,7 +44,7 @@ func byID(docs []docent.Document) map[string]docent.Document {
 	return m
 }
 
-func TestChangesFolder(t *testing.T) {
+func TestListFolder(t *testing.T) {
 	dir := t.TempDir()
 	mtime := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	MustWriteTree(t, dir, map[string]string{
@@ -69,12 +70,12 @@ func TestChangesFolder(t *testing.T) {
 	if src.Name() != "hb" {
 		t.Errorf("Name = %q", src.Name())
 	}
-	ch, err := src.Changes(context.Background(), "")
+	ch, err := connectorstest.Collect(context.Background(), src, "")
 	if err != nil {
-		t.Fatalf("Changes: %v", err)
+		t.Fatalf("List: %v", err)
 	}
-	if !ch.Full {
-		t.Error("Full = false, want a full listing")
+	if !ch.Complete {
+		t.Error("Complete = false, want a complete listing")
 	}
 	want := map[string]docent.Document{
 		"hb:index.md": {ID: "hb:index.md", Source: "hb", Path: "index.md", URL: "https://docs.example.com/index.md",
@@ -124,7 +125,7 @@ func TestChangesFolder(t *testing.T) {
 	}
 
 	t.Run("cursor is stable and follows content", func(t *testing.T) {
-		again, err := src.Changes(context.Background(), ch.Cursor)
+		again, err := connectorstest.Collect(context.Background(), src, ch.Cursor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestChangesFolder(t *testing.T) {
 			t.Errorf("cursor changed without a change: %q then %q", ch.Cursor, again.Cursor)
 		}
 		MustWriteTree(t, dir, map[string]string{"index.md": "# Welcome\n\nHello.\n"}, mtime)
-		after, err := src.Changes(context.Background(), ch.Cursor)
+		after, err := connectorstest.Collect(context.Background(), src, ch.Cursor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +161,7 @@ func equalDoc(a, b docent.Document) bool {
 		a.Owner == b.Owner && a.Author == b.Author && a.UpdatedAt.Equal(b.UpdatedAt) && a.Body == b.Body
 }
 
-func TestChangesIncludeAndMapFS(t *testing.T) {
+func TestListIncludeAndMapFS(t *testing.T) {
 	fsys := fstest.MapFS{
 		"docs/a.md":     {Data: []byte("# A\n")},
 		"docs/b.txt":    {Data: []byte("b")},
@@ -178,7 +179,7 @@ func TestChangesIncludeAndMapFS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch, err := files.New("x", fsys, files.Options{Include: tt.include, Exclude: tt.exclude}).Changes(context.Background(), "")
+			ch, err := connectorstest.Collect(context.Background(), files.New("x", fsys, files.Options{Include: tt.include, Exclude: tt.exclude}), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,15 +193,15 @@ func TestChangesIncludeAndMapFS(t *testing.T) {
 	}
 }
 
-func TestChangesErrors(t *testing.T) {
+func TestListErrors(t *testing.T) {
 	t.Run("invalid pattern", func(t *testing.T) {
-		_, err := files.New("x", fstest.MapFS{}, files.Options{Include: []string{"[a-"}}).Changes(context.Background(), "")
+		_, err := connectorstest.Collect(context.Background(), files.New("x", fstest.MapFS{}, files.Options{Include: []string{"[a-"}}), "")
 		if err == nil || !strings.Contains(err.Error(), `files: source "x"`) {
 			t.Errorf("err = %v, want an error naming the source", err)
 		}
 	})
 	t.Run("missing folder", func(t *testing.T) {
-		_, err := files.New("x", os.DirFS(filepath.Join(t.TempDir(), "nope")), files.Options{}).Changes(context.Background(), "")
+		_, err := connectorstest.Collect(context.Background(), files.New("x", os.DirFS(filepath.Join(t.TempDir(), "nope")), files.Options{}), "")
 		if err == nil || !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("err = %v, want not exist", err)
 		}
@@ -208,7 +209,7 @@ func TestChangesErrors(t *testing.T) {
 	t.Run("cancelled context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := files.New("x", fstest.MapFS{"a.md": {Data: []byte("a")}}, files.Options{}).Changes(ctx, "")
+		_, err := connectorstest.Collect(ctx, files.New("x", fstest.MapFS{"a.md": {Data: []byte("a")}}, files.Options{}), "")
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
@@ -218,7 +219,7 @@ func TestChangesErrors(t *testing.T) {
 // TestHandbook checks that the embedded example handbook lists cleanly:
 // every page parses, has a title and an owner, and has an updated date.
 func TestHandbook(t *testing.T) {
-	ch, err := files.New("handbook", handbook.Source(), files.Options{WebURL: "handbook://{path}"}).Changes(context.Background(), "")
+	ch, err := connectorstest.Collect(context.Background(), files.New("handbook", handbook.Source(), files.Options{WebURL: "handbook://{path}"}), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	gogit "github.com/go-git/go-git/v5"
 
+	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
 )
 
@@ -50,9 +51,9 @@ func BenchmarkFullListing(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		ch, err := s.Changes(context.Background(), "")
+		ch, err := connectorstest.Collect(context.Background(), s, "")
 		if err != nil || len(ch.Docs) != 500 {
-			b.Fatalf("Changes: %d docs, %v", len(ch.Docs), err)
+			b.Fatalf("List: %d docs, %v", len(ch.Docs), err)
 		}
 	}
 }
@@ -76,16 +77,16 @@ func BenchmarkIncremental(b *testing.B) {
 		}
 		tenth = c.Hash.String()
 	}
-	full, err := s.Changes(context.Background(), "")
+	full, err := connectorstest.Collect(context.Background(), s, "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	cursor := tenth + full.Cursor[strings.Index(full.Cursor, ":"):]
 	b.ResetTimer()
 	for b.Loop() {
-		ch, err := s.Changes(context.Background(), cursor)
-		if err != nil || ch.Full || len(ch.Docs) == 0 {
-			b.Fatalf("Changes: full %v, %d docs, %v", ch.Full, len(ch.Docs), err)
+		ch, err := connectorstest.Collect(context.Background(), s, cursor)
+		if err != nil || ch.Complete || len(ch.Docs) == 0 {
+			b.Fatalf("List: complete %v, %d docs, %v", ch.Complete, len(ch.Docs), err)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,7 +87,7 @@ type Options struct {
 	// Required with URL.
 	DataDir string
 	// MaxBytes is the largest file read; connectors.DefaultMaxBytes when
-	// 0, no limit when negative. Larger files go to Changes.Failed.
+	// 0, no limit when negative. Larger files go to Listing.Failed.
 	MaxBytes int
 	// Logger receives sync progress; nothing is logged when nil.
 	Logger *slog.Logger
@@ -107,7 +108,7 @@ type Source struct {
 var _ connectors.Source = (*Source)(nil)
 
 // New returns a git source named name. It checks the options without
-// touching the repository: the first Changes call clones or opens it.
+// touching the repository: the first List call clones or opens it.
 func New(name string, opts Options) (*Source, error) {
 	if name == "" {
 		return nil, errors.New("git: source name is empty")
@@ -171,15 +172,17 @@ func RepoName(u string) string {
 	return strings.TrimSuffix(u, ".git")
 }
 
-// Changes lists what changed on the branch since cursor.
+// List hands over what changed on the branch since cursor.
 //
 // The cursor is "<commit hash>:<options fingerprint>". When cursor is
 // empty, malformed, names a commit that is unknown or not an ancestor of
 // the branch head (a force-push), or was made with other options (include,
-// exclude, subdir, URL template, space), Changes returns a Full listing of
+// exclude, subdir, URL template, space), List makes a complete listing of
 // every matching file at the head. Otherwise it diffs the cursor's tree
-// against the head's: added and modified files come back in Docs, deleted
-// ones in Deleted, and a rename as both.
+// against the head's: deleted files go to Listing.Deleted, then added and
+// modified files are read one at a time and handed to Listing.Document; a
+// rename is both. Only paths, blob hashes and commit attributions are held
+// in memory, never more than one file's content.
 //
 // Each document has ID "<name>:<path>" (path relative to Subdir), metadata
 // from its front matter (connectors.ParseMarkdown), and UpdatedAt and
@@ -187,50 +190,49 @@ func RepoName(u string) string {
 // and author name). A front matter "updated" date is deliberately ignored:
 // in a repository the history is the reliable record of change.
 //
-// Binary, oversized and malformed files go to Failed. A remote that cannot
-// be reached, or a branch that does not exist, is an error that names the
-// source and the URL (never the token).
-func (s *Source) Changes(ctx context.Context, cursor string) (connectors.Changes, error) {
+// Binary, oversized and malformed files, and blobs that cannot be read, go
+// to Listing.Failed. A remote that cannot be reached, or a branch that does
+// not exist, is an error that names the source and the URL (never the
+// token); so are a cancelled context and an error from l.
+func (s *Source) List(ctx context.Context, cursor string, l connectors.Listing) (connectors.Listed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := time.Now()
 
 	repo, head, branch, err := s.sync(ctx)
 	if err != nil {
-		return connectors.Changes{}, err
+		return connectors.Listed{}, err
 	}
 	newCursor := head.Hash.String() + ":" + s.fp
 	if cursor == newCursor {
 		s.log.DebugContext(ctx, "git: up to date", slog.String("commit", head.Hash.String()))
-		return connectors.Changes{Cursor: newCursor}, nil
+		return connectors.Listed{Cursor: newCursor}, nil
 	}
 	headTree, err := s.subtree(head)
 	if err != nil {
-		return connectors.Changes{}, fmt.Errorf("git: source %q: read commit %s: %w", s.name, head.Hash, err)
+		return connectors.Listed{}, fmt.Errorf("git: source %q: read commit %s: %w", s.name, head.Hash, err)
 	}
 	if headTree == nil {
-		return connectors.Changes{}, fmt.Errorf("git: source %q: folder %q not found on branch %s at %s",
+		return connectors.Listed{}, fmt.Errorf("git: source %q: folder %q not found on branch %s at %s",
 			s.name, s.subdir, branch, head.Hash.String()[:12])
 	}
-	r := &reader{s: s, repo: repo, head: head, branch: branch}
+	r := &reader{s: s, repo: repo, head: head, branch: branch, l: l}
 
-	var ch connectors.Changes
 	base, why := s.baseCommit(repo, head, cursor)
 	if base == nil {
 		s.log.InfoContext(ctx, "git: full listing", slog.String("commit", head.Hash.String()), slog.String("reason", why))
-		ch, err = r.full(ctx, headTree)
+		err = r.full(ctx, headTree)
 	} else {
-		ch, err = r.incremental(ctx, base, headTree)
+		err = r.incremental(ctx, base, headTree)
 	}
 	if err != nil {
-		return connectors.Changes{}, fmt.Errorf("git: source %q: %w", s.name, err)
+		return connectors.Listed{}, fmt.Errorf("git: source %q: %w", s.name, err)
 	}
-	ch.Cursor = newCursor
 	s.log.InfoContext(ctx, "git: changes listed",
-		slog.String("commit", head.Hash.String()), slog.Bool("full", ch.Full),
-		slog.Int("docs", len(ch.Docs)), slog.Int("deleted", len(ch.Deleted)),
-		slog.Int("failed", len(ch.Failed)), slog.Duration("duration", time.Since(start)))
-	return ch, nil
+		slog.String("commit", head.Hash.String()), slog.Bool("full", base == nil),
+		slog.Int("docs", r.docs), slog.Int("deleted", r.deleted),
+		slog.Int("failed", r.failed), slog.Duration("duration", time.Since(start)))
+	return connectors.Listed{Cursor: newCursor, Complete: base == nil}, nil
 }
 
 // baseCommit returns the commit to diff from, or nil and the reason for a
@@ -480,12 +482,15 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// reader turns files of one commit into documents.
+// reader hands the files of one commit to a listing as documents.
 type reader struct {
 	s      *Source
 	repo   *gogit.Repository
 	head   *object.Commit
 	branch string
+	l      connectors.Listing
+
+	docs, deleted, failed int // handed to l
 }
 
 // entry is a file to read: its Subdir-relative path and blob.
@@ -498,7 +503,7 @@ func isFile(m filemode.FileMode) bool {
 	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
 }
 
-func (r *reader) full(ctx context.Context, tree *object.Tree) (connectors.Changes, error) {
+func (r *reader) full(ctx context.Context, tree *object.Tree) error {
 	var entries []entry
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()
@@ -508,29 +513,25 @@ func (r *reader) full(ctx context.Context, tree *object.Tree) (connectors.Change
 			break
 		}
 		if err != nil {
-			return connectors.Changes{}, fmt.Errorf("walk tree: %w", err)
+			return fmt.Errorf("walk tree: %w", err)
 		}
 		if isFile(e.Mode) && connectors.MatchPath(name, r.s.opts.Include, r.s.opts.Exclude) {
 			entries = append(entries, entry{path: name, hash: e.Hash})
 		}
 	}
-	ch := connectors.Changes{Full: true}
-	if err := r.read(ctx, entries, &ch); err != nil {
-		return connectors.Changes{}, err
-	}
-	return ch, nil
+	return r.read(ctx, entries)
 }
 
-func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree *object.Tree) (connectors.Changes, error) {
+func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree *object.Tree) error {
 	baseTree, err := r.s.subtree(base)
 	if err != nil {
-		return connectors.Changes{}, fmt.Errorf("read commit %s: %w", base.Hash, err)
+		return fmt.Errorf("read commit %s: %w", base.Hash, err)
 	}
 	changes, err := object.DiffTreeWithOptions(ctx, baseTree, headTree, object.DefaultDiffTreeOptions)
 	if err != nil {
-		return connectors.Changes{}, fmt.Errorf("diff %s..%s: %w", base.Hash.String()[:12], r.head.Hash.String()[:12], err)
+		return fmt.Errorf("diff %s..%s: %w", base.Hash.String()[:12], r.head.Hash.String()[:12], err)
 	}
-	var ch connectors.Changes
+	var deleted []string
 	var entries []entry
 	match := func(p string) bool { return connectors.MatchPath(p, r.s.opts.Include, r.s.opts.Exclude) }
 	for _, c := range changes {
@@ -540,7 +541,7 @@ func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree 
 		fromDoc := from.Name != "" && isFile(from.TreeEntry.Mode) && match(from.Name)
 		toDoc := to.Name != "" && isFile(to.TreeEntry.Mode) && match(to.Name)
 		if fromDoc && !(toDoc && to.Name == from.Name) {
-			ch.Deleted = append(ch.Deleted, r.s.name+":"+from.Name)
+			deleted = append(deleted, r.s.name+":"+from.Name)
 		}
 		if toDoc {
 			entries = append(entries, entry{path: to.Name, hash: to.TreeEntry.Hash})
@@ -552,22 +553,19 @@ func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree 
 	for _, e := range entries {
 		reread[r.s.name+":"+e.path] = true
 	}
-	deleted := ch.Deleted[:0]
-	for _, id := range ch.Deleted {
-		if !reread[id] {
-			deleted = append(deleted, id)
+	deleted = slices.DeleteFunc(deleted, func(id string) bool { return reread[id] })
+	if len(deleted) > 0 {
+		if err := r.l.Deleted(ctx, deleted...); err != nil {
+			return err
 		}
+		r.deleted += len(deleted)
 	}
-	ch.Deleted = deleted
-	if err := r.read(ctx, entries, &ch); err != nil {
-		return connectors.Changes{}, err
-	}
-	return ch, nil
+	return r.read(ctx, entries)
 }
 
-// read loads entries into ch.Docs (or ch.Failed), with the last commit
-// that touched each.
-func (r *reader) read(ctx context.Context, entries []entry, ch *connectors.Changes) error {
+// read hands entries to the listing one at a time (Document, or Failed),
+// each with the last commit that touched it.
+func (r *reader) read(ctx context.Context, entries []entry) error {
 	want := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		want[e.path] = true
@@ -582,10 +580,16 @@ func (r *reader) read(ctx context.Context, entries []entry, ch *connectors.Chang
 		}
 		doc, err := r.doc(e, last[e.path])
 		if err != nil {
-			ch.Failed = append(ch.Failed, docent.DocError{ID: r.s.name + ":" + e.path, Err: err.Error()})
+			r.failed++
+			if err := r.l.Failed(ctx, r.s.name+":"+e.path, err); err != nil {
+				return err
+			}
 			continue
 		}
-		ch.Docs = append(ch.Docs, doc)
+		r.docs++
+		if err := r.l.Document(ctx, doc); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
 )
 
@@ -103,11 +103,11 @@ var moveBody = "# Moving house\n\n" + strings.Repeat("Pack the boxes, label them
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func mustChanges(tb testing.TB, s *git.Source, cursor string) connectors.Changes {
+func mustList(tb testing.TB, s *git.Source, cursor string) connectorstest.Collected {
 	tb.Helper()
-	ch, err := s.Changes(context.Background(), cursor)
+	ch, err := connectorstest.Collect(context.Background(), s, cursor)
 	if err != nil {
-		tb.Fatalf("Changes(%q): %v", cursor, err)
+		tb.Fatalf("List(%q): %v", cursor, err)
 	}
 	return ch
 }
@@ -170,8 +170,8 @@ func TestFullThenIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	first := mustChanges(t, src, "")
-	if !first.Full {
+	first := mustList(t, src, "")
+	if !first.Complete {
 		t.Error("first sync is not a full listing")
 	}
 	if !strings.HasPrefix(first.Cursor, c1.String()+":") {
@@ -216,8 +216,8 @@ func TestFullThenIncremental(t *testing.T) {
 	// Third commit touches only the README, so attribution differs per file.
 	c3 := r.commit("Carol", t3, change{write: map[string]string{"README.md": "# Handbook\n\nStart here, please.\n"}})
 
-	inc := mustChanges(t, src, first.Cursor)
-	if inc.Full {
+	inc := mustList(t, src, first.Cursor)
+	if inc.Complete {
 		t.Error("second sync is a full listing, want incremental")
 	}
 	if !strings.HasPrefix(inc.Cursor, c3.String()+":") {
@@ -242,9 +242,9 @@ func TestFullThenIncremental(t *testing.T) {
 		"kb:docs/on-call-guide.md": {"Alice", t1, "On call guide"},
 	}
 
-	full := mustChanges(t, src, "")
-	if !full.Full || full.Cursor != inc.Cursor {
-		t.Errorf("full listing: Full = %v, cursor %q, want %q", full.Full, full.Cursor, inc.Cursor)
+	full := mustList(t, src, "")
+	if !full.Complete || full.Cursor != inc.Cursor {
+		t.Errorf("full listing: Complete = %v, cursor %q, want %q", full.Complete, full.Cursor, inc.Cursor)
 	}
 	fullDocs := byID(full.Docs)
 	if g := ids(full.Docs); strings.Join(g, " ") != "kb:README.md kb:docs/guide.md kb:docs/moved.md kb:docs/new.md kb:docs/on-call-guide.md" {
@@ -284,9 +284,9 @@ func TestFullThenIncremental(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				ch := mustChanges(t, tt.src, tt.cursor)
-				if ch.Full != tt.wantFull || len(ch.Docs) != tt.wantDocs {
-					t.Errorf("Full = %v with %d docs %v, want %v with %d", ch.Full, len(ch.Docs), ids(ch.Docs), tt.wantFull, tt.wantDocs)
+				ch := mustList(t, tt.src, tt.cursor)
+				if ch.Complete != tt.wantFull || len(ch.Docs) != tt.wantDocs {
+					t.Errorf("Complete = %v with %d docs %v, want %v with %d", ch.Complete, len(ch.Docs), ids(ch.Docs), tt.wantFull, tt.wantDocs)
 				}
 				if tt.wantFirst != "" && (len(ch.Docs) == 0 || ch.Docs[0].ID != tt.wantFirst) {
 					t.Errorf("docs = %v, want %s", ids(ch.Docs), tt.wantFirst)
@@ -310,7 +310,7 @@ func TestFullThenIncremental(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch := mustChanges(t, s, "")
+		ch := mustList(t, s, "")
 		d := byID(ch.Docs)
 		if d["kb:README.md"].Title != "Handbook" {
 			t.Errorf("README title = %q, want the committed one", d["kb:README.md"].Title)
@@ -353,7 +353,7 @@ func TestSubdirIncludeExclude(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch := mustChanges(t, s, "")
+			ch := mustList(t, s, "")
 			if g := strings.Join(ids(ch.Docs), " "); g != tt.want {
 				t.Errorf("docs = %s, want %s", g, tt.want)
 			}
@@ -371,7 +371,7 @@ func TestSubdirIncludeExclude(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Changes(context.Background(), ""); err == nil || !strings.Contains(err.Error(), `folder "nope" not found`) {
+		if _, err := connectorstest.Collect(context.Background(), s, ""); err == nil || !strings.Contains(err.Error(), `folder "nope" not found`) {
 			t.Errorf("err = %v", err)
 		}
 	})
@@ -380,7 +380,7 @@ func TestSubdirIncludeExclude(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Changes(context.Background(), ""); err == nil || !strings.Contains(err.Error(), `source "x"`) {
+		if _, err := connectorstest.Collect(context.Background(), s, ""); err == nil || !strings.Contains(err.Error(), `source "x"`) {
 			t.Errorf("err = %v", err)
 		}
 	})
@@ -389,11 +389,11 @@ func TestSubdirIncludeExclude(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first := mustChanges(t, s, "")
+		first := mustList(t, s, "")
 		r.commit("Bob", t2, change{remove: []string{"docs/a.md"}, write: map[string]string{"docs/b.md": "# B\n", "README.md": "# Changed\n"}})
-		ch := mustChanges(t, s, first.Cursor)
-		if ch.Full || strings.Join(ids(ch.Docs), " ") != "x:b.md" || strings.Join(ch.Deleted, " ") != "x:a.md" {
-			t.Errorf("Full %v, docs %v, deleted %v; want x:b.md added and x:a.md deleted", ch.Full, ids(ch.Docs), ch.Deleted)
+		ch := mustList(t, s, first.Cursor)
+		if ch.Complete || strings.Join(ids(ch.Docs), " ") != "x:b.md" || strings.Join(ch.Deleted, " ") != "x:a.md" {
+			t.Errorf("Complete %v, docs %v, deleted %v; want x:b.md added and x:a.md deleted", ch.Complete, ids(ch.Docs), ch.Deleted)
 		}
 	})
 }
@@ -411,7 +411,7 @@ func TestFailedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := mustChanges(t, s, "")
+	first := mustList(t, s, "")
 	if g := strings.Join(ids(first.Docs), " "); g != "x:ok.md" {
 		t.Errorf("docs = %s, want x:ok.md", g)
 	}
@@ -432,7 +432,7 @@ func TestFailedFiles(t *testing.T) {
 
 	// Fixing a file in a later commit brings it through incrementally.
 	r.commit("Bob", t2, change{write: map[string]string{"bad-front.md": "---\ntitle: Fixed\n---\nbody\n"}})
-	ch := mustChanges(t, s, first.Cursor)
+	ch := mustList(t, s, first.Cursor)
 	if d := byID(ch.Docs)["x:bad-front.md"]; d.Title != "Fixed" || d.Author != "Bob" || len(ch.Failed) != 0 {
 		t.Errorf("after fix: docs %v failed %v", ids(ch.Docs), ch.Failed)
 	}
@@ -466,7 +466,7 @@ func TestMergeAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := byID(mustChanges(t, s, "").Docs)
+	docs := byID(mustList(t, s, "").Docs)
 	for id, w := range map[string]struct {
 		author string
 		when   time.Time
@@ -528,7 +528,7 @@ func TestRelativePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := mustChanges(t, s, "")
+	ch := mustList(t, s, "")
 	if want := filepath.Base(r.dir); len(ch.Docs) != 1 || ch.Docs[0].Space != want || ch.Docs[0].URL != want+"/a.md" {
 		t.Errorf("docs = %+v, want space and repo %q", ch.Docs, want)
 	}
@@ -543,7 +543,7 @@ func TestCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Changes(ctx, ""); !errors.Is(err, context.Canceled) {
+	if _, err := connectorstest.Collect(ctx, s, ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
@@ -563,8 +563,8 @@ func TestNilLoggerDiscards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch := mustChanges(t, s, ""); len(ch.Docs) != 1 {
-		t.Fatalf("Changes listed %d documents, want 1", len(ch.Docs))
+	if ch := mustList(t, s, ""); len(ch.Docs) != 1 {
+		t.Fatalf("List listed %d documents, want 1", len(ch.Docs))
 	}
 	if global.Len() != 0 {
 		t.Errorf("source without a Logger wrote to slog.Default:\n%s", global.String())

@@ -25,8 +25,6 @@ import (
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/git"
-	"github.com/docent-hq/docent/search/local"
-	"github.com/docent-hq/docent/store"
 )
 
 // requireUploadPack skips when the git binary that go-git's file transport
@@ -58,9 +56,9 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first := mustChanges(t, s, "")
-			if !first.Full || strings.Join(ids(first.Docs), " ") != name+":a.md "+name+":b.md" {
-				t.Errorf("first sync: Full %v, docs %v", first.Full, ids(first.Docs))
+			first := mustList(t, s, "")
+			if !first.Complete || strings.Join(ids(first.Docs), " ") != name+":a.md "+name+":b.md" {
+				t.Errorf("first sync: Complete %v, docs %v", first.Complete, ids(first.Docs))
 			}
 			if !strings.HasPrefix(first.Cursor, c1.String()) {
 				t.Errorf("cursor %q, want commit %s", first.Cursor, c1)
@@ -74,8 +72,8 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 				t.Errorf("no clone at %s: %v", cloneDir, err)
 			}
 
-			again := mustChanges(t, s, first.Cursor)
-			if again.Full || len(again.Docs) != 0 || len(again.Deleted) != 0 || again.Cursor != first.Cursor {
+			again := mustList(t, s, first.Cursor)
+			if again.Complete || len(again.Docs) != 0 || len(again.Deleted) != 0 || again.Cursor != first.Cursor {
 				t.Errorf("no-op sync: %+v", again)
 			}
 		})
@@ -89,9 +87,9 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch := mustChanges(t, s, c1.String()+":"+strings.SplitN(mustCursorFP(t, s), ":", 2)[1])
-		if ch.Full || strings.Join(ids(ch.Docs), " ") != name+":a.md "+name+":c.md" || strings.Join(ch.Deleted, " ") != name+":b.md" {
-			t.Errorf("%s after fetch: Full %v docs %v deleted %v", name, ch.Full, ids(ch.Docs), ch.Deleted)
+		ch := mustList(t, s, c1.String()+":"+strings.SplitN(mustCursorFP(t, s), ":", 2)[1])
+		if ch.Complete || strings.Join(ids(ch.Docs), " ") != name+":a.md "+name+":c.md" || strings.Join(ch.Deleted, " ") != name+":b.md" {
+			t.Errorf("%s after fetch: Complete %v docs %v deleted %v", name, ch.Complete, ids(ch.Docs), ch.Deleted)
 		}
 		if !strings.HasPrefix(ch.Cursor, c2.String()) {
 			t.Errorf("%s cursor %q, want commit %s", name, ch.Cursor, c2)
@@ -105,7 +103,7 @@ func TestRemoteCloneAndFetch(t *testing.T) {
 // mustCursorFP returns a cursor from a sync, to reuse its options fingerprint.
 func mustCursorFP(t *testing.T, s *git.Source) string {
 	t.Helper()
-	return mustChanges(t, s, "").Cursor
+	return mustList(t, s, "").Cursor
 }
 
 func TestRemoteBranch(t *testing.T) {
@@ -122,7 +120,7 @@ func TestRemoteBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := mustChanges(t, s, "")
+	ch := mustList(t, s, "")
 	if strings.Join(ids(ch.Docs), " ") != "r:a.md" || ch.Docs[0].URL != "https://x/main/a.md" {
 		t.Errorf("docs %v (URL %q), want only r:a.md on main", ids(ch.Docs), ch.Docs[0].URL)
 	}
@@ -130,7 +128,7 @@ func TestRemoteBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch = mustChanges(t, def, "")
+	ch = mustList(t, def, "")
 	if strings.Join(ids(ch.Docs), " ") != "d:a.md d:b.md" || byID(ch.Docs)["d:b.md"].URL != "https://x/release/b.md" {
 		t.Errorf("default branch docs %v", ids(ch.Docs))
 	}
@@ -184,9 +182,9 @@ func TestRemoteUnreachable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, err := s.Changes(ctx, "")
+			ch, err := connectorstest.Collect(ctx, s, "")
 			if err == nil {
-				t.Fatalf("Changes succeeded: %+v", ch)
+				t.Fatalf("List succeeded: %+v", ch)
 			}
 			msg := err.Error()
 			t.Log(msg)
@@ -215,7 +213,7 @@ func TestRemoteUnreachable(t *testing.T) {
 
 			// Through the sync engine: the run fails and neither the
 			// stored run nor any log line carries the token.
-			reg, idx := mustStores(t)
+			reg, idx := connectorstest.OpenStores(t)
 			eng := connectors.NewEngine(reg, idx, connectorstest.NewEmbedder("v1"), connectorstest.Chunker{}, log, connectors.EngineOptions{})
 			res, err := eng.Sync(ctx, s, nil)
 			if err == nil {
@@ -239,24 +237,6 @@ func TestRemoteUnreachable(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mustStores opens a registry and an index under a temp dir.
-func mustStores(tb testing.TB) (*store.DB, *local.Index) {
-	tb.Helper()
-	ctx := context.Background()
-	dir := tb.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "docent.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	idx, err := local.Open(ctx, filepath.Join(dir, "index.db"), local.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { idx.Close() })
-	return db, idx
 }
 
 // syncWriter serializes writes to w.
@@ -320,7 +300,7 @@ func TestRemoteHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := mustChanges(t, s, "")
+	first := mustList(t, s, "")
 	if !strings.HasPrefix(first.Cursor, c1.String()) || strings.Join(ids(first.Docs), " ") != "hb:faq.md" {
 		t.Fatalf("first sync: cursor %q docs %v", first.Cursor, ids(first.Docs))
 	}
@@ -329,9 +309,9 @@ func TestRemoteHTTP(t *testing.T) {
 	}
 	c2 := work.commit("Bob", t2, change{write: map[string]string{"faq.md": "# FAQ\n\nNew answer.\n"}})
 	push()
-	ch := mustChanges(t, s, first.Cursor)
-	if ch.Full || !strings.HasPrefix(ch.Cursor, c2.String()) || len(ch.Docs) != 1 || ch.Docs[0].Author != "Bob" {
-		t.Errorf("after fetch: Full %v cursor %q docs %+v", ch.Full, ch.Cursor, ch.Docs)
+	ch := mustList(t, s, first.Cursor)
+	if ch.Complete || !strings.HasPrefix(ch.Cursor, c2.String()) || len(ch.Docs) != 1 || ch.Docs[0].Author != "Bob" {
+		t.Errorf("after fetch: Complete %v cursor %q docs %+v", ch.Complete, ch.Cursor, ch.Docs)
 	}
 }
 
@@ -355,7 +335,7 @@ func TestRemoteURLChanged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch := mustChanges(t, s, "")
+		ch := mustList(t, s, "")
 		if strings.Join(ids(ch.Docs), " ") != tt.want {
 			t.Errorf("from %s: docs %v, want %s", tt.url, ids(ch.Docs), tt.want)
 		}
@@ -364,7 +344,7 @@ func TestRemoteURLChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch := mustChanges(t, s, ""); !strings.HasPrefix(ch.Cursor, c.String()) {
+	if ch := mustList(t, s, ""); !strings.HasPrefix(ch.Cursor, c.String()) {
 		t.Errorf("cursor %q, want the new origin's head %s", ch.Cursor, c)
 	}
 }

@@ -1,0 +1,118 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/docent-hq/docent"
+)
+
+// HandleAction carries out a button press: feedback is stored against
+// the turn; "Get a human" hands the thread off (the escalation channel is
+// told, the asker too, and the bot goes quiet in the thread); Claim and
+// Resolve move the handoff on and update its escalation post. Resolving
+// saves the person's last reply in the thread as a knowledge candidate,
+// and the bot answers in the thread again.
+func (b *Bot) HandleAction(ctx context.Context, a Action, out Poster) error {
+	switch a.Kind {
+	case ActionHelpful, ActionNotHelpful:
+		return b.feedback(ctx, a, out)
+	case ActionHandoff:
+		return b.handoff(ctx, a, out)
+	case ActionClaim, ActionResolve:
+		return b.escalationAction(ctx, a, out)
+	}
+	return fmt.Errorf("bot: unknown action %q", a.Kind)
+}
+
+func (b *Bot) feedback(ctx context.Context, a Action, out Poster) error {
+	rating := docent.RatingHelpful
+	if a.Kind == ActionNotHelpful {
+		rating = docent.RatingNotHelpful
+	}
+	f := docent.Feedback{TurnID: a.TurnID, Rating: rating, Reason: a.Reason, Platform: b.platform, User: a.User}
+	if err := b.store.CreateFeedback(ctx, &f); err != nil {
+		return fmt.Errorf("bot: feedback: %w", err)
+	}
+	text := "Thanks for the feedback."
+	if rating == docent.RatingNotHelpful {
+		text = "Thanks for telling me. An admin will review this answer; press \"Get a human\" if you still need help."
+	}
+	return out.Reply(ctx, a.Thread, Reply{Kind: ReplyNote, Text: text, TurnID: a.TurnID, Ephemeral: true})
+}
+
+func (b *Bot) handoff(ctx context.Context, a Action, out Poster) error {
+	t := a.Thread
+	h, ok, err := b.store.ThreadHandoff(ctx, t.Platform, t.Channel, t.ID)
+	if err != nil {
+		return fmt.Errorf("bot: handoff: %w", err)
+	}
+	if ok && h.State != docent.HandoffResolved {
+		return out.Reply(ctx, t, Reply{Kind: ReplyHandoff, Ephemeral: true,
+			Text: "I've already asked " + b.cfg.GroupName + " to help here; a person will reply in this thread."})
+	}
+	var turn docent.Turn
+	if a.TurnID != 0 {
+		if turn, err = b.store.Turn(ctx, a.TurnID); err != nil {
+			return fmt.Errorf("bot: handoff: %w", err)
+		}
+	}
+	h = docent.Handoff{TurnID: a.TurnID, Platform: t.Platform, Channel: t.Channel, Thread: t.ID,
+		Question: turn.Question.Text, State: docent.HandoffRequested, RequestedBy: a.User, RequestedAt: b.now().UTC()}
+	if err := b.store.CreateHandoff(ctx, &h); err != nil {
+		return fmt.Errorf("bot: handoff: %w", err)
+	}
+	ref, escErr := out.Escalate(ctx, Escalation{Handoff: h, Answer: turn.Answer})
+	if escErr != nil {
+		b.log.ErrorContext(ctx, "escalation failed", slog.Int64("handoff", h.ID), slog.Any("error", escErr))
+		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, Buttons: []ActionKind{ActionHandoff},
+			Text: "Sorry, I couldn't reach " + b.cfg.GroupName + ". Please try \"Get a human\" again in a moment."})
+		h.State, h.ResolvedAt = docent.HandoffResolved, b.now().UTC()
+		return errors.Join(fmt.Errorf("bot: escalate: %w", escErr), err, b.store.UpdateHandoff(ctx, h))
+	}
+	h.EscalationRef = ref
+	if err := b.store.UpdateHandoff(ctx, h); err != nil {
+		return fmt.Errorf("bot: handoff: %w", err)
+	}
+	b.log.InfoContext(ctx, "handed off", slog.Int64("handoff", h.ID), slog.String("thread", t.ID))
+	return out.Reply(ctx, t, Reply{Kind: ReplyHandoff,
+		Text: "I've asked " + b.cfg.GroupName + " to help. A person will reply in this thread; I'll stay out of it until they're done."})
+}
+
+func (b *Bot) escalationAction(ctx context.Context, a Action, out Poster) error {
+	h, err := b.store.Handoff(ctx, a.HandoffID)
+	if err != nil {
+		return fmt.Errorf("bot: %s: %w", a.Kind, err)
+	}
+	t := Thread{Platform: h.Platform, Channel: h.Channel, ID: h.Thread}
+	now := b.now().UTC()
+	var note string
+	switch {
+	case h.State == docent.HandoffResolved:
+		return out.UpdateEscalation(ctx, h) // nothing left to do; show the final state
+	case a.Kind == ActionClaim && h.State == docent.HandoffRequested:
+		h.State, h.ClaimedBy, h.ClaimedAt = docent.HandoffClaimed, a.User, now
+		note = "A person is looking at this now."
+	case a.Kind == ActionResolve:
+		if h.ClaimedBy == "" {
+			h.ClaimedBy, h.ClaimedAt = a.User, now
+		}
+		h.State, h.ResolvedBy, h.ResolvedAt = docent.HandoffResolved, a.User, now
+		note = "This was marked resolved. I'll answer new questions in this thread again."
+	default:
+		return out.UpdateEscalation(ctx, h) // a second claim: nothing changes
+	}
+	if err := b.store.UpdateHandoff(ctx, h); err != nil {
+		return fmt.Errorf("bot: %s: %w", a.Kind, err)
+	}
+	if h.State == docent.HandoffResolved && h.LastReply != "" {
+		k := docent.KnowledgeCandidate{HandoffID: h.ID, TurnID: h.TurnID, Question: h.Question,
+			Answer: h.LastReply, Author: h.LastReplyBy, CreatedAt: now}
+		if err := b.store.CreateKnowledgeCandidate(ctx, &k); err != nil {
+			return fmt.Errorf("bot: %s: %w", a.Kind, err)
+		}
+	}
+	return errors.Join(out.UpdateEscalation(ctx, h), out.Reply(ctx, t, Reply{Kind: ReplyNote, Text: note}))
+}

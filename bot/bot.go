@@ -1,0 +1,451 @@
+// Package bot is the conversation core the chat adapters share: which
+// messages to answer, thread context for follow-ups, per-channel source
+// scope, feedback, the handoff state machine (bot → requested → claimed →
+// resolved), dedupe of redelivered events and rate limits. Adapters
+// (bot/slack, bot/discord) stay thin: they turn platform events into
+// Messages and Actions, and post the Replies and escalations the core
+// asks for through their Poster.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/docent-hq/docent"
+)
+
+// Asker answers a question and stores the turn; answer.Recorder
+// implements it. A failed answer returns the stored turn (with its ID)
+// and the error.
+type Asker interface {
+	Ask(ctx context.Context, q docent.Question) (docent.Turn, error)
+}
+
+// Store keeps the core's state; store.DB implements it.
+type Store interface {
+	// MarkEvent records a delivered event and reports whether it is new;
+	// a redelivery, even across a restart, returns false.
+	MarkEvent(ctx context.Context, platform, eventID string) (bool, error)
+	// ThreadTurns returns the latest limit turns of a conversation,
+	// oldest first.
+	ThreadTurns(ctx context.Context, platform, channel, thread string, limit int) ([]docent.Turn, error)
+	// Turn returns a stored turn; an unknown ID is an error.
+	Turn(ctx context.Context, id int64) (docent.Turn, error)
+	// CreateFeedback stores a rating; an unknown turn is an error.
+	CreateFeedback(ctx context.Context, f *docent.Feedback) error
+	// ThreadHandoff returns the latest handoff of a conversation; ok is
+	// false when it was never handed off.
+	ThreadHandoff(ctx context.Context, platform, channel, thread string) (h docent.Handoff, ok bool, err error)
+	// Handoff returns a handoff by ID; an unknown ID is an error.
+	Handoff(ctx context.Context, id int64) (docent.Handoff, error)
+	// CreateHandoff stores a new handoff and sets its ID.
+	CreateHandoff(ctx context.Context, h *docent.Handoff) error
+	// UpdateHandoff writes a handoff's state; an unknown ID is an error.
+	UpdateHandoff(ctx context.Context, h docent.Handoff) error
+	// CreateKnowledgeCandidate stores a person's resolving reply.
+	CreateKnowledgeCandidate(ctx context.Context, k *docent.KnowledgeCandidate) error
+}
+
+// StaleChecker says which documents are flagged stale, so that an answer
+// can say so next to a stale source. It may be nil.
+type StaleChecker interface {
+	// Stale returns the IDs among docIDs that are flagged stale.
+	Stale(ctx context.Context, docIDs []string) (map[string]bool, error)
+}
+
+// Thread identifies a conversation: a thread on a platform.
+type Thread struct {
+	// Platform is "slack" or "discord".
+	Platform string
+	// Channel is the channel (or DM) the thread is in.
+	Channel string
+	// ID is the thread's root: the first message's ID (Slack thread_ts,
+	// Discord thread channel ID).
+	ID string
+}
+
+// Message is a platform message that may be a question to the bot.
+type Message struct {
+	// EventID identifies the delivery for dedupe (Slack event_id, Discord
+	// message ID); "" skips dedupe.
+	EventID string
+	// Thread is the conversation; for a new top-level message, the thread
+	// the reply starts.
+	Thread Thread
+	// User is the author's platform ID.
+	User string
+	// Text is the message with the bot's mention removed.
+	Text string
+	// Mentioned: the message mentions the bot.
+	Mentioned bool
+	// Direct: a direct message to the bot.
+	Direct bool
+	// TopLevel: a new message in a channel or a new forum post, not a
+	// reply inside an existing thread.
+	TopLevel bool
+	// ReplyToBot: a reply to one of the bot's own messages.
+	ReplyToBot bool
+	// FromBot: written by a bot (the bot itself included); ignored.
+	FromBot bool
+}
+
+// ActionKind is a button a person pressed.
+type ActionKind string
+
+// Actions.
+const (
+	ActionHelpful    ActionKind = "helpful"
+	ActionNotHelpful ActionKind = "not_helpful"
+	// ActionHandoff is "Get a human" under an answer.
+	ActionHandoff ActionKind = "handoff"
+	// ActionClaim and ActionResolve are buttons on the escalation post.
+	ActionClaim   ActionKind = "claim"
+	ActionResolve ActionKind = "resolve"
+)
+
+// Action is a button press.
+type Action struct {
+	// Kind is the button.
+	Kind ActionKind
+	// Thread is the conversation the answer is in (feedback, handoff);
+	// unused for claim and resolve, which name HandoffID.
+	Thread Thread
+	// TurnID is the answer the button was under (feedback, handoff).
+	TurnID int64
+	// HandoffID is the handoff an escalation button acts on.
+	HandoffID int64
+	// User is who pressed it.
+	User string
+	// Reason is the optional text given with "not helpful".
+	Reason string
+}
+
+// ReplyKind says what a Reply is.
+type ReplyKind string
+
+// Replies.
+const (
+	// ReplyAnswer: an answer with its sources.
+	ReplyAnswer ReplyKind = "answer"
+	// ReplyUncertain: the closest page, a hedge and the handoff button.
+	ReplyUncertain ReplyKind = "uncertain"
+	// ReplyNotFound: the docs do not cover it; the handoff button first.
+	ReplyNotFound ReplyKind = "not_found"
+	// ReplyFailed: answering failed; an apology and the handoff button.
+	ReplyFailed ReplyKind = "failed"
+	// ReplyRateLimited: too many questions; try again shortly.
+	ReplyRateLimited ReplyKind = "rate_limited"
+	// ReplyHandoff: a person was asked for (or already was).
+	ReplyHandoff ReplyKind = "handoff"
+	// ReplyNote: a short notice in the thread (claimed, resolved,
+	// feedback thanks).
+	ReplyNote ReplyKind = "note"
+)
+
+// Reply is what the core asks an adapter to post in a thread.
+type Reply struct {
+	// Kind says what it is; adapters may style each kind.
+	Kind ReplyKind
+	// Text is the message; answers carry [n] citation markers.
+	Text string
+	// Citations are the sources, numbered from 1 (answer, uncertain).
+	Citations []docent.Citation
+	// Stale flags, per citation, a source flagged stale.
+	Stale []bool
+	// TurnID is the stored turn the reply shows (0 for notices).
+	TurnID int64
+	// Buttons are the actions to offer, in order.
+	Buttons []ActionKind
+	// Ephemeral: only the person who triggered it needs to see it
+	// (adapters that can, show it to them alone).
+	Ephemeral bool
+}
+
+// Escalation is a handoff request to post in the escalation channel.
+type Escalation struct {
+	// Handoff is the stored handoff (ID set): the post's buttons act on it.
+	Handoff docent.Handoff
+	// Answer is what the bot replied (text and sources), when it did.
+	Answer docent.Answer
+}
+
+// Poster posts for the core; each adapter implements it.
+type Poster interface {
+	// Reply posts r in thread t.
+	Reply(ctx context.Context, t Thread, r Reply) error
+	// Escalate posts a handoff request in the escalation channel, with a
+	// link to the thread, the question, the bot's answer and sources, a
+	// mention of the configured group or role, and Claim/Resolve buttons;
+	// it returns a reference UpdateEscalation can edit.
+	Escalate(ctx context.Context, e Escalation) (ref string, err error)
+	// UpdateEscalation shows h's new state on its escalation post.
+	UpdateEscalation(ctx context.Context, h docent.Handoff) error
+}
+
+// FollowUps says which messages in a thread the bot answers without a
+// mention.
+type FollowUps string
+
+// Follow-up policies.
+const (
+	// FollowQuestions answers messages that read as questions (end in
+	// "?" or start with a question word), and replies to the bot.
+	FollowQuestions FollowUps = "questions"
+	// FollowReplies answers only replies to the bot's messages.
+	FollowReplies FollowUps = "replies"
+	// FollowAll answers every message.
+	FollowAll FollowUps = "all"
+)
+
+// ChannelConfig is what the bot does in one channel.
+type ChannelConfig struct {
+	// Sources and Labels scope retrieval: a public channel must never
+	// cite internal docs. Empty means every source and label.
+	Sources []string
+	Labels  []string
+	// AutoAnswer answers new top-level messages that read as questions
+	// (help channels, forum posts) without a mention.
+	AutoAnswer bool
+}
+
+// Config tunes the core.
+type Config struct {
+	// Channels configures channels by ID; others use Default.
+	Channels map[string]ChannelConfig
+	// Default is the configuration of DMs and unlisted channels.
+	Default ChannelConfig
+	// FollowUps is the follow-up policy in threads the bot answers;
+	// default FollowQuestions.
+	FollowUps FollowUps
+	// History is how many earlier turns make a follow-up standalone;
+	// default 3.
+	History int
+	// GroupName names who is asked in a handoff ("the IT team"), for the
+	// asker's notice.
+	GroupName string
+	// UserRate and ChannelRate bound questions per minute per user and
+	// per channel; 0 means 10 and 60.
+	UserRate, ChannelRate float64
+}
+
+// Bot is the conversation core. It is safe for concurrent use.
+type Bot struct {
+	platform string
+	asker    Asker
+	store    Store
+	stale    StaleChecker
+	cfg      Config
+	log      *slog.Logger
+	now      func() time.Time
+
+	mu       sync.Mutex
+	limiters map[string]*rate.Limiter
+}
+
+// New returns the core for one platform. stale may be nil; log nil
+// discards logs.
+func New(platform string, asker Asker, st Store, stale StaleChecker, cfg Config, log *slog.Logger) *Bot {
+	if cfg.FollowUps == "" {
+		cfg.FollowUps = FollowQuestions
+	}
+	if cfg.History <= 0 {
+		cfg.History = 3
+	}
+	if cfg.UserRate <= 0 {
+		cfg.UserRate = 10
+	}
+	if cfg.ChannelRate <= 0 {
+		cfg.ChannelRate = 60
+	}
+	if cfg.GroupName == "" {
+		cfg.GroupName = "the team"
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Bot{platform: platform, asker: asker, store: st, stale: stale, cfg: cfg, log: log,
+		now: time.Now, limiters: map[string]*rate.Limiter{}}
+}
+
+// channel returns the configuration of a channel.
+func (b *Bot) channel(id string) ChannelConfig {
+	if c, ok := b.cfg.Channels[id]; ok {
+		return c
+	}
+	return b.cfg.Default
+}
+
+// HandleMessage decides whether m is a question for the bot and, if so,
+// answers it in its thread through out. It answers direct messages,
+// mentions, top-level questions in auto-answer channels, and follow-ups
+// in threads it already answers (per Config.FollowUps). In a thread handed
+// to a person it stays quiet, unless mentioned, and remembers the
+// person's latest reply. A redelivered event is ignored. Errors are
+// returned after the asker was told (never silent); a failed answer gets
+// an apology with the handoff button.
+func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
+	text := strings.TrimSpace(m.Text)
+	if m.FromBot || (text == "" && !m.Mentioned) {
+		return nil
+	}
+	if m.EventID != "" {
+		fresh, err := b.store.MarkEvent(ctx, b.platform, m.EventID)
+		if err != nil {
+			return fmt.Errorf("bot: %w", err)
+		}
+		if !fresh {
+			b.log.DebugContext(ctx, "duplicate event ignored", slog.String("event", m.EventID))
+			return nil
+		}
+	}
+	t := m.Thread
+	h, handed, err := b.store.ThreadHandoff(ctx, t.Platform, t.Channel, t.ID)
+	if err != nil {
+		return fmt.Errorf("bot: %w", err)
+	}
+	if handed && h.State != docent.HandoffResolved && !m.Mentioned {
+		if m.User != h.RequestedBy && text != "" {
+			h.LastReplyBy, h.LastReply = m.User, text
+			if err := b.store.UpdateHandoff(ctx, h); err != nil {
+				return fmt.Errorf("bot: %w", err)
+			}
+		}
+		return nil
+	}
+
+	var history []docent.Turn
+	if !m.TopLevel {
+		if history, err = b.store.ThreadTurns(ctx, t.Platform, t.Channel, t.ID, b.cfg.History); err != nil {
+			return fmt.Errorf("bot: %w", err)
+		}
+	}
+	cc := b.channel(t.Channel)
+	switch {
+	case m.Direct, m.Mentioned:
+	case m.TopLevel && cc.AutoAnswer && looksLikeQuestion(text):
+	case !m.TopLevel && len(history) > 0 && b.followUp(m, text):
+	default:
+		return nil
+	}
+	if text == "" {
+		return out.Reply(ctx, t, Reply{Kind: ReplyNote, Text: "Ask me a question about the docs and I'll answer with sources."})
+	}
+	if !b.allow("user:"+m.User, b.cfg.UserRate) || !b.allow("channel:"+t.Channel, b.cfg.ChannelRate) {
+		return out.Reply(ctx, t, Reply{Kind: ReplyRateLimited, Ephemeral: true,
+			Text: "You're asking faster than I can keep up. Please try again in a minute."})
+	}
+
+	q := docent.Question{Text: text, Platform: t.Platform, Channel: t.Channel, Thread: t.ID, User: m.User,
+		Filter: docent.Filter{Sources: cc.Sources, Labels: cc.Labels}}
+	for _, tu := range history {
+		q.History = append(q.History, docent.Exchange{Question: tu.Question.Text, Answer: tu.Answer.Text})
+	}
+	turn, askErr := b.asker.Ask(ctx, q)
+	if errors.Is(askErr, docent.ErrEmptyQuestion) {
+		return nil
+	}
+	if askErr != nil {
+		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
+			slog.String("error", turn.Answer.Trace.Error))
+		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
+			Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"})
+		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
+	}
+	return out.Reply(ctx, t, b.reply(ctx, turn))
+}
+
+// followUp reports whether a message in a thread the bot answers is a
+// follow-up to answer, per the policy.
+func (b *Bot) followUp(m Message, text string) bool {
+	switch b.cfg.FollowUps {
+	case FollowAll:
+		return true
+	case FollowReplies:
+		return m.ReplyToBot
+	}
+	return m.ReplyToBot || looksLikeQuestion(text)
+}
+
+// reply turns a stored turn into the reply for its outcome.
+func (b *Bot) reply(ctx context.Context, turn docent.Turn) Reply {
+	a := turn.Answer
+	r := Reply{TurnID: turn.ID, Text: a.Text, Citations: a.Citations}
+	switch a.Status {
+	case docent.StatusAnswered:
+		r.Kind = ReplyAnswer
+		r.Buttons = []ActionKind{ActionHelpful, ActionNotHelpful, ActionHandoff}
+	case docent.StatusUncertain:
+		r.Kind = ReplyUncertain
+		r.Buttons = []ActionKind{ActionHandoff, ActionHelpful, ActionNotHelpful}
+	default:
+		r.Kind = ReplyNotFound
+		r.Citations = nil
+		r.Buttons = []ActionKind{ActionHandoff}
+	}
+	r.Stale = b.staleFlags(ctx, r.Citations)
+	return r
+}
+
+// staleFlags marks, per citation, the sources flagged stale.
+func (b *Bot) staleFlags(ctx context.Context, cites []docent.Citation) []bool {
+	if b.stale == nil || len(cites) == 0 {
+		return nil
+	}
+	ids := make([]string, len(cites))
+	for i, c := range cites {
+		ids[i] = c.DocID
+	}
+	stale, err := b.stale.Stale(ctx, ids)
+	if err != nil {
+		b.log.WarnContext(ctx, "stale check failed", slog.Any("error", err))
+		return nil
+	}
+	flags := make([]bool, len(cites))
+	flagged := false
+	for i, c := range cites {
+		flags[i] = stale[c.DocID]
+		flagged = flagged || flags[i]
+	}
+	if !flagged {
+		return nil
+	}
+	return flags
+}
+
+// allow takes a token from key's bucket (rate per minute, burst of a
+// minute's worth up to 5).
+func (b *Bot) allow(key string, perMinute float64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l, ok := b.limiters[key]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(perMinute/60), max(1, min(5, int(perMinute))))
+		b.limiters[key] = l
+	}
+	return l.AllowN(b.now(), 1)
+}
+
+// questionWords open a message that reads as a question without "?".
+var questionWords = map[string]bool{
+	"how": true, "what": true, "whats": true, "what's": true, "when": true, "where": true, "who": true,
+	"why": true, "which": true, "can": true, "could": true, "do": true, "does": true, "is": true, "are": true,
+	"should": true, "will": true, "would": true, "may": true, "any": true, "anyone": true,
+}
+
+// looksLikeQuestion reports whether text reads as a question: it ends in
+// "?" or starts with a question word.
+func looksLikeQuestion(text string) bool {
+	text = strings.TrimSpace(text)
+	if strings.HasSuffix(text, "?") {
+		return true
+	}
+	first, _, _ := strings.Cut(strings.ToLower(text), " ")
+	return questionWords[strings.Trim(first, ",.:;!")]
+}

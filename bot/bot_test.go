@@ -1,0 +1,455 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/store"
+)
+
+// answererFunc is a function-field fake of the answer pipeline.
+type answererFunc func(ctx context.Context, q docent.Question) (docent.Answer, error)
+
+func (f answererFunc) Answer(ctx context.Context, q docent.Question) (docent.Answer, error) {
+	return f(ctx, q)
+}
+
+// poster records what the core asked the adapter to post.
+type poster struct {
+	mu          sync.Mutex
+	replies     []posted
+	escalations []bot.Escalation
+	updates     []docent.Handoff
+	escErr      error
+}
+
+type posted struct {
+	thread bot.Thread
+	reply  bot.Reply
+}
+
+func (p *poster) Reply(_ context.Context, t bot.Thread, r bot.Reply) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.replies = append(p.replies, posted{t, r})
+	return nil
+}
+
+func (p *poster) Escalate(_ context.Context, e bot.Escalation) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.escErr != nil {
+		return "", p.escErr
+	}
+	p.escalations = append(p.escalations, e)
+	return "ESC/" + e.Handoff.Thread, nil
+}
+
+func (p *poster) UpdateEscalation(_ context.Context, h docent.Handoff) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.updates = append(p.updates, h)
+	return nil
+}
+
+func (p *poster) last(t *testing.T) bot.Reply {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.replies) == 0 {
+		t.Fatal("no reply posted")
+	}
+	return p.replies[len(p.replies)-1].reply
+}
+
+func (p *poster) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.replies)
+}
+
+// env is a core over a real SQLite store and the real Recorder, with a
+// scripted answer pipeline that records the questions it gets.
+type env struct {
+	db   *store.DB
+	bot  *bot.Bot
+	out  *poster
+	mu   sync.Mutex
+	asks []docent.Question
+	// status and err script the next answers.
+	status docent.Status
+	err    error
+}
+
+func newEnv(t *testing.T, cfg bot.Config, stale bot.StaleChecker) *env {
+	t.Helper()
+	return newEnvAt(t, filepath.Join(t.TempDir(), "docent.db"), cfg, stale)
+}
+
+func newEnvAt(t *testing.T, path string, cfg bot.Config, stale bot.StaleChecker) *env {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e := &env{db: db, out: &poster{}, status: docent.StatusAnswered}
+	ans := answererFunc(func(_ context.Context, q docent.Question) (docent.Answer, error) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.asks = append(e.asks, q)
+		if e.err != nil {
+			return docent.Answer{Status: docent.StatusError}, e.err
+		}
+		a := docent.Answer{Status: e.status, Text: "Answer to " + q.Text + " [1].",
+			Citations: []docent.Citation{{N: 1, DocID: "hb:it/vpn.md", Title: "VPN", URL: "https://docs/vpn"}}}
+		if e.status == docent.StatusNotFound {
+			a.Text, a.Citations = answer.NotFoundText, nil
+		}
+		return a, nil
+	})
+	rec := answer.NewRecorder(ans, db, nil, slog.New(slog.DiscardHandler), nil)
+	e.bot = bot.New("slack", rec, db, stale, cfg, nil)
+	return e
+}
+
+func (e *env) questions() []docent.Question {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.asks)
+}
+
+var (
+	ctx    = context.Background()
+	thread = bot.Thread{Platform: "slack", Channel: "C-help", ID: "100.1"}
+)
+
+func msg(id, user, text string) bot.Message {
+	return bot.Message{EventID: id, Thread: thread, User: user, Text: text}
+}
+
+func TestMentionAnswersWithButtonsAndScope(t *testing.T) {
+	cfg := bot.Config{Channels: map[string]bot.ChannelConfig{"C-help": {Sources: []string{"public-docs"}}}}
+	e := newEnv(t, cfg, nil)
+	m := msg("Ev1", "U1", "How do I reset my VPN token?")
+	m.Mentioned, m.TopLevel = true, true
+	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+		t.Fatal(err)
+	}
+	r := e.out.last(t)
+	if r.Kind != bot.ReplyAnswer || r.TurnID == 0 || len(r.Citations) != 1 ||
+		!slices.Equal(r.Buttons, []bot.ActionKind{bot.ActionHelpful, bot.ActionNotHelpful, bot.ActionHandoff}) {
+		t.Errorf("reply = %+v", r)
+	}
+	q := e.questions()[0]
+	if !slices.Equal(q.Filter.Sources, []string{"public-docs"}) || q.Platform != "slack" || q.Channel != "C-help" ||
+		q.Thread != "100.1" || q.User != "U1" {
+		t.Errorf("question = %+v, want the channel's scope and the thread", q)
+	}
+	if turn, err := e.db.Turn(ctx, r.TurnID); err != nil || turn.Question.Thread != "100.1" {
+		t.Errorf("stored turn = %+v, %v", turn, err)
+	}
+}
+
+func TestWhichMessagesAreAnswered(t *testing.T) {
+	cfg := bot.Config{Channels: map[string]bot.ChannelConfig{"C-auto": {AutoAnswer: true}}}
+	tests := []struct {
+		name string
+		m    bot.Message
+		want bool
+	}{
+		{"mention", bot.Message{Mentioned: true, TopLevel: true, Text: "vpn token reset"}, true},
+		{"direct message", bot.Message{Direct: true, TopLevel: true, Text: "vpn token reset"}, true},
+		{"plain message in a normal channel", bot.Message{TopLevel: true, Text: "how do I reset the vpn?"}, false},
+		{"question in an auto-answer channel", bot.Message{TopLevel: true, Text: "how do I reset the vpn?",
+			Thread: bot.Thread{Platform: "slack", Channel: "C-auto", ID: "5.5"}}, true},
+		{"statement in an auto-answer channel", bot.Message{TopLevel: true, Text: "thanks everyone, all good now",
+			Thread: bot.Thread{Platform: "slack", Channel: "C-auto", ID: "5.6"}}, false},
+		{"from a bot", bot.Message{Mentioned: true, FromBot: true, Text: "how?"}, false},
+		{"reply in a thread the bot never answered", bot.Message{Text: "what about mac?"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, cfg, nil)
+			if tt.m.Thread.ID == "" {
+				tt.m.Thread = thread
+			}
+			tt.m.User = "U1"
+			if err := e.bot.HandleMessage(ctx, tt.m, e.out); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(e.questions()) == 1; got != tt.want {
+				t.Errorf("answered = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFollowUpsUseThreadContext(t *testing.T) {
+	e := newEnv(t, bot.Config{}, nil)
+	first := msg("Ev1", "U1", "how many vacation days do employees get?")
+	first.Mentioned, first.TopLevel = true, true
+	if err := e.bot.HandleMessage(ctx, first, e.out); err != nil {
+		t.Fatal(err)
+	}
+	// No mention, in the same thread: a question is answered with the
+	// thread's earlier exchange; a remark is not.
+	for _, m := range []bot.Message{msg("Ev2", "U1", "thanks!"), msg("Ev3", "U1", "and for contractors?")} {
+		if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	qs := e.questions()
+	if len(qs) != 2 {
+		t.Fatalf("asked %d questions, want 2 (the remark is not a question): %+v", len(qs), qs)
+	}
+	h := qs[1].History
+	if qs[1].Text != "and for contractors?" || len(h) != 1 || h[0].Question != "how many vacation days do employees get?" ||
+		!strings.Contains(h[0].Answer, "[1]") {
+		t.Errorf("follow-up = %+v", qs[1])
+	}
+}
+
+func TestRedeliveredEventAnsweredOnceAcrossRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "docent.db")
+	m := msg("Ev-retry", "U1", "how do I reset my vpn token?")
+	m.Mentioned, m.TopLevel = true, true
+	e := newEnvAt(t, path, bot.Config{}, nil)
+	for range 3 {
+		if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.db.Close()
+	again := newEnvAt(t, path, bot.Config{}, nil) // a restarted process
+	if err := again.bot.HandleMessage(ctx, m, again.out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.questions()) + len(again.questions()); n != 1 || e.out.count()+again.out.count() != 1 {
+		t.Errorf("answered %d times with %d replies, want once", n, e.out.count()+again.out.count())
+	}
+}
+
+func TestOutcomeReplies(t *testing.T) {
+	tests := []struct {
+		status docent.Status
+		kind   bot.ReplyKind
+		first  bot.ActionKind
+		cites  int
+	}{
+		{docent.StatusAnswered, bot.ReplyAnswer, bot.ActionHelpful, 1},
+		{docent.StatusUncertain, bot.ReplyUncertain, bot.ActionHandoff, 1},
+		{docent.StatusNotFound, bot.ReplyNotFound, bot.ActionHandoff, 0},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status), func(t *testing.T) {
+			e := newEnv(t, bot.Config{}, nil)
+			e.status = tt.status
+			m := msg("Ev1", "U1", "question?")
+			m.Mentioned = true
+			if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+				t.Fatal(err)
+			}
+			r := e.out.last(t)
+			if r.Kind != tt.kind || len(r.Buttons) == 0 || r.Buttons[0] != tt.first || len(r.Citations) != tt.cites {
+				t.Errorf("reply = %+v, want kind %s, first button %s, %d citations", r, tt.kind, tt.first, tt.cites)
+			}
+		})
+	}
+}
+
+func TestFailedAnswerIsNeverSilent(t *testing.T) {
+	e := newEnv(t, bot.Config{}, nil)
+	e.err = &answer.StageError{Stage: "generate", Err: errors.New("provider down")}
+	m := msg("Ev1", "U1", "how do I reset my vpn token?")
+	m.Mentioned = true
+	err := e.bot.HandleMessage(ctx, m, e.out)
+	if err == nil || !strings.Contains(err.Error(), "provider down") {
+		t.Errorf("err = %v, want the answer's error", err)
+	}
+	r := e.out.last(t)
+	if r.Kind != bot.ReplyFailed || !slices.Equal(r.Buttons, []bot.ActionKind{bot.ActionHandoff}) || !strings.Contains(r.Text, "Sorry") {
+		t.Errorf("reply = %+v, want an apology with the handoff button", r)
+	}
+	if turn, err := e.db.Turn(ctx, r.TurnID); err != nil || turn.Answer.Trace.Error == "" {
+		t.Errorf("failed turn %d not stored with its error: %+v, %v", r.TurnID, turn.Answer.Trace, err)
+	}
+}
+
+func TestRateLimitRepliesPolitely(t *testing.T) {
+	e := newEnv(t, bot.Config{UserRate: 2}, nil)
+	for i := range 4 {
+		m := msg("", "U1", "question number "+string(rune('a'+i))+"?")
+		m.Mentioned = true
+		if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.questions()); n != 2 {
+		t.Errorf("answered %d of 4 rapid questions, want 2 (the burst)", n)
+	}
+	if r := e.out.last(t); r.Kind != bot.ReplyRateLimited || !r.Ephemeral {
+		t.Errorf("last reply = %+v, want a polite rate-limit notice", r)
+	}
+}
+
+type staleDocs map[string]bool
+
+func (s staleDocs) Stale(_ context.Context, ids []string) (map[string]bool, error) { return s, nil }
+
+func TestStaleSourceFlagged(t *testing.T) {
+	e := newEnv(t, bot.Config{}, staleDocs{"hb:it/vpn.md": true})
+	m := msg("Ev1", "U1", "vpn?")
+	m.Mentioned = true
+	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.out.last(t); !slices.Equal(r.Stale, []bool{true}) {
+		t.Errorf("stale flags = %v, want the cited source flagged", r.Stale)
+	}
+}
+
+func TestFeedbackStored(t *testing.T) {
+	e := newEnv(t, bot.Config{}, nil)
+	m := msg("Ev1", "U1", "vpn?")
+	m.Mentioned = true
+	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+		t.Fatal(err)
+	}
+	turn := e.out.last(t).TurnID
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionNotHelpful, Thread: thread, TurnID: turn, User: "U1", Reason: "outdated"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	fb, err := e.db.TurnFeedback(ctx, turn)
+	if err != nil || len(fb) != 1 || fb[0].Rating != docent.RatingNotHelpful || fb[0].Reason != "outdated" || fb[0].Platform != "slack" {
+		t.Errorf("feedback = %+v, %v", fb, err)
+	}
+	if r := e.out.last(t); r.Kind != bot.ReplyNote || !r.Ephemeral {
+		t.Errorf("reply = %+v, want an ephemeral thanks", r)
+	}
+}
+
+// TestHandoffLifecycle: "Get a human" escalates with the answer, tells the
+// asker and silences the bot in the thread; a person's reply is kept;
+// claim and resolve move the state and update the escalation post; the
+// resolving reply becomes a knowledge candidate; the bot answers again.
+func TestHandoffLifecycle(t *testing.T) {
+	e := newEnv(t, bot.Config{GroupName: "the IT team"}, nil)
+	e.status = docent.StatusNotFound
+	first := msg("Ev1", "U-asker", "can I expense a gym membership?")
+	first.Mentioned, first.TopLevel = true, true
+	if err := e.bot.HandleMessage(ctx, first, e.out); err != nil {
+		t.Fatal(err)
+	}
+	turn := e.out.last(t).TurnID
+
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, TurnID: turn, User: "U-asker"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.out.escalations) != 1 {
+		t.Fatalf("%d escalations, want 1", len(e.out.escalations))
+	}
+	esc := e.out.escalations[0]
+	if esc.Handoff.ID == 0 || esc.Handoff.Question != "can I expense a gym membership?" || esc.Handoff.Thread != thread.ID ||
+		esc.Answer.Status != docent.StatusNotFound {
+		t.Errorf("escalation = %+v", esc)
+	}
+	if r := e.out.last(t); r.Kind != bot.ReplyHandoff || !strings.Contains(r.Text, "the IT team") {
+		t.Errorf("asker told %+v", r)
+	}
+	// Asking again while handed off changes nothing.
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, TurnID: turn, User: "U-asker"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.out.escalations) != 1 {
+		t.Errorf("a second Get a human escalated again")
+	}
+
+	// The bot stays quiet in the thread; a person's reply is remembered.
+	asked := len(e.questions())
+	for _, m := range []bot.Message{msg("Ev2", "U-asker", "any update?"), msg("Ev3", "U-staff", "Yes: up to $50 a month, file it under Wellness.")} {
+		if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(e.questions()) != asked {
+		t.Errorf("the bot answered in a handed-off thread")
+	}
+
+	id := esc.Handoff.ID
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionClaim, HandoffID: id, User: "U-staff"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	h, err := e.db.Handoff(ctx, id)
+	if err != nil || h.State != docent.HandoffClaimed || h.ClaimedBy != "U-staff" || h.ClaimedAt.IsZero() || h.EscalationRef != "ESC/100.1" {
+		t.Errorf("after claim: %+v, %v", h, err)
+	}
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionResolve, HandoffID: id, User: "U-staff"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	h, _ = e.db.Handoff(ctx, id)
+	if h.State != docent.HandoffResolved || h.ResolvedBy != "U-staff" || h.ResolvedAt.Before(h.ClaimedAt) {
+		t.Errorf("after resolve: %+v", h)
+	}
+	if n := len(e.out.updates); n != 2 || e.out.updates[1].State != docent.HandoffResolved {
+		t.Errorf("escalation updates = %+v, want claimed then resolved", e.out.updates)
+	}
+	ks, err := e.db.ListKnowledgeCandidates(ctx, 0)
+	if err != nil || len(ks) != 1 || ks[0].Answer != "Yes: up to $50 a month, file it under Wellness." || ks[0].Author != "U-staff" {
+		t.Errorf("knowledge candidates = %+v, %v", ks, err)
+	}
+
+	// Back to the bot.
+	e.status = docent.StatusAnswered
+	if err := e.bot.HandleMessage(ctx, msg("Ev4", "U-asker", "how do I reset my vpn token?"), e.out); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.questions()) != asked+1 {
+		t.Errorf("the bot did not answer after the handoff was resolved")
+	}
+}
+
+func TestMentionDuringHandoffIsAnswered(t *testing.T) {
+	e := newEnv(t, bot.Config{}, nil)
+	first := msg("Ev1", "U1", "gym?")
+	first.Mentioned = true
+	if err := e.bot.HandleMessage(ctx, first, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, TurnID: e.out.last(t).TurnID, User: "U1"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	m := msg("Ev2", "U-staff", "what does the expense policy say about fitness?")
+	m.Mentioned = true
+	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.questions()); n != 2 {
+		t.Errorf("a mention in a handed-off thread was not answered (%d questions)", n)
+	}
+}
+
+func TestEscalationFailureTellsTheAsker(t *testing.T) {
+	e := newEnv(t, bot.Config{}, nil)
+	e.out.escErr = errors.New("channel_not_found")
+	err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, User: "U1"}, e.out)
+	if err == nil || !strings.Contains(err.Error(), "channel_not_found") {
+		t.Errorf("err = %v", err)
+	}
+	if r := e.out.last(t); r.Kind != bot.ReplyFailed || !slices.Contains(r.Buttons, bot.ActionHandoff) {
+		t.Errorf("reply = %+v, want a failure notice with the button to retry", r)
+	}
+	// The thread is not left silenced.
+	if h, ok, _ := e.db.ThreadHandoff(ctx, thread.Platform, thread.Channel, thread.ID); ok && h.State != docent.HandoffResolved {
+		t.Errorf("a failed escalation left the thread handed off: %+v", h)
+	}
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/docent-hq/docent"
+)
+
+func TestMarkEventSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "docent.db")
+	clk := newClock()
+	db, err := Open(ctx, path, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false, false} {
+		if got, err := db.MarkEvent(ctx, "slack", "Ev1"); err != nil || got != want {
+			t.Fatalf("delivery %d: MarkEvent = %v, %v; want %v", i+1, got, err, want)
+		}
+	}
+	if got, _ := db.MarkEvent(ctx, "discord", "Ev1"); !got {
+		t.Error("the same event ID on another platform is a different event")
+	}
+	db.Close()
+	db, err = Open(ctx, path, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got, _ := db.MarkEvent(ctx, "slack", "Ev1"); got {
+		t.Error("an event delivered before a restart was new again after it")
+	}
+	clk.Advance(48 * time.Hour)
+	if n, err := db.PruneEvents(ctx, clk.Now().Add(-24*time.Hour)); err != nil || n != 2 {
+		t.Errorf("PruneEvents = %d, %v; want 2", n, err)
+	}
+}
+
+func TestHandoffLifecycle(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	db := MustOpen(t, WithClock(clk.Now))
+	if _, ok, err := db.ThreadHandoff(ctx, "slack", "C1", "1.0"); ok || err != nil {
+		t.Fatalf("ThreadHandoff of a new thread: %v, %v; want none", ok, err)
+	}
+	h := docent.Handoff{TurnID: 7, Platform: "slack", Channel: "C1", Thread: "1.0", Question: "gym?", RequestedBy: "U1"}
+	if err := db.CreateHandoff(ctx, &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.ID == 0 || h.State != docent.HandoffRequested || !h.RequestedAt.Equal(clk.Now()) {
+		t.Fatalf("created %+v", h)
+	}
+	clk.Advance(5 * time.Minute)
+	h.State, h.ClaimedBy, h.ClaimedAt, h.EscalationRef = docent.HandoffClaimed, "U9", clk.Now(), "C9/2.0"
+	h.LastReplyBy, h.LastReply = "U9", "Yes, up to $50 a month."
+	if err := db.UpdateHandoff(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Hour)
+	h.State, h.ResolvedBy, h.ResolvedAt = docent.HandoffResolved, "U9", clk.Now()
+	if err := db.UpdateHandoff(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := db.ThreadHandoff(ctx, "slack", "C1", "1.0")
+	if err != nil || !ok || !reflect.DeepEqual(got, h) {
+		t.Errorf("ThreadHandoff = %+v, %v\nwant %+v", got, err, h)
+	}
+	if byID, _ := db.Handoff(ctx, h.ID); !reflect.DeepEqual(byID, h) {
+		t.Errorf("Handoff(%d) = %+v", h.ID, byID)
+	}
+	if err := db.UpdateHandoff(ctx, docent.Handoff{ID: 999, State: docent.HandoffClaimed}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("UpdateHandoff of an unknown ID: %v", err)
+	}
+	second := docent.Handoff{Platform: "slack", Channel: "C1", Thread: "1.0", Question: "again"}
+	if err := db.CreateHandoff(ctx, &second); err != nil {
+		t.Fatal(err)
+	}
+	if latest, _, _ := db.ThreadHandoff(ctx, "slack", "C1", "1.0"); latest.ID != second.ID {
+		t.Errorf("ThreadHandoff = %d, want the latest %d", latest.ID, second.ID)
+	}
+	open, err := db.ListHandoffs(ctx, HandoffFilter{State: docent.HandoffRequested})
+	if err != nil || len(open) != 1 || open[0].ID != second.ID {
+		t.Errorf("requested handoffs = %+v, %v", open, err)
+	}
+
+	k := docent.KnowledgeCandidate{HandoffID: h.ID, TurnID: 7, Question: "gym?", Answer: h.LastReply, Author: "U9"}
+	if err := db.CreateKnowledgeCandidate(ctx, &k); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := db.ListKnowledgeCandidates(ctx, 0)
+	if err != nil || len(ks) != 1 || !reflect.DeepEqual(ks[0], k) {
+		t.Errorf("knowledge candidates = %+v, %v; want [%+v]", ks, err, k)
+	}
+}
+
+func TestListTurnsOfThread(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var ids []int64
+	for i, c := range []struct{ channel, thread string }{{"C1", "1.0"}, {"C1", "2.0"}, {"C1", "1.0"}, {"C2", "1.0"}} {
+		tu := docent.Turn{Question: docent.Question{Text: "q", Platform: "slack", Channel: c.channel, Thread: c.thread},
+			Answer: docent.Answer{Status: docent.StatusAnswered}, CreatedAt: base.Add(time.Duration(i) * time.Minute)}
+		if err := db.CreateTurn(ctx, &tu); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tu.ID)
+	}
+	turns, err := db.ListTurns(ctx, TurnFilter{Platform: "slack", Channel: "C1", Thread: "1.0"})
+	if err != nil || len(turns) != 2 || turns[0].ID != ids[2] || turns[1].ID != ids[0] {
+		t.Errorf("thread turns = %v, %v; want %d then %d", turns, err, ids[2], ids[0])
+	}
+	oldest, err := db.ThreadTurns(ctx, "slack", "C1", "1.0", 5)
+	if err != nil || len(oldest) != 2 || oldest[0].ID != ids[0] {
+		t.Errorf("ThreadTurns = %v, %v; want oldest first", oldest, err)
+	}
+}
