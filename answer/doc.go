@@ -94,10 +94,13 @@
 // closest one's (pages superseded by a newer version among the candidates
 // left out), up to MaxSources, and a conflicting version (below).
 //
-// A multi-part question is judged part by part on each part's own
-// candidates: Decision.Parts says which sources answer which part, the
-// status is the best part's, and a part the docs do not cover is named in
-// the reply. When no part finds anything, the whole question decides.
+// A multi-part question is judged part by part, on the whole question's
+// candidates when they answer the part as well as the part's own (the
+// whole question carries context a short part lacks), else on the
+// part's own: Decision.Parts says which sources answer which part (two
+// at most), the status is the best part's, and a part the docs do not
+// cover is named in the reply. When no part finds anything, the whole
+// question decides.
 //
 // Measured (offline embedder, handbook): on asked.yaml, the questions as
 // employees ask them, 83% of the answerable questions link the right page

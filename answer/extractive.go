@@ -166,7 +166,7 @@ func (e *Extractive) parts(req GenerateRequest, maxUnits int) string {
 			}
 			sub := GenerateRequest{Question: p.Ask, Query: p.Ask, Sources: srcs, Terms: p.Terms}
 			sub.Parts = nil
-			res, _ := (&Extractive{MaxUnits: min(maxUnits, unitsPerPart), MaxSources: 1}).Generate(context.Background(), sub)
+			res, _ := (&Extractive{MaxUnits: min(maxUnits, unitsPerPart), MaxSources: sourcesPerPart}).Generate(context.Background(), sub)
 			for _, sentence := range splitCited(res.Text) {
 				if !quoted[sentence] {
 					quoted[sentence] = true

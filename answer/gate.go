@@ -95,6 +95,13 @@ func (g *Relevance) Gate(ctx context.Context, req GateRequest) (Decision, error)
 		parts := make([]verdict, len(req.SubQueries))
 		for i, sq := range req.SubQueries {
 			parts[i] = g.judge(sq, req.PartHits[i], corp)
+			// The whole question carries context a part lacks ("how do
+			// promotions work" alone finds build promotions): when the
+			// whole question's candidates answer the part as well, they
+			// are preferred.
+			if w := g.judge(sq, req.Hits, corp); outcomeRank(w.status) >= outcomeRank(parts[i].status) {
+				parts[i] = w
+			}
 		}
 		asks := req.Asks
 		if len(asks) != len(req.SubQueries) {
@@ -242,7 +249,7 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		for t := range sets[i] {
 			p.terms[t] = true
 		}
-		headCov := q.coverage(sectionTerms(h.Chunk), nil, 0) + earlyBonus(h.Chunk)
+		headCov := q.coverage(sectionTerms(h.Chunk)) + earlyBonus(h.Chunk)
 		for _, u := range unitsOf(h.Chunk) {
 			c := q.unitCoverage(u)
 			if sc := unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
@@ -251,7 +258,7 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		}
 	}
 	for _, p := range out {
-		p.cov = q.coverage(p.terms, nil, 0)
+		p.cov = q.coverage(p.terms)
 		p.mass = q.mass(p.terms)
 		if p.best.cov < 0 {
 			p.best.cov = 0
@@ -502,7 +509,7 @@ func (g *Relevance) sources(v verdict) []Source {
 // bestUnit returns the unit of h that ranks best for q.
 func bestUnit(h docent.Hit, q *question, want answerType) unitHit {
 	best := unitHit{score: -1}
-	headCov := q.coverage(sectionTerms(h.Chunk), nil, 0) + earlyBonus(h.Chunk)
+	headCov := q.coverage(sectionTerms(h.Chunk)) + earlyBonus(h.Chunk)
 	for _, u := range unitsOf(h.Chunk) {
 		c := q.unitCoverage(u)
 		if sc := unitScore(u, c, want) + headingLift*headCov; sc > best.score {

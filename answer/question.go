@@ -44,6 +44,8 @@ type question struct {
 	total float64 // Σ IDF
 	// maxIDF is the IDF of a term no chunk holds.
 	maxIDF float64
+	// sc scores sets and units against the terms.
+	sc *scorer
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -85,6 +87,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		q.total += qt.IDF
 		q.maxIDF = max(q.maxIDF, qt.IDF*float64(qt.Share))
 	}
+	q.sc = q.scorer(Weights{})
 	return q
 }
 
@@ -105,7 +108,8 @@ func (q *question) weights() map[string]float64 {
 	return m
 }
 
-// scorer returns a scorer over the question's terms.
+// scorer returns a scorer over the question's terms with weights w for
+// the per-candidate relevance.
 func (q *question) scorer(w Weights) *scorer {
 	s := &scorer{idf: q.weights(), total: q.total, weights: w}
 	for _, t := range q.terms {
@@ -114,36 +118,13 @@ func (q *question) scorer(w Weights) *scorer {
 	return s
 }
 
-// coverage is the IDF share of the question's terms in set, with terms
-// found only in extra counting extraWeight.
-func (q *question) coverage(set, extra map[string]bool, extraWeight float64) float64 {
-	if q.total == 0 {
-		return 0
-	}
-	got := 0.0
-	for _, t := range q.terms {
-		switch {
-		case set[t.Term]:
-			got += t.IDF
-		case extra[t.Term]:
-			got += extraWeight * t.IDF
-		}
-	}
-	return got / q.total
-}
+// coverage is the IDF share of the question's terms in set (see
+// scorer.coverage).
+func (q *question) coverage(set map[string]bool) float64 { return q.sc.coverage(set, nil, 0) }
 
 // unitCoverage is the IDF share of the question's terms in a unit, its
-// section headings and its title (see sectionWeight).
-func (q *question) unitCoverage(u unit) float64 {
-	if q.total == 0 {
-		return 0
-	}
-	got := 0.0
-	for _, t := range q.terms {
-		got += t.IDF * unitWeight(u, t.Term)
-	}
-	return got / q.total
-}
+// section headings and its title (see scorer.unitCoverage).
+func (q *question) unitCoverage(u unit) float64 { return q.sc.unitCoverage(u) }
 
 // mass is the IDF sum of the question's terms that the corpus holds and
 // set holds too, in units of maxIDF: how much specific evidence matched.

@@ -62,38 +62,21 @@ func isFollowUp(q string) bool {
 	return continuationRE.MatchString(q) || len(queryTerms(q)) < 2
 }
 
+// wordRE matches a word: a run of letters and digits.
+var wordRE = regexp.MustCompile(`[\pL\pN]+`)
+
 // respell replaces the words of q that no chunk holds with the docs'
 // spelling of them.
 func respell(q string, corp *Corpus) string {
 	if corp == nil {
 		return q
 	}
-	var b strings.Builder
-	start := -1
-	flush := func(end int) {
-		w := q[start:end]
+	return wordRE.ReplaceAllStringFunc(q, func(w string) string {
 		if v, ok := corp.Variant(w); ok {
-			w = v
+			return v
 		}
-		b.WriteString(w)
-		start = -1
-	}
-	for i, r := range q {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			flush(i)
-		}
-		b.WriteRune(r)
-	}
-	if start >= 0 {
-		flush(len(q))
-	}
-	return b.String()
+		return w
+	})
 }
 
 // Interrogative openers: a wh-word, or an auxiliary verb (after a comma
