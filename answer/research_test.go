@@ -7,6 +7,16 @@ package answer
 //
 //	DOCENT_RESEARCH_INDEX=/tmp/hb DOCENT_RESEARCH_OUT=/tmp/dump.json \
 //	  go test -tags research -run ResearchDump ./answer/
+//
+// ResearchDump and ResearchPipelineDump write per-question features as
+// JSON (the second after the Standalone rewrite, with every candidate's
+// units); ResearchVariants and ResearchParts print the docs' spellings
+// and the parts the rewriter finds; ResearchAnswers runs both handbook
+// sets through the offline pipeline and prints, per question, the
+// outcome, the gate's reason, the citations and whether missing facts
+// were in a cited or another candidate chunk; ResearchDebug prints the
+// candidates, pages and sources of the questions whose id contains
+// DOCENT_RESEARCH_ONLY (Q replaces the question text).
 
 import (
 	"context"
