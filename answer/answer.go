@@ -5,12 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
 )
+
+// ErrUnavailable marks a model provider failure that retries could not
+// fix: an outage, a rate limit, an exhausted quota. It is
+// llm.ErrUnavailable, which every provider wraps (llm.ErrRateLimited
+// too). A rewrite, retrieval, rerank or generation that fails with it
+// does not fail the answer: the Pipeline falls back (question as the
+// query, keyword-only retrieval, fused order) and, when no answer can be
+// written, replies uncertain with the closest page and the offer of a
+// person. Trace.Error keeps what failed. Any other stage error fails the
+// answer with a *StageError.
+var ErrUnavailable = llm.ErrUnavailable
+
+// OutageLead opens the reply when the model that writes answers could
+// not be reached; the uncertain reply follows it.
+const OutageLead = "I can't reach the answer service right now."
 
 // NotFoundText is the reply when the docs do not cover a question.
 const NotFoundText = "I couldn't find this in the docs. Want me to bring in a person? " +
@@ -66,6 +83,11 @@ type Options struct {
 	Candidates int
 	// Now is the clock used to time stages; default time.Now.
 	Now func() time.Time
+	// Uncited is the outcome of a generated answer left with no valid
+	// citation: StatusNotFound (the default) or StatusUncertain, which
+	// flags it as low confidence: no fact asserted, the best source
+	// linked, a person offered.
+	Uncited docent.Status
 }
 
 // Pipeline answers questions through its stages. It is safe for
@@ -98,7 +120,14 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 		st.Generator = NewExtractive()
 	}
 	if st.Verifier == nil {
-		st.Verifier = Citations{}
+		st.Verifier = Citations{Log: log}
+	}
+	switch opts.Uncited {
+	case "":
+		opts.Uncited = docent.StatusNotFound
+	case docent.StatusNotFound, docent.StatusUncertain:
+	default:
+		return nil, fmt.Errorf("answer: new pipeline: uncited status %q (want not_found or uncertain)", opts.Uncited)
 	}
 	if opts.Mode == "" {
 		opts.Mode = search.ModeDefault
@@ -116,11 +145,19 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 // generate and verify. A question without text returns an error wrapping
 // docent.ErrEmptyQuestion. When a stage fails it returns a *StageError
 // with an Answer of StatusError whose Trace holds the stages that ran and
-// the error text. When the gate finds no answer, or the verified answer
-// cites nothing, the Answer is StatusNotFound with NotFoundText.
+// the error text, except for model provider outages (ErrUnavailable),
+// which degrade the answer instead (see ErrUnavailable). When the gate
+// finds no answer, or the verified answer cites nothing, the Answer is
+// StatusNotFound with NotFoundText (or uncertain; see Options.Uncited).
 // Trace.Stages always lists the six stages in order; a stage that did not
 // run has zero duration and the detail "skipped".
 func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer, error) {
+	return p.answer(ctx, q, nil)
+}
+
+// answer is Answer; onDelta, when not nil, receives the answer text as a
+// streaming generator produces it (see AnswerStream).
+func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(string)) (docent.Answer, error) {
 	text := strings.TrimSpace(q.Text)
 	if text == "" {
 		return docent.Answer{Status: docent.StatusError}, fmt.Errorf("answer: %w", docent.ErrEmptyQuestion)
@@ -132,54 +169,96 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 		st.stop(stage, "failed")
 		serr := &StageError{Stage: stage, Err: err}
 		a.Status = docent.StatusError
-		a.Trace.Error = serr.Error()
+		a.Trace.Error = joinErr(a.Trace.Error, serr.Error())
 		p.finish(&a, st, usage)
 		return a, serr
+	}
+	// degrade records a provider outage in a stage that can do without
+	// its model, and reports whether it is one.
+	degrade := func(stage string, err error) bool {
+		if !errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
+			return false
+		}
+		serr := &StageError{Stage: stage, Err: err}
+		a.Trace.Error = joinErr(a.Trace.Error, serr.Error())
+		p.log.WarnContext(ctx, "model provider unavailable; answering without it", slog.String("stage", stage), slog.Any("error", err))
+		return true
 	}
 
 	// rewrite
 	st.start()
 	rw, err := p.st.Rewriter.Rewrite(ctx, RewriteRequest{Question: text, History: q.History})
-	if err != nil {
-		return fail(StageRewrite, err)
-	}
 	usage = usage.Add(rw.Usage)
+	rewriteNote := rw.Detail
+	if err != nil {
+		if !degrade(StageRewrite, err) {
+			return fail(StageRewrite, err)
+		}
+		rw, rewriteNote = Rewrite{Query: text}, "model unavailable, question used as is"
+	}
 	query := strings.TrimSpace(rw.Query)
 	if query == "" {
 		query = text
 	}
 	a.Trace.Query, a.Trace.SubQueries = query, rw.SubQueries
-	st.stop(StageRewrite, rewriteDetail(text, query, rw.SubQueries))
+	st.stop(StageRewrite, withNote(rewriteDetail(text, query, rw.SubQueries), rewriteNote))
 
-	// retrieve
+	// retrieve: the query (with a HyDE passage, when the rewriter wrote
+	// one) and each part of a multi-part question
 	st.start()
-	lists, err := p.retrieve(ctx, query, rw.SubQueries, q.Filter)
+	var extra []string
+	if h := strings.TrimSpace(rw.Hypothetical); h != "" {
+		extra = []string{h}
+	}
+	mode := p.opts.Mode
+	hits, parts, err := p.retrieve(ctx, mode, query, extra, rw.SubQueries, q.Filter)
+	keywordOnly := false
+	if err != nil && mode != search.ModeKeyword && degrade(StageRetrieve, err) {
+		mode, keywordOnly = search.ModeKeyword, true
+		hits, parts, err = p.retrieve(ctx, mode, query, extra, rw.SubQueries, q.Filter)
+	}
 	if err != nil {
 		return fail(StageRetrieve, err)
 	}
-	st.stop(StageRetrieve, fmt.Sprintf("%d candidates (%s)", countHits(lists), p.opts.Mode))
+	retrieveNote := ""
+	if keywordOnly {
+		retrieveNote = "embedder unavailable, keyword search only"
+	}
+	st.stop(StageRetrieve, withNote(fmt.Sprintf("%d candidates (%s)", len(hits)+countHits(parts), mode), retrieveNote))
 
-	// rerank: the question's candidates and each part's, each against
-	// its own query
+	// rerank: the question's candidates with the configured reranker; each
+	// part's with PageOrder, so that a model reranker runs once per
+	// question
 	st.start()
-	queries := append([]string{query}, rw.SubQueries...)
-	for i := range lists {
-		rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: queries[i], Hits: lists[i]})
-		if err != nil {
+	rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: query, Hits: hits})
+	usage = usage.Add(rr.Usage)
+	rerankNote := rr.Detail
+	if err != nil {
+		if !degrade(StageRerank, err) {
 			return fail(StageRerank, err)
 		}
-		usage = usage.Add(rr.Usage)
-		lists[i] = rr.Hits
+		rr, rerankNote = Reranked{Hits: hits}, "model unavailable, fused order kept"
 	}
-	hits := merge(lists)
+	// The kept hits come first; the ones the reranker dropped follow in
+	// fused order, in the trace and for the gate, which measures relevance
+	// against every candidate (its term weights come from them, so its
+	// scale, and the calibrated threshold, do not depend on the reranker)
+	// and picks sources in this order.
+	kept := len(rr.Hits)
+	hits = append(slices.Clip(rr.Hits), dropped(hits, rr.Hits)...)
+	for i := range parts {
+		pr, _ := PageOrder{}.Rerank(ctx, RerankRequest{Query: rw.SubQueries[i], Hits: parts[i]})
+		parts[i] = pr.Hits
+	}
+	hits = merge(append([][]docent.Hit{hits}, parts...))
 	a.Trace.Candidates = hits
-	st.stop(StageRerank, fmt.Sprintf("%d kept", len(hits)))
+	st.stop(StageRerank, withNote(fmt.Sprintf("%d kept", kept), rerankNote))
 
 	// gate
 	st.start()
 	greq := GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Asks: rw.Asks, Hits: hits}
-	if len(lists) > 1 {
-		greq.PartHits = lists[1:]
+	if len(parts) > 0 {
+		greq.PartHits = parts
 	}
 	d, err := p.st.Gate.Gate(ctx, greq)
 	if err != nil {
@@ -190,26 +269,50 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	switch d.Status {
 	case docent.StatusAnswered:
 	case docent.StatusUncertain:
-		p.uncertain(&a, d)
+		if keywordOnly {
+			// Without the embedder the gate's doubt may be the outage's.
+			p.outage(&a, hits)
+		} else {
+			p.uncertain(&a, d)
+		}
 		p.finish(&a, st, usage)
 		return a, nil
 	default:
 		p.log.DebugContext(ctx, "not found", slog.Float64("top_score", d.TopScore), slog.Float64("threshold", d.Threshold))
-		p.notFound(&a)
+		if keywordOnly && len(hits) > 0 {
+			// Without the embedder the gate cannot tell; link the best
+			// candidate rather than say the docs lack it.
+			p.outage(&a, hits)
+		} else {
+			p.notFound(&a)
+		}
 		p.finish(&a, st, usage)
 		return a, nil
 	}
 
 	// generate
 	st.start()
-	res, err := p.st.Generator.Generate(ctx, GenerateRequest{
+	genReq := GenerateRequest{
 		Question: text, Query: query, History: q.History,
 		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms, Parts: d.Parts,
-	})
+	}
+	var res GenerateResult
+	if sg, ok := p.st.Generator.(StreamGenerator); ok && onDelta != nil {
+		live := newLiveCitations(d.Sources, onDelta)
+		res, err = sg.GenerateStream(ctx, genReq, live.write)
+	} else {
+		res, err = p.st.Generator.Generate(ctx, genReq)
+	}
 	usage = usage.Add(res.Usage)
 	a.Trace.Model, a.Trace.Prompt = res.Model, res.Prompt
 	if err != nil {
-		return fail(StageGenerate, err)
+		if !degrade(StageGenerate, err) {
+			return fail(StageGenerate, err)
+		}
+		st.stop(StageGenerate, "failed: model unavailable")
+		p.outage(&a, hits)
+		p.finish(&a, st, usage)
+		return a, nil
 	}
 	st.stop(StageGenerate, generateDetail(res))
 	if res.NotFound {
@@ -225,9 +328,13 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 		return fail(StageVerify, err)
 	}
 	a.Trace.CitationsRemoved, a.Trace.Uncited = v.Removed, v.Uncited
-	st.stop(StageVerify, fmt.Sprintf("%d citations, %d removed", len(v.Citations), v.Removed))
+	st.stop(StageVerify, fmt.Sprintf("%d citations, %d removed, %d uncited sentences", len(v.Citations), v.Removed, v.Uncited))
 	if len(v.Citations) == 0 {
-		p.notFound(&a)
+		if p.opts.Uncited == docent.StatusUncertain {
+			p.uncertain(&a, d)
+		} else {
+			p.notFound(&a)
+		}
 		p.finish(&a, st, usage)
 		return a, nil
 	}
@@ -242,22 +349,70 @@ func (p *Pipeline) Answer(ctx context.Context, q docent.Question) (docent.Answer
 	return a, nil
 }
 
-// retrieve runs the query and each sub-query, returning one ranking per
-// query (the query's first), each cut to Candidates.
-func (p *Pipeline) retrieve(ctx context.Context, query string, parts []string, f docent.Filter) ([][]docent.Hit, error) {
-	queries := append([]string{query}, parts...)
-	lists := make([][]docent.Hit, len(queries))
-	for i, qt := range queries {
-		res, err := p.st.Retriever.Retrieve(ctx, search.Request{Text: qt, Filter: f, K: p.opts.Candidates, Mode: p.opts.Mode})
+// dropped returns the hits of all that are not in kept, in order.
+func dropped(all, kept []docent.Hit) []docent.Hit {
+	in := make(map[string]bool, len(kept))
+	for _, h := range kept {
+		in[h.Chunk.ID] = true
+	}
+	var out []docent.Hit
+	for _, h := range all {
+		if !in[h.Chunk.ID] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// joinErr appends msg to the trace's error text.
+func joinErr(prev, msg string) string {
+	if prev == "" {
+		return msg
+	}
+	return prev + "; " + msg
+}
+
+// withNote appends a stage's own note to its detail.
+func withNote(detail, note string) string {
+	if note == "" {
+		return detail
+	}
+	return detail + "; " + note
+}
+
+// retrieve runs the query and its extra queries (a HyDE passage) and
+// merges their rankings round-robin into the question's candidates; it
+// runs each part of a multi-part question on its own and returns its
+// ranking apart. Every ranking is cut to Candidates.
+func (p *Pipeline) retrieve(ctx context.Context, mode search.Mode, query string, extra, parts []string, f docent.Filter) ([]docent.Hit, [][]docent.Hit, error) {
+	run := func(qt string) ([]docent.Hit, error) {
+		res, err := p.st.Retriever.Retrieve(ctx, search.Request{Text: qt, Filter: f, K: p.opts.Candidates, Mode: mode})
 		if err != nil {
 			return nil, err
 		}
-		lists[i] = res.Hits
-		if len(lists[i]) > p.opts.Candidates {
-			lists[i] = lists[i][:p.opts.Candidates]
+		hits := res.Hits
+		if len(hits) > p.opts.Candidates {
+			hits = hits[:p.opts.Candidates]
 		}
+		return hits, nil
 	}
-	return lists, nil
+	lists := make([][]docent.Hit, 0, 1+len(extra))
+	for _, qt := range append([]string{query}, extra...) {
+		hits, err := run(qt)
+		if err != nil {
+			return nil, nil, err
+		}
+		lists = append(lists, hits)
+	}
+	var partLists [][]docent.Hit
+	for _, qt := range parts {
+		hits, err := run(qt)
+		if err != nil {
+			return nil, nil, err
+		}
+		partLists = append(partLists, hits)
+	}
+	return merge(lists), partLists, nil
 }
 
 // merge merges rankings round-robin (each one's best first), without
@@ -317,6 +472,25 @@ func (p *Pipeline) uncertain(a *docent.Answer, d Decision) {
 	a.Citations = []docent.Citation{citation(1, src.Hit.Chunk)}
 	a.Trace.Used = []string{src.Hit.Chunk.ID}
 	a.Text = UncertainText(d.Missing, d.Covered, a.Citations[0], excerpt(src.Hit.Chunk, d.Terms))
+}
+
+// outage turns a into the reply when the model could not be reached: the
+// uncertain reply, linking the best candidate, after OutageLead.
+// It links the candidate the gate found most relevant (the first, on a
+// tie), or answers not found without one.
+func (p *Pipeline) outage(a *docent.Answer, candidates []docent.Hit) {
+	if len(candidates) == 0 {
+		p.notFound(a)
+		return
+	}
+	best := candidates[0]
+	for _, h := range candidates[1:] {
+		if h.Relevance > best.Relevance {
+			best = h
+		}
+	}
+	p.uncertain(a, Decision{Sources: []Source{{N: 1, Hit: best}}})
+	a.Text = OutageLead + " " + a.Text
 }
 
 // finish fills the trace's token counts and stage list.

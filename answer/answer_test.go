@@ -482,7 +482,7 @@ func TestAnswerTrace(t *testing.T) {
 		t.Errorf("off-topic candidate relevance = %v, want below %v and %v", r, tr.Candidates[0].Relevance, DefaultChunkRelevance)
 	}
 	for _, st := range tr.Stages {
-		if st.Name == StageGate && !strings.HasPrefix(st.Detail, "answer: best unit covers") {
+		if st.Name == StageGate && !strings.HasPrefix(st.Detail, "answer: evidence") {
 			t.Errorf("gate detail = %q", st.Detail)
 		}
 	}

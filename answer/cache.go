@@ -1,7 +1,7 @@
 package answer
 
 import (
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/docent-hq/docent"
@@ -14,8 +14,15 @@ import (
 const maxCachedChunks = 4096
 
 type chunkInfo struct {
-	units []unit
-	terms map[string]bool
+	title, text string // what the entry was computed from
+	section     []string
+	units       []unit
+	terms       map[string]bool
+}
+
+// same reports whether the entry was computed from c's content.
+func (ci *chunkInfo) same(c docent.Chunk) bool {
+	return ci.title == c.Title && ci.text == c.Text && slices.Equal(ci.section, c.Section)
 }
 
 var chunkCache = struct {
@@ -26,22 +33,21 @@ var chunkCache = struct {
 // cached returns the cache entry of c, computing it when missing. Chunks
 // without an ID are not cached.
 func cached(c docent.Chunk) *chunkInfo {
-	key := c.ID + "\x00" + c.Title + "\x00" + strings.Join(c.Section, "\x00") + "\x00" + c.Text
 	if c.ID == "" {
 		return &chunkInfo{units: splitUnits(c), terms: termSet(c.Text)}
 	}
 	chunkCache.Lock()
-	ci := chunkCache.m[key]
+	ci := chunkCache.m[c.ID]
 	chunkCache.Unlock()
-	if ci != nil {
+	if ci != nil && ci.same(c) {
 		return ci
 	}
-	ci = &chunkInfo{units: splitUnits(c), terms: termSet(c.Text)}
+	ci = &chunkInfo{title: c.Title, text: c.Text, section: c.Section, units: splitUnits(c), terms: termSet(c.Text)}
 	chunkCache.Lock()
 	if len(chunkCache.m) >= maxCachedChunks {
 		chunkCache.m = map[string]*chunkInfo{}
 	}
-	chunkCache.m[key] = ci
+	chunkCache.m[c.ID] = ci
 	chunkCache.Unlock()
 	return ci
 }

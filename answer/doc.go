@@ -82,17 +82,21 @@
 //     that its best unit lacks while covering at least 0.8 of the rest
 //     ("company holiday party" over a list of public holidays).
 //   - Uncertain when the best unit lacks the kind of answer asked for.
-//   - Answered when the best unit covers at least MinScore (0.45,
-//     DefaultMinScore) of the question, or the chunk that holds it reaches
-//     a relevance of max(0.5, MinScore) (DefaultChunkRelevance) with IDF
+//   - Answered when the closest page's evidence reaches MinScore (0.45,
+//     DefaultMinScore); uncertain otherwise. The evidence is the share of
+//     the question its best unit covers or, when larger, the relevance of
+//     that unit's chunk less 0.05 (so the chunk answers at relevance 0.5,
+//     DefaultChunkRelevance, under the default threshold), with IDF
 //     estimated over the candidates, so that a question word that no
-//     candidate holds weighs most; uncertain otherwise.
+//     candidate holds weighs most. Decision.TopScore is the evidence and
+//     Threshold MinScore, as `docent eval --calibrate` expects.
 //
 // An answer's sources are the chunk of the best unit, up to two more
 // chunks of the closest page whose best unit scores at least 0.6 of it,
 // then one chunk of each further page whose best unit covers 0.6 of the
-// closest one's (pages superseded by a newer version among the candidates
-// left out), up to MaxSources, and a conflicting version (below).
+// closest one's or whose relevance is 0.6 of the best candidate's (pages
+// superseded by a newer version among the candidates left out), up to
+// MaxSources, and a conflicting version (below).
 //
 // A multi-part question is judged part by part, on the whole question's
 // candidates when they answer the part as well as the part's own (the

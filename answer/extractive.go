@@ -97,6 +97,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			dangling := false
 			if !command && len(u.Code) > 0 {
 				u.Code, u.Terms, dangling = nil, termSet(u.Text), true
+				u.kinds = unitKinds(u)
 			}
 			cov := sc.unitCoverage(u)
 			if cov == 0 {

@@ -97,9 +97,11 @@ func (g *Relevance) Gate(ctx context.Context, req GateRequest) (Decision, error)
 			parts[i] = g.judge(sq, req.PartHits[i], corp)
 			// The whole question carries context a part lacks ("how do
 			// promotions work" alone finds build promotions): when the
-			// whole question's candidates answer the part as well, they
-			// are preferred.
-			if w := g.judge(sq, req.Hits, corp); outcomeRank(w.status) >= outcomeRank(parts[i].status) {
+			// whole question's candidates answer the part as well (the
+			// same outcome, as much evidence), they are preferred.
+			w := g.judge(sq, req.Hits, corp)
+			better := outcomeRank(w.status) > outcomeRank(parts[i].status)
+			if better || (outcomeRank(w.status) == outcomeRank(parts[i].status) && w.evidence >= parts[i].evidence) {
 				parts[i] = w
 			}
 		}
@@ -156,6 +158,8 @@ type verdict struct {
 	covered string
 	detail  string
 	want    answerType
+	// evidence is what the answer threshold is compared with (see judge).
+	evidence float64
 }
 
 // judge finds the closest page for text among hits and decides whether it
@@ -177,14 +181,24 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	v.want = expectedType(text)
 	v.pages = pages(hits, sets, v.q, v.want)
 	v.primary = v.pages[0]
+	// A page that holds every code of the question goes before a
+	// higher-ranked one that lacks one ("GK-409" on the error codes page
+	// rather than on the page that mentions GK-403).
+	if lacksCode(v.q, v.primary) > 0 {
+		for i, p := range v.pages {
+			if i > 0 && i < evidencePages && lacksCode(v.q, p) < lacksCode(v.q, v.primary) {
+				v.primary = p
+			}
+		}
+	}
 	for i, p := range v.pages {
 		if i >= evidencePages {
 			break
 		}
-		if v.primary.best.cov >= g.opts.MinScore {
+		if v.primary.best.cov >= DefaultMinScore {
 			break
 		}
-		if p.best.cov >= g.opts.MinScore && p.best.cov >= v.primary.best.cov+overtake {
+		if p.best.cov >= DefaultMinScore && p.best.cov >= v.primary.best.cov+overtake {
 			v.primary = p
 		}
 	}
@@ -199,6 +213,8 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		return v
 	}
 	v.missing, v.covered = gaps(v.q, v.primary, hits)
+	rel := g.chunkRelevance(v, sets)
+	v.evidence = max(v.primary.best.cov, rel-chunkMargin)
 	switch {
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
@@ -206,17 +222,35 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case !v.want.holds(v.primary.best.u):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
-	case v.primary.best.cov < g.opts.MinScore && g.chunkRelevance(v, sets) < max(DefaultChunkRelevance, g.opts.MinScore):
+	case v.evidence < g.opts.MinScore:
 		v.status = docent.StatusUncertain
-		v.detail = fmt.Sprintf("uncertain: best unit covers %.2f < %.2f, its chunk's relevance %.2f < %.2f",
-			v.primary.best.cov, g.opts.MinScore, g.chunkRelevance(v, sets), max(DefaultChunkRelevance, g.opts.MinScore))
+		v.detail = fmt.Sprintf("uncertain: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
+			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
 	default:
 		v.status = docent.StatusAnswered
-		v.detail = fmt.Sprintf("answer: best unit covers %.2f (threshold %.2f), its chunk's relevance %.2f",
-			v.primary.best.cov, g.opts.MinScore, g.chunkRelevance(v, sets))
+		v.detail = fmt.Sprintf("answer: evidence %.2f >= %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
+			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
 	}
 	return v
 }
+
+// lacksCode counts the terms of q's codes (words mixing letters and
+// digits) that page p does not hold.
+func lacksCode(q *question, p *page) int {
+	n := 0
+	for _, t := range q.terms {
+		if t.Code && !p.terms[t.Term] {
+			n++
+		}
+	}
+	return n
+}
+
+// chunkMargin is how much more than the answer threshold the relevance of
+// the best unit's chunk must reach to count as evidence: the chunk as a
+// whole answers when its relevance reaches MinScore + chunkMargin (0.5 at
+// the default threshold) although no single unit covers enough.
+const chunkMargin = DefaultChunkRelevance - DefaultMinScore
 
 // chunkRelevance is the relevance of the chunk holding the closest page's
 // best unit: the package doc's per-candidate signal (coverage, cosine,
@@ -277,7 +311,7 @@ func unitScore(u unit, cov float64, want answerType) float64 {
 	case !want.holds(u):
 		cov *= typeMissPenalty
 	}
-	if metaRE.MatchString(u.Text) {
+	if u.meta {
 		cov *= metaPenalty
 	}
 	return cov
@@ -441,7 +475,7 @@ func (g *Relevance) decide(v verdict) Decision {
 		d.Terms = v.q.weights()
 	}
 	if v.primary != nil {
-		d.TopScore = round4(v.primary.best.cov)
+		d.TopScore = round4(v.evidence)
 	}
 	switch v.status {
 	case docent.StatusAnswered:
@@ -460,7 +494,8 @@ func (g *Relevance) decide(v verdict) Decision {
 
 // sources picks the answer's sources: the closest page's best chunk
 // first, then, in rank order, one chunk of every further page whose best
-// unit covers at least sourceShare of what the closest page's does, up to
+// unit covers at least sourceShare of what the closest page's does, or
+// whose relevance is at least sourceShare of the best candidate's, up to
 // MaxSources; and a near-duplicate version of a source that disagrees
 // with it.
 func (g *Relevance) sources(v verdict) []Source {
@@ -482,11 +517,17 @@ func (g *Relevance) sources(v verdict) []Source {
 			add(i)
 		}
 	}
+	top := 0.0
+	for _, h := range v.hits {
+		top = max(top, h.Relevance)
+	}
 	for _, p := range v.pages {
 		if len(srcs) == g.opts.MaxSources {
 			break
 		}
-		if seen[p.key] || p.best.cov < sourceShare*v.primary.best.cov || p.best.cov <= 0 || superseded(p, v) {
+		answers := p.best.cov >= sourceShare*v.primary.best.cov
+		relevant := v.hits[p.best.hit].Relevance >= sourceShare*top
+		if seen[p.key] || p.best.cov <= 0 || !(answers || relevant) || superseded(p, v) {
 			continue
 		}
 		add(p.best.hit)
@@ -578,7 +619,7 @@ func (g *Relevance) combine(whole verdict, parts []verdict, asks []string) (Deci
 			}
 		}
 		if p.primary != nil {
-			d.TopScore = max(d.TopScore, round4(p.primary.best.cov))
+			d.TopScore = max(d.TopScore, round4(p.evidence))
 		}
 		d.Parts = append(d.Parts, part)
 	}

@@ -29,6 +29,9 @@ type qterm struct {
 	// Named is set for a word that follows a preposition ("in france",
 	// "for the UK"): where questions name a place, a plan or a product.
 	Named bool
+	// Code is set for a term of a word that mixes letters and digits
+	// ("GK-409", "AMR-12").
+	Code bool
 	// Share is how many terms the word analyzes into ("wi-fi" into two);
 	// each weighs IDF/Share, so that the word weighs as one.
 	Share int
@@ -53,6 +56,12 @@ type question struct {
 // set, else from known, else it is estimated over the candidate term sets.
 func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), sets []map[string]bool) *question {
 	words, salient, named, share := questionWords(text)
+	codes := map[string]bool{}
+	for _, c := range questionCodes(text) {
+		for _, t := range c {
+			codes[t] = true
+		}
+	}
 	q := &question{}
 	n := float64(len(sets))
 	if corp != nil {
@@ -60,7 +69,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 	}
 	q.maxIDF = math.Log(1 + (n+0.5)/0.5)
 	for _, t := range queryTerms(text) {
-		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], DF: -1}
+		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], Code: codes[t], DF: -1}
 		switch {
 		case corp != nil:
 			qt.DF, qt.IDF = corp.DF(t), corp.IDF(t)
@@ -264,6 +273,14 @@ func expectedType(text string) answerType {
 
 // holds reports whether unit u holds something of type t.
 func (t answerType) holds(u unit) bool {
+	if u.kinds != 0 {
+		return t == anyType || u.kinds&(1<<t) != 0
+	}
+	return t.matches(u)
+}
+
+// matches computes holds from the unit's text (see unitKinds).
+func (t answerType) matches(u unit) bool {
 	text := u.display()
 	switch t {
 	case timeType:
@@ -290,4 +307,17 @@ func unitStatesAmount(u unit) bool {
 		return len(amounts(u.Text)) > 0
 	}
 	return statesAmount(u.Text) || countRE.MatchString(u.Text)
+}
+
+// unitKinds computes, once per unit, the bitmask of the answer types it
+// holds (bit 1<<t for type t), with bit 0 set so that a unit holding none
+// still counts as computed.
+func unitKinds(u unit) uint16 {
+	k := uint16(1)
+	for t := timeType; t <= procedureType; t++ {
+		if t.matches(u) {
+			k |= 1 << t
+		}
+	}
+	return k
 }

@@ -50,17 +50,49 @@ func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logge
 // Ask answers q and stores the turn. An empty question returns
 // docent.ErrEmptyQuestion and stores nothing. A pipeline error is stored as
 // a turn with status error, its error text (secrets masked) in
-// Trace.Error, and returned.
+// Trace.Error, and returned. An answer the pipeline degraded around a
+// provider outage keeps its status, with the masked error in Trace.Error.
 func (r *Recorder) Ask(ctx context.Context, q docent.Question) (docent.Turn, error) {
+	return r.ask(ctx, q, nil)
+}
+
+// StreamAnswerer is an Answerer that can hand out the answer text while
+// it is written; *Pipeline implements it.
+type StreamAnswerer interface {
+	Answerer
+	AnswerStream(ctx context.Context, q docent.Question, onDelta func(delta string)) (docent.Answer, error)
+}
+
+// AskStream is Ask for chat adapters that show the answer growing: when
+// the Answerer is a StreamAnswerer, onDelta receives the provisional text
+// as it is written (see Pipeline.AnswerStream); the returned turn holds
+// the verified answer that replaces it.
+func (r *Recorder) AskStream(ctx context.Context, q docent.Question, onDelta func(delta string)) (docent.Turn, error) {
+	if onDelta == nil {
+		onDelta = func(string) {}
+	}
+	return r.ask(ctx, q, onDelta)
+}
+
+func (r *Recorder) ask(ctx context.Context, q docent.Question, onDelta func(string)) (docent.Turn, error) {
 	turn := docent.Turn{Question: q, CreatedAt: r.now().UTC()}
-	a, err := r.answerer.Answer(ctx, q)
+	var a docent.Answer
+	var err error
+	if sa, ok := r.answerer.(StreamAnswerer); ok && onDelta != nil {
+		a, err = sa.AnswerStream(ctx, q, onDelta)
+	} else {
+		a, err = r.answerer.Answer(ctx, q)
+	}
 	if errors.Is(err, docent.ErrEmptyQuestion) {
 		return turn, err
 	}
 	if err != nil {
 		a = docent.Answer{Status: docent.StatusError, Trace: a.Trace}
-		a.Trace.Error = r.redact(err.Error())
+		a.Trace.Error = err.Error()
 	}
+	// A degraded answer (a provider outage the pipeline answered around)
+	// carries its error too: masked either way.
+	a.Trace.Error = r.redact(a.Trace.Error)
 	turn.Answer = a
 	if r.observer != nil {
 		r.observer.ObserveTurn(q.Platform, a)

@@ -12,14 +12,16 @@ import (
 )
 
 // DefaultMinScore is the answer threshold used when GateOptions.MinScore
-// is 0: the share of the question (IDF weighted) that one unit of the
-// closest page must cover, with its headings; see the package
-// documentation.
+// is 0. The gate compares it with the closest page's evidence: the share
+// of the question (IDF weighted) that its best unit covers, with its
+// headings, or, when larger, the relevance of that unit's chunk less
+// DefaultChunkRelevance − DefaultMinScore; see the package documentation.
 const DefaultMinScore = 0.45
 
 // DefaultChunkRelevance is the relevance (the per-candidate signal of the
-// package documentation) at which the chunk holding the best unit answers
-// even when no single unit reaches DefaultMinScore.
+// package documentation) at which, under the default threshold, the
+// chunk holding the best unit answers even when no single unit reaches
+// DefaultMinScore.
 const DefaultChunkRelevance = 0.5
 
 // Weights combine the components of the relevance signal. Each component

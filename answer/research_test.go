@@ -269,8 +269,7 @@ func TestResearchPipelineDump(t *testing.T) {
 		}
 		for _, q := range g.Questions {
 			rw, _ := p.st.Rewriter.Rewrite(ctx, RewriteRequest{Question: q.Question})
-			lists, err := p.retrieve(ctx, rw.Query, nil, docent.Filter{})
-			hits := lists[0]
+			hits, _, err := p.retrieve(ctx, search.ModeDefault, rw.Query, nil, nil, docent.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,8 +402,8 @@ func TestResearchDebug(t *testing.T) {
 				q.Question = qq
 			}
 			rw, _ := p.st.Rewriter.Rewrite(ctx, RewriteRequest{Question: q.Question})
-			lists, _ := p.retrieve(ctx, rw.Query, nil, docent.Filter{})
-			rr, _ := p.st.Reranker.Rerank(ctx, RerankRequest{Query: rw.Query, Hits: lists[0]})
+			hits, _, _ := p.retrieve(ctx, search.ModeDefault, rw.Query, nil, nil, docent.Filter{})
+			rr, _ := p.st.Reranker.Rerank(ctx, RerankRequest{Query: rw.Query, Hits: hits})
 			v := g.judge(rw.Query, rr.Hits, corp)
 			t.Logf("== %s: %s (query %q) want=%d", q.ID, q.Question, rw.Query, v.want)
 			for _, tm := range v.q.terms {

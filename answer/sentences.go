@@ -39,6 +39,10 @@ type unit struct {
 	// Code holds the lines of a short code block the unit introduces
 	// (its text ends in ":"); their words are among Terms.
 	Code []string
+	// kinds caches the answer types the unit holds (see unitKinds);
+	// meta that it speaks about the page itself (metaRE).
+	kinds uint16
+	meta  bool
 }
 
 // display is the unit as quoted: its text, then its code lines as code.
@@ -175,6 +179,10 @@ func splitUnits(c docent.Chunk) []unit {
 		}
 	}
 	flushAll()
+	for i := range units {
+		units[i].kinds = unitKinds(units[i])
+		units[i].meta = metaRE.MatchString(units[i].Text)
+	}
 	return units
 }
 

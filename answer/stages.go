@@ -42,8 +42,14 @@ type Rewrite struct {
 	// context words for retrieval), for replies that name a part; when
 	// set, it has one entry per SubQuery.
 	Asks []string
-	// Usage counts model tokens, when a model ran.
+	// Hypothetical is a passage written as the docs might answer the
+	// query (HyDE); when set, it is retrieved as one more query.
+	Hypothetical string
+	// Usage counts model tokens, when a model ran; Model names it.
 	Usage Usage
+	Model string
+	// Detail says in a few words what the rewriter did, for the trace.
+	Detail string
 }
 
 // Retriever finds candidates for a query: search.Retriever implements it
@@ -78,8 +84,11 @@ type RerankRequest struct {
 type Reranked struct {
 	// Hits are the candidates to keep, best first.
 	Hits []docent.Hit
-	// Usage counts model tokens, when a model ran.
+	// Usage counts model tokens, when a model ran; Model names it.
 	Usage Usage
+	Model string
+	// Detail says in a few words what the reranker did, for the trace.
+	Detail string
 }
 
 // Gate decides whether the docs hold an answer (answered), seem to be

@@ -209,6 +209,11 @@ type GeminiConfig struct {
 	MaxOutputTokens int     `yaml:"max_output_tokens"`
 	// Timeout bounds one API call ("30s").
 	Timeout time.Duration `yaml:"timeout"`
+	// MinScore is the relevance threshold when Gemini embeds (cosines of
+	// its vectors do not live on the offline embedder's scale); 0 means
+	// the built-in default. `docent eval --golden FILE --calibrate`
+	// proposes one.
+	MinScore float64 `yaml:"min_score,omitempty"`
 }
 
 // OpenAIConfig configures an OpenAI-compatible provider.
@@ -228,6 +233,10 @@ type OpenAIConfig struct {
 	MaxOutputTokens int     `yaml:"max_output_tokens"`
 	// Timeout bounds one API call ("30s").
 	Timeout time.Duration `yaml:"timeout"`
+	// MinScore is the relevance threshold when this provider embeds; 0
+	// means the built-in default. `docent eval --golden FILE --calibrate`
+	// proposes one.
+	MinScore float64 `yaml:"min_score,omitempty"`
 }
 
 // EmbedderConfig selects the embedding provider.
@@ -243,13 +252,66 @@ type AnswererConfig struct {
 	// Provider is ProviderOffline (extractive answers) or a provider
 	// configured under llm, which then writes the answers.
 	Provider string `yaml:"provider"`
-	// MinScore is the answer threshold: the share of the question that one
-	// unit of the closest page must cover for docent to answer (below it,
-	// the reply is uncertain: the closest page linked, nothing asserted);
-	// 0 means the pipeline's built-in default.
+	// MinScore is the answer threshold, whatever the embedder: how much
+	// evidence the closest page must give (see answer.DefaultMinScore) for
+	// docent to answer; below it the reply is uncertain (the closest page
+	// linked, nothing asserted). 0 means the embedder's own threshold
+	// (llm.gemini.min_score, llm.openai.min_score) or, for the offline
+	// embedder, the pipeline's built-in default.
 	MinScore float64 `yaml:"min_score"`
 	// MaxSources is how many sources an answer may draw on.
 	MaxSources int `yaml:"max_sources"`
+	// Uncited is what becomes of a model answer left with no valid
+	// citation: UncitedNotFound (the default) or UncitedUncertain (flagged
+	// low confidence: no fact asserted, the closest page linked, a person
+	// offered).
+	Uncited string `yaml:"uncited,omitempty"`
+	// Rerank is RerankModel (the default for a model answerer: the model
+	// scores the top 20 candidates in one call and the best 3-6 are kept)
+	// or RerankOff (fused order).
+	Rerank string `yaml:"rerank,omitempty"`
+	// HistoryTurns is how many earlier exchanges of a thread the model
+	// sees to make a follow-up standalone; 0 means 3.
+	HistoryTurns int `yaml:"history_turns,omitempty"`
+	// HyDE also retrieves with a short passage the model writes as the
+	// docs might answer (one more model call per question).
+	HyDE bool `yaml:"hyde,omitempty"`
+}
+
+// Answerer options.
+const (
+	UncitedNotFound  = "not_found"
+	UncitedUncertain = "uncertain"
+	RerankModel      = "model"
+	RerankOff        = "off"
+)
+
+// EffectiveMinScore is the relevance threshold in force: answerer.min_score
+// when set, else the threshold of the provider that embeds (0 for the
+// offline embedder, which means the pipeline's built-in default).
+func (c Config) EffectiveMinScore() float64 {
+	if c.Answerer.MinScore > 0 {
+		return c.Answerer.MinScore
+	}
+	switch c.Embedder.Provider {
+	case ProviderGemini:
+		return c.LLM.Gemini.MinScore
+	case ProviderOpenAI:
+		return c.LLM.OpenAI.MinScore
+	}
+	return 0
+}
+
+// MinScoreKey is the config key that sets the threshold for the
+// configured embedder: the one `docent eval --calibrate` tells you to set.
+func (c Config) MinScoreKey() string {
+	switch c.Embedder.Provider {
+	case ProviderGemini:
+		return "llm.gemini.min_score"
+	case ProviderOpenAI:
+		return "llm.openai.min_score"
+	}
+	return "answerer.min_score"
 }
 
 // ChunkerConfig sizes chunks, in estimated tokens.

@@ -573,6 +573,13 @@ func TestValidate(t *testing.T) {
 		{"unknown provider", func(c *Config) { c.Embedder.Provider = "cohere" }, "embedder.provider", `unknown provider "cohere"`},
 		{"negative min_score", func(c *Config) { c.Answerer.MinScore = -0.5 }, "answerer.min_score", ">= 0"},
 		{"zero max_sources", func(c *Config) { c.Answerer.MaxSources = 0 }, "answerer.max_sources", "at least 1"},
+		{"uncited uncertain", func(c *Config) { c.Answerer.Uncited = "uncertain" }, "", ""},
+		{"bad uncited", func(c *Config) { c.Answerer.Uncited = "answered" }, "answerer.uncited", `unknown value "answered"`},
+		{"rerank off", func(c *Config) { c.Answerer.Rerank = "off" }, "", ""},
+		{"bad rerank", func(c *Config) { c.Answerer.Rerank = "cohere" }, "answerer.rerank", "want model or off"},
+		{"negative history_turns", func(c *Config) { c.Answerer.HistoryTurns = -1 }, "answerer.history_turns", ">= 0"},
+		{"negative gemini min_score", func(c *Config) { c.LLM.Gemini.MinScore = -1 }, "llm.gemini.min_score", ">= 0"},
+		{"negative openai min_score", func(c *Config) { c.LLM.OpenAI.MinScore = -1 }, "llm.openai.min_score", ">= 0"},
 		{"overlap not below target", func(c *Config) { c.Chunker.OverlapTokens = c.Chunker.TargetTokens }, "chunker.overlap_tokens", "smaller than chunker.target_tokens"},
 		{"zero target", func(c *Config) { c.Chunker.TargetTokens = 0; c.Chunker.OverlapTokens = 0 }, "chunker.target_tokens", "positive"},
 		{"bad sync schedule", func(c *Config) { c.Sync.Schedule = "hourly-ish" }, "sync.schedule", "invalid cron spec"},
@@ -636,5 +643,30 @@ func TestNormalizeIncludes(t *testing.T) {
 	c.Sources[0].Dir.Include[0] = "changed"
 	if DefaultInclude[0] != "**/*.md" {
 		t.Errorf("DefaultInclude was aliased")
+	}
+}
+
+// TestEffectiveMinScore: the threshold follows the embedder, and
+// answerer.min_score overrides it for any embedder.
+func TestEffectiveMinScore(t *testing.T) {
+	tests := []struct {
+		embedder string
+		override float64
+		want     float64
+		key      string
+	}{
+		{ProviderOffline, 0, 0, "answerer.min_score"},
+		{ProviderGemini, 0, 0.61, "llm.gemini.min_score"},
+		{ProviderOpenAI, 0, 0.55, "llm.openai.min_score"},
+		{ProviderGemini, 0.4, 0.4, "llm.gemini.min_score"},
+		{ProviderOffline, 0.3, 0.3, "answerer.min_score"},
+	}
+	for _, tt := range tests {
+		c := Default()
+		c.Embedder.Provider, c.Answerer.MinScore = tt.embedder, tt.override
+		c.LLM.Gemini.MinScore, c.LLM.OpenAI.MinScore = 0.61, 0.55
+		if got := c.EffectiveMinScore(); got != tt.want || c.MinScoreKey() != tt.key {
+			t.Errorf("%s, override %v: %v at %s, want %v at %s", tt.embedder, tt.override, got, c.MinScoreKey(), tt.want, tt.key)
+		}
 	}
 }

@@ -297,6 +297,25 @@ func (c Config) validateModels(impl Implementations, bad func(key, format string
 	if c.Answerer.MaxSources < 1 {
 		bad("answerer.max_sources", "must be at least 1, got %d", c.Answerer.MaxSources)
 	}
+	switch c.Answerer.Uncited {
+	case "", UncitedNotFound, UncitedUncertain:
+	default:
+		bad("answerer.uncited", "unknown value %q (want %s or %s)", c.Answerer.Uncited, UncitedNotFound, UncitedUncertain)
+	}
+	switch c.Answerer.Rerank {
+	case "", RerankModel, RerankOff:
+	default:
+		bad("answerer.rerank", "unknown value %q (want %s or %s)", c.Answerer.Rerank, RerankModel, RerankOff)
+	}
+	if c.Answerer.HistoryTurns < 0 {
+		bad("answerer.history_turns", "must be >= 0, got %d", c.Answerer.HistoryTurns)
+	}
+	if c.LLM.Gemini.MinScore < 0 {
+		bad("llm.gemini.min_score", "must be >= 0, got %g", c.LLM.Gemini.MinScore)
+	}
+	if c.LLM.OpenAI.MinScore < 0 {
+		bad("llm.openai.min_score", "must be >= 0, got %g", c.LLM.OpenAI.MinScore)
+	}
 }
 
 // checkModel checks the settings every model provider shares.

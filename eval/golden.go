@@ -297,6 +297,18 @@ type GoldenReport struct {
 	// (not_found or uncertain).
 	NotFoundAccuracy float64 `json:"not_found_accuracy"`
 	DeclinedRate     float64 `json:"declined_rate"`
+	// Judge names who rated faithfulness and relevance ("" when no judge
+	// ran); Judged counts the answered questions it rated and JudgeErrors
+	// those it could not. Faithfulness is the share of the judged answers'
+	// claims supported by the source they cite (micro-averaged over
+	// claims), AnswerRelevance the mean relevance, UnsupportedClaims the
+	// claims not supported.
+	Judge             string  `json:"judge,omitempty"`
+	Judged            int     `json:"judged,omitempty"`
+	JudgeErrors       int     `json:"judge_errors,omitempty"`
+	Faithfulness      float64 `json:"faithfulness,omitempty"`
+	AnswerRelevance   float64 `json:"answer_relevance,omitempty"`
+	UnsupportedClaims int     `json:"unsupported_claims,omitempty"`
 	// LatencyP50 and LatencyP95 are Answerer latency percentiles.
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP95 time.Duration `json:"latency_p95_ns"`
@@ -359,6 +371,15 @@ type GoldenRow struct {
 	// correctly: answered, first citation an expected document, every
 	// fact stated.
 	Pass bool `json:"pass"`
+	// TopScore is the best candidate's relevance, as the gate measured it.
+	TopScore float64 `json:"top_score"`
+	// Judged is set when a Judge rated the answer: Faithfulness is its
+	// share of supported claims, Relevance how well it answers, and
+	// Unsupported quotes the claims not supported.
+	Judged       bool     `json:"judged,omitempty"`
+	Faithfulness float64  `json:"faithfulness,omitempty"`
+	Relevance    float64  `json:"relevance,omitempty"`
+	Unsupported  []string `json:"unsupported,omitempty"`
 	// Error is the Answerer's error, if any.
 	Error string `json:"error,omitempty"`
 	// Latency is how long the Answerer took.
@@ -385,10 +406,28 @@ func expectedDoc(docID string, expected map[string]bool) (string, bool) {
 	return "", false
 }
 
+// GoldenOptions tune a golden run.
+type GoldenOptions struct {
+	// Judge, when set, rates every answered question's faithfulness and
+	// relevance.
+	Judge Judge
+}
+
 // RunGolden asks every question of g through a and scores the answers.
 // It stops early only when ctx is done.
 func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error) {
+	return RunGoldenOptions(ctx, g, a, GoldenOptions{})
+}
+
+// RunGoldenOptions is RunGolden with options: with a Judge, every answered
+// question is also rated.
+func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOptions) (GoldenReport, error) {
 	rep := GoldenReport{Questions: len(g.Questions), Rows: make([]GoldenRow, 0, len(g.Questions))}
+	var claims, supported int
+	var relevance float64
+	if opts.Judge != nil {
+		rep.Judge = opts.Judge.Name()
+	}
 	type kindAcc struct {
 		n, passed, answered, uncertain, notFound, correct int
 		hit5, mrr                                         float64
@@ -412,11 +451,27 @@ func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error)
 			return rep, fmt.Errorf("eval: golden: question %s: %w", q.ID, err)
 		}
 		latencies = append(latencies, lat)
-		row := GoldenRow{ID: q.ID, Kind: q.Kind, Status: ans.Status, Latency: lat}
+		row := GoldenRow{ID: q.ID, Kind: q.Kind, Status: ans.Status, Latency: lat, TopScore: ans.Trace.TopScore}
 		if err != nil {
 			row.Status = docent.StatusError
 			row.Error = err.Error()
 			rep.Errors++
+		}
+		if req, ok := JudgeInput(q.Question, ans); ok && opts.Judge != nil && row.Status == docent.StatusAnswered {
+			j, jerr := opts.Judge.Judge(ctx, req)
+			if jerr != nil {
+				if ctx.Err() != nil {
+					return rep, fmt.Errorf("eval: golden: question %s: judge: %w", q.ID, jerr)
+				}
+				rep.JudgeErrors++
+			} else {
+				rep.Judged++
+				claims += j.Claims
+				supported += j.Supported
+				relevance += j.Relevance
+				rep.UnsupportedClaims += j.Claims - j.Supported
+				row.Judged, row.Faithfulness, row.Relevance, row.Unsupported = true, j.Faithfulness(), j.Relevance, j.Unsupported
+			}
 		}
 		ka := kinds[q.Kind]
 		if ka == nil {
@@ -486,6 +541,13 @@ func RunGolden(ctx context.Context, g *Golden, a Answerer) (GoldenReport, error)
 	}
 
 	rep.PassRate = ratio(rep.Passed, rep.Questions)
+	if rep.Judged > 0 {
+		rep.Faithfulness = 1
+		if claims > 0 {
+			rep.Faithfulness = float64(supported) / float64(claims)
+		}
+		rep.AnswerRelevance = relevance / float64(rep.Judged)
+	}
 	if n := float64(rep.Answerable); n > 0 {
 		rep.HitAt1, rep.HitAt3, rep.HitAt5 = hit1/n, hit3/n, hit5/n
 		rep.MRR10 = mrr / n

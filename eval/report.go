@@ -79,6 +79,12 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "citation precision\t%.3f (%d/%d citations)\n", r.CitationPrecision, r.CitationsCorrect, r.Citations)
 	fmt.Fprintf(tw, "not-found accuracy\t%s of unanswerable\n", pct(r.NotFoundAccuracy))
 	fmt.Fprintf(tw, "declined\t%s of unanswerable (not found or uncertain)\n", pct(r.DeclinedRate))
+	if r.Judge != "" {
+		fmt.Fprintf(tw, "judge\t%s\n", r.Judge)
+		fmt.Fprintf(tw, "faithfulness\t%.3f of claims supported by their cited source (%d answers judged, %d claims unsupported, %d judge errors)\n",
+			r.Faithfulness, r.Judged, r.UnsupportedClaims, r.JudgeErrors)
+		fmt.Fprintf(tw, "answer relevance\t%.3f\n", r.AnswerRelevance)
+	}
 	fmt.Fprintf(tw, "latency p50 / p95\t%s / %s\n", FormatDuration(r.LatencyP50), FormatDuration(r.LatencyP95))
 	fmt.Fprintf(tw, "errors\t%d\n", r.Errors)
 	if err := tw.Flush(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/search"
@@ -31,11 +32,18 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	indexDir := fl.String("index-dir", "", "build the index here instead of a temp dir (reused if it exists)")
 	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
 	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight")
+	calibrate := fl.Bool("calibrate", false, "with --golden: propose the relevance threshold for the configured embedder "+
+		"(the set is run with the gate open; the proposal answers the most questions correctly while declining >= 90% of the unanswerable ones)")
+	judge := fl.Bool("judge", false, "with --golden: rate faithfulness and answer relevance with the configured answer model "+
+		"(an offline word-overlap proxy, labelled as such, when the answerer is offline)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if (*golden == "") == (*beir == "") {
 		return fmt.Errorf("eval: give exactly one of --golden FILE or --beir DIR: %w", errUsage)
+	}
+	if (*calibrate || *judge) && *golden == "" {
+		return fmt.Errorf("eval: --calibrate and --judge need --golden FILE: %w", errUsage)
 	}
 	if err := m.LoadConfig(); err != nil {
 		return err
@@ -62,15 +70,31 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 		dir = tmp
 	}
 	if *golden != "" {
-		return m.evalGolden(ctx, *golden, dir, *asJSON)
+		return m.evalGolden(ctx, goldenArgs{path: *golden, json: *asJSON, calibrate: *calibrate, judge: *judge}, dir)
 	}
 	return m.evalBEIR(ctx, beirArgs{dir: *beir, split: *split, mode: *mode, k: *k, runFile: *runFile, json: *asJSON}, dir)
 }
 
-func (m *Main) evalGolden(ctx context.Context, path, dataDir string, asJSON bool) error {
-	g, err := eval.LoadGolden(path)
+type goldenArgs struct {
+	path                   string
+	json, calibrate, judge bool
+}
+
+// calibrationFloor is the threshold a calibration run uses: every
+// question with a candidate passes the gate.
+const calibrationFloor = 1e-9
+
+func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) error {
+	g, err := eval.LoadGolden(a.path)
 	if err != nil {
 		return err
+	}
+	current, key := m.Config.EffectiveMinScore(), m.Config.MinScoreKey()
+	if current == 0 {
+		current = answer.DefaultMinScore
+	}
+	if a.calibrate {
+		m.Config.Answerer.MinScore = calibrationFloor
 	}
 	if err := m.open(ctx, dataDir); err != nil {
 		return err
@@ -78,11 +102,29 @@ func (m *Main) evalGolden(ctx context.Context, path, dataDir string, asJSON bool
 	if err := m.ensureIndexed(ctx, m.Sources); err != nil {
 		return err
 	}
-	rep, err := eval.RunGolden(ctx, g, m.Pipeline)
+	var opts eval.GoldenOptions
+	if a.judge {
+		if opts.Judge, err = judgeFor(m); err != nil {
+			return err
+		}
+	}
+	rep, err := eval.RunGoldenOptions(ctx, g, m.Pipeline, opts)
 	if err != nil {
 		return err
 	}
-	if asJSON {
+	if a.calibrate {
+		c := eval.Calibrate(rep, eval.DefaultMinDeclined, current)
+		if a.json {
+			return writeJSON(m.Stdout, struct {
+				Key         string `json:"key"`
+				Embedder    string `json:"embedder"`
+				Calibration eval.Calibration
+			}{key, m.Embedder.Name(), c})
+		}
+		fmt.Fprintf(m.Stdout, "embedder %s (%s)\n", m.Config.Embedder.Provider, m.Embedder.Name())
+		return c.WriteTable(m.Stdout, key)
+	}
+	if a.json {
 		return writeJSON(m.Stdout, rep)
 	}
 	return rep.WriteTable(m.Stdout)

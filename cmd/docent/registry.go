@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,12 +13,17 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/answer/llmstage"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/files"
 	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
+	"github.com/docent-hq/docent/llm"
+	"github.com/docent-hq/docent/llm/gemini"
 	"github.com/docent-hq/docent/llm/offline"
+	"github.com/docent-hq/docent/llm/openai"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/local"
 	"github.com/docent-hq/docent/search/typesense"
@@ -62,10 +69,14 @@ var backends = map[string]impl[backendOpener]{
 
 var embedders = map[string]impl[embedderOpener]{
 	config.ProviderOffline: {"llm/offline: word vectors learned from the indexed corpus (no network)", openOffline},
+	config.ProviderGemini:  {"llm/gemini: Gemini embeddings (RETRIEVAL_DOCUMENT / RETRIEVAL_QUERY task types)", openGeminiEmbedder},
+	config.ProviderOpenAI:  {"llm/openai: an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, vLLM)", openOpenAIEmbedder},
 }
 
 var answerers = map[string]impl[answererOpener]{
 	config.ProviderOffline: {"answer: standalone rewrite (docs' spellings, parts), page-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
+	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
 }
 
 // implementations tells config validation what this build can run.
@@ -139,8 +150,36 @@ func openGit(m *Main, sc config.SourceConfig, dataDir string) (connectors.Source
 	return src, nil, err
 }
 
-func openLocal(ctx context.Context, _ *Main, dataDir string) (search.Index, error) {
-	return local.Open(ctx, filepath.Join(dataDir, "index.db"), local.Options{})
+func openLocal(ctx context.Context, m *Main, dataDir string) (search.Index, error) {
+	path := filepath.Join(dataDir, indexFile(m.Config, m.Embedder))
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		others, _ := filepath.Glob(filepath.Join(dataDir, "index*.db"))
+		if len(others) > 0 {
+			m.Log.Info("new index version for this embedder; the next sync embeds every document into it",
+				slog.String("index", filepath.Base(path)), slog.Any("other_versions", others))
+		}
+	}
+	return local.Open(ctx, path, local.Options{})
+}
+
+// indexFile names the local index after the embedder: index.db for the
+// offline embedder (which retrains and re-embeds in place, under the
+// sync engine's exclusive lock), index-<embedder name>.db for a model
+// provider, whose name holds the model and dimension. Changing either
+// opens a new, empty index version that the next sync fills with a full
+// re-embed; the old file is left as it was (switching back reuses it), so
+// no index ever mixes vectors of two embedders.
+func indexFile(cfg config.Config, emb search.Embedder) string {
+	if cfg.Embedder.Provider == config.ProviderOffline || emb == nil {
+		return "index.db"
+	}
+	slug := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' {
+			return r
+		}
+		return '-'
+	}, emb.Name())
+	return "index-" + slug + ".db"
 }
 
 func openTypesense(ctx context.Context, m *Main, _ string) (search.Index, error) {
@@ -180,12 +219,93 @@ func openOfflineAnswerer(m *Main) (answer.Stages, error) {
 	return answer.Stages{
 		Rewriter: answer.Standalone{Corpus: m.Corpus},
 		Reranker: answer.PageOrder{},
-		Gate: answer.NewRelevance(answer.GateOptions{
-			MaxSources: m.Config.Answerer.MaxSources,
-			MinScore:   m.Config.Answerer.MinScore,
-			Corpus:     m.Corpus,
-		}, m.Log),
+		Gate:     gate(m),
 	}, nil
+}
+
+// gate is the relevance gate every answerer uses, at the threshold of the
+// configured embedder, over the index's corpus statistics.
+func gate(m *Main) answer.Gate {
+	return answer.NewRelevance(answer.GateOptions{
+		MaxSources: m.Config.Answerer.MaxSources,
+		MinScore:   m.Config.EffectiveMinScore(),
+		Corpus:     m.Corpus,
+	}, m.Log)
+}
+
+func geminiOptions(m *Main) gemini.Options {
+	g := m.Config.LLM.Gemini
+	return gemini.Options{
+		APIKey: g.APIKey, BaseURL: g.BaseURL, Model: g.Model, EmbeddingModel: g.EmbeddingModel,
+		Dimensions: g.Dimensions, Temperature: g.Temperature, MaxOutputTokens: g.MaxOutputTokens,
+		Timeout: g.Timeout, Retry: m.Retry, Logger: m.Log,
+	}
+}
+
+func openAIOptions(m *Main) openai.Options {
+	o := m.Config.LLM.OpenAI
+	return openai.Options{
+		BaseURL: o.BaseURL, APIKey: o.APIKey, Model: o.Model, EmbeddingModel: o.EmbeddingModel,
+		Dimensions: o.Dimensions, Temperature: o.Temperature, MaxOutputTokens: o.MaxOutputTokens,
+		Timeout: o.Timeout, Retry: m.Retry, Logger: m.Log,
+	}
+}
+
+func openGeminiEmbedder(m *Main, _ string) (search.Embedder, error) {
+	return gemini.NewEmbedder(context.Background(), geminiOptions(m))
+}
+
+func openOpenAIEmbedder(m *Main, _ string) (search.Embedder, error) {
+	return openai.NewEmbedder(openAIOptions(m))
+}
+
+// chatModels builds the language model of each model provider.
+var chatModels = map[string]func(m *Main) (llm.Model, error){
+	config.ProviderGemini: func(m *Main) (llm.Model, error) {
+		return gemini.NewModel(context.Background(), geminiOptions(m))
+	},
+	config.ProviderOpenAI: func(m *Main) (llm.Model, error) { return openai.NewModel(openAIOptions(m)) },
+}
+
+// openModelAnswerer builds the answer stages over the answerer's model.
+func openModelAnswerer(m *Main) (answer.Stages, error) {
+	model, err := chatModels[m.Config.Answerer.Provider](m)
+	if err != nil {
+		return answer.Stages{}, err
+	}
+	return modelStages(m, model), nil
+}
+
+// judgeFor returns the judge of `docent eval --judge`: the answer model,
+// or the offline proxy when the answerer is offline.
+func judgeFor(m *Main) (eval.Judge, error) {
+	open, ok := chatModels[m.Config.Answerer.Provider]
+	if !ok {
+		return eval.OfflineJudge{}, nil
+	}
+	model, err := open(m)
+	if err != nil {
+		return nil, err
+	}
+	return llmstage.NewJudge(model), nil
+}
+
+// modelStages are the answer stages over a language model: it rewrites
+// follow-ups and multi-part questions, reranks (unless answerer.rerank is
+// off) and writes the grounded answer; the gate and the citation check
+// are the same as offline.
+func modelStages(m *Main, model llm.Model) answer.Stages {
+	a := m.Config.Answerer
+	st := answer.Stages{
+		Rewriter:  llmstage.NewRewriter(model, llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE}, m.Log),
+		Gate:      gate(m),
+		Generator: llmstage.NewGenerator(model),
+		Verifier:  answer.Citations{Log: m.Log},
+	}
+	if a.Rerank != config.RerankOff {
+		st.Reranker = llmstage.NewReranker(model, llmstage.RerankerOptions{}, m.Log)
+	}
+	return st
 }
 
 // Registry is the document registry the sync engine records into.

@@ -18,6 +18,7 @@ import (
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/internal/redact"
+	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/metrics"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
@@ -66,6 +67,9 @@ type Main struct {
 
 	// OnListen, when set, is called with the address serve listens on.
 	OnListen func(addr string)
+	// Retry is the retry policy of model providers; the zero value takes
+	// llm's defaults (tests shorten the waits).
+	Retry llm.Retry
 
 	closers []io.Closer
 	unlock  func()
@@ -166,7 +170,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
 	}
 	stages.Retriever = m.Retriever
-	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{}); err != nil {
+	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{Uncited: docent.Status(cfg.Answerer.Uncited)}); err != nil {
 		return err
 	}
 	secrets := cfg.Secrets()
