@@ -107,15 +107,15 @@
 // question decides.
 //
 // Measured (offline embedder, handbook): on asked.yaml, the questions as
-// employees ask them, 83% of the answerable questions link the right page
-// first (answered or uncertain), 44% are answered correctly, 91% of the
-// unanswerable ones are declined; on golden.yaml, 60%, and 92% declined.
-// The signals were fitted on asked.yaml and checked on golden.yaml. The
-// limit is lexical: a question in the asker's own words ("kick in",
-// "choppy", "kid") shares few terms with the unit that answers it, and a
-// word the corpus never uses cannot be told apart from a detail the docs
-// do not cover ("can I bring my dog" versus "can my kid use my laptop"),
-// so such questions end uncertain or, when nothing matches, not found.
+// employees ask them, 84% of the answerable questions link the right page
+// first (answered or uncertain), 45% are answered correctly, 91% of the
+// unanswerable ones are declined; on golden.yaml, 78%, 60% and 85%. The
+// signals were fitted on asked.yaml and checked on golden.yaml. The limit
+// is lexical: a question in the asker's own words ("kick in", "choppy",
+// "kid") shares few terms with the unit that answers it, and a word the
+// corpus never uses cannot be told apart from a detail the docs do not
+// cover ("can I bring my dog" versus "can my kid use my laptop"), so such
+// questions end uncertain or, when nothing matches, not found.
 //
 // # Extractive answers
 //
