@@ -62,8 +62,9 @@ func (e *StageError) Error() string { return "answer: " + e.Stage + ": " + e.Err
 func (e *StageError) Unwrap() error { return e.Err }
 
 // Stages are the pipeline's parts. Retriever is required; a nil stage
-// takes its offline implementation (Identity, FusedOrder, a Relevance gate
-// with default options, Extractive, Citations).
+// takes its offline implementation (Standalone without corpus
+// statistics, PageOrder, a Relevance gate with default options,
+// Extractive, Citations).
 type Stages struct {
 	Rewriter  Rewriter
 	Retriever Retriever
@@ -78,7 +79,7 @@ type Options struct {
 	// Mode selects the retrievers; default search.ModeDefault.
 	Mode search.Mode
 	// Candidates is how many hits to retrieve (per query) and keep in the
-	// trace; default 20.
+	// trace; default 30.
 	Candidates int
 	// Now is the clock used to time stages; default time.Now.
 	Now func() time.Time
@@ -107,10 +108,10 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if st.Rewriter == nil {
-		st.Rewriter = Identity{}
+		st.Rewriter = Standalone{}
 	}
 	if st.Reranker == nil {
-		st.Reranker = FusedOrder{}
+		st.Reranker = PageOrder{}
 	}
 	if st.Gate == nil {
 		st.Gate = NewRelevance(GateOptions{}, log)
@@ -132,7 +133,7 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 		opts.Mode = search.ModeDefault
 	}
 	if opts.Candidates <= 0 {
-		opts.Candidates = 20
+		opts.Candidates = 30
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -202,18 +203,19 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	a.Trace.Query, a.Trace.SubQueries = query, rw.SubQueries
 	st.stop(StageRewrite, withNote(rewriteDetail(text, query, rw.SubQueries), rewriteNote))
 
-	// retrieve
+	// retrieve: the query (with a HyDE passage, when the rewriter wrote
+	// one) and each part of a multi-part question
 	st.start()
-	extra := rw.SubQueries
+	var extra []string
 	if h := strings.TrimSpace(rw.Hypothetical); h != "" {
-		extra = append(slices.Clip(extra), h)
+		extra = []string{h}
 	}
 	mode := p.opts.Mode
-	hits, err := p.retrieve(ctx, mode, query, extra, q.Filter)
+	hits, parts, err := p.retrieve(ctx, mode, query, extra, rw.SubQueries, q.Filter)
 	keywordOnly := false
 	if err != nil && mode != search.ModeKeyword && degrade(StageRetrieve, err) {
 		mode, keywordOnly = search.ModeKeyword, true
-		hits, err = p.retrieve(ctx, mode, query, extra, q.Filter)
+		hits, parts, err = p.retrieve(ctx, mode, query, extra, rw.SubQueries, q.Filter)
 	}
 	if err != nil {
 		return fail(StageRetrieve, err)
@@ -222,9 +224,11 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	if keywordOnly {
 		retrieveNote = "embedder unavailable, keyword search only"
 	}
-	st.stop(StageRetrieve, withNote(fmt.Sprintf("%d candidates (%s)", len(hits), mode), retrieveNote))
+	st.stop(StageRetrieve, withNote(fmt.Sprintf("%d candidates (%s)", len(hits)+countHits(parts), mode), retrieveNote))
 
-	// rerank
+	// rerank: the question's candidates with the configured reranker; each
+	// part's with PageOrder, so that a model reranker runs once per
+	// question
 	st.start()
 	rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: query, Hits: hits})
 	usage = usage.Add(rr.Usage)
@@ -242,12 +246,21 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	// and picks sources in this order.
 	kept := len(rr.Hits)
 	hits = append(slices.Clip(rr.Hits), dropped(hits, rr.Hits)...)
+	for i := range parts {
+		pr, _ := PageOrder{}.Rerank(ctx, RerankRequest{Query: rw.SubQueries[i], Hits: parts[i]})
+		parts[i] = pr.Hits
+	}
+	hits = merge(append([][]docent.Hit{hits}, parts...))
 	a.Trace.Candidates = hits
 	st.stop(StageRerank, withNote(fmt.Sprintf("%d kept", kept), rerankNote))
 
 	// gate
 	st.start()
-	d, err := p.st.Gate.Gate(ctx, GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Hits: hits})
+	greq := GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Asks: rw.Asks, Hits: hits}
+	if len(parts) > 0 {
+		greq.PartHits = parts
+	}
+	d, err := p.st.Gate.Gate(ctx, greq)
 	if err != nil {
 		return fail(StageGate, err)
 	}
@@ -256,7 +269,12 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	switch d.Status {
 	case docent.StatusAnswered:
 	case docent.StatusUncertain:
-		p.uncertain(&a, d)
+		if keywordOnly {
+			// Without the embedder the gate's doubt may be the outage's.
+			p.outage(&a, hits)
+		} else {
+			p.uncertain(&a, d)
+		}
 		p.finish(&a, st, usage)
 		return a, nil
 	default:
@@ -274,16 +292,16 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 
 	// generate
 	st.start()
-	greq := GenerateRequest{
+	genReq := GenerateRequest{
 		Question: text, Query: query, History: q.History,
-		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms,
+		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms, Parts: d.Parts,
 	}
 	var res GenerateResult
 	if sg, ok := p.st.Generator.(StreamGenerator); ok && onDelta != nil {
 		live := newLiveCitations(d.Sources, onDelta)
-		res, err = sg.GenerateStream(ctx, greq, live.write)
+		res, err = sg.GenerateStream(ctx, genReq, live.write)
 	} else {
-		res, err = p.st.Generator.Generate(ctx, greq)
+		res, err = p.st.Generator.Generate(ctx, genReq)
 	}
 	usage = usage.Add(res.Usage)
 	a.Trace.Model, a.Trace.Prompt = res.Model, res.Prompt
@@ -362,24 +380,46 @@ func withNote(detail, note string) string {
 	return detail + "; " + note
 }
 
-// retrieve runs the query and each sub-query (and a HyDE passage) and
-// merges their rankings round-robin (each part's best first), without
-// duplicates, up to Candidates per query.
-func (p *Pipeline) retrieve(ctx context.Context, mode search.Mode, query string, parts []string, f docent.Filter) ([]docent.Hit, error) {
-	queries := append([]string{query}, parts...)
-	lists := make([][]docent.Hit, len(queries))
-	for i, qt := range queries {
+// retrieve runs the query and its extra queries (a HyDE passage) and
+// merges their rankings round-robin into the question's candidates; it
+// runs each part of a multi-part question on its own and returns its
+// ranking apart. Every ranking is cut to Candidates.
+func (p *Pipeline) retrieve(ctx context.Context, mode search.Mode, query string, extra, parts []string, f docent.Filter) ([]docent.Hit, [][]docent.Hit, error) {
+	run := func(qt string) ([]docent.Hit, error) {
 		res, err := p.st.Retriever.Retrieve(ctx, search.Request{Text: qt, Filter: f, K: p.opts.Candidates, Mode: mode})
 		if err != nil {
 			return nil, err
 		}
-		lists[i] = res.Hits
-		if len(lists[i]) > p.opts.Candidates {
-			lists[i] = lists[i][:p.opts.Candidates]
+		hits := res.Hits
+		if len(hits) > p.opts.Candidates {
+			hits = hits[:p.opts.Candidates]
 		}
+		return hits, nil
 	}
+	lists := make([][]docent.Hit, 0, 1+len(extra))
+	for _, qt := range append([]string{query}, extra...) {
+		hits, err := run(qt)
+		if err != nil {
+			return nil, nil, err
+		}
+		lists = append(lists, hits)
+	}
+	var partLists [][]docent.Hit
+	for _, qt := range parts {
+		hits, err := run(qt)
+		if err != nil {
+			return nil, nil, err
+		}
+		partLists = append(partLists, hits)
+	}
+	return merge(lists), partLists, nil
+}
+
+// merge merges rankings round-robin (each one's best first), without
+// duplicates.
+func merge(lists [][]docent.Hit) []docent.Hit {
 	if len(lists) == 1 {
-		return lists[0], nil
+		return lists[0]
 	}
 	var out []docent.Hit
 	seen := map[string]bool{}
@@ -396,9 +436,17 @@ func (p *Pipeline) retrieve(ctx context.Context, mode search.Mode, query string,
 			}
 		}
 		if !more {
-			return out, nil
+			return out
 		}
 	}
+}
+
+func countHits(lists [][]docent.Hit) int {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	return n
 }
 
 // notFound turns a into the not-found reply.

@@ -98,6 +98,17 @@ func amounts(text string) map[string]bool {
 	return set
 }
 
+// statesAmount reports whether text states an amount with a currency or
+// a unit ("$75", "14 days", "15%"); a bare number may be a code.
+func statesAmount(text string) bool {
+	for a := range amounts(text) {
+		if !isNumber(a) {
+			return true
+		}
+	}
+	return false
+}
+
 func isNumber(t string) bool {
 	for _, r := range t {
 		if !unicode.IsDigit(r) {
@@ -107,38 +118,69 @@ func isNumber(t string) bool {
 	return t != ""
 }
 
-// relevantAmounts are the amounts in the units of c that match the
-// question (by term or heading); all of c's amounts when none match.
-func relevantAmounts(c docent.Chunk, sc *scorer) map[string]bool {
-	set := map[string]bool{}
-	units := splitUnits(c)
-	for _, u := range units {
-		if sc.coverage(u.Terms, u.Context, contextWeight) > 0 {
-			for a := range amounts(u.Text) {
-				set[a] = true
-			}
+// Conflicts are judged on the units that answer the question: those that
+// state an amount and cover at least conflictCoverage of the question and
+// keepRatio of what the chunk's best unit covers (the units an answer
+// would quote).
+const (
+	conflictCoverage = 0.3
+	// minAlike is how alike (Jaccard similarity of their words, numbers
+	// left out) two units must be to state the same thing.
+	minAlike = 0.4
+)
+
+// answeringUnits returns the units of c that answer the question (see
+// conflictCoverage) and state an amount.
+func answeringUnits(c docent.Chunk, sc *scorer) []unit {
+	units := unitsOf(c)
+	covs := make([]float64, len(units))
+	best := 0.0
+	for i, u := range units {
+		covs[i] = sc.unitCoverage(u)
+		best = max(best, covs[i])
+	}
+	var out []unit
+	for i, u := range units {
+		if len(amounts(u.Text)) > 0 && covs[i] >= conflictCoverage && covs[i] >= keepRatio*best {
+			out = append(out, u)
 		}
 	}
-	if len(set) == 0 {
-		for _, u := range units {
-			for a := range amounts(u.Text) {
-				set[a] = true
-			}
+	return out
+}
+
+// wordsOnly returns a unit's terms without numbers.
+func wordsOnly(u unit) map[string]bool {
+	out := map[string]bool{}
+	for t := range u.Terms {
+		if !isNumber(t) {
+			out[t] = true
 		}
 	}
-	return set
+	return out
 }
 
 // conflicts reports whether a and b are versions of the same content that
-// disagree: similar headings, and each mentions an amount the other does
-// not. It returns the amounts only a has and only b has.
+// disagree on what was asked: their headings are alike, and a unit of
+// each that answers the question states the same thing (alike words) with
+// an amount the other does not. It returns the amounts only a's unit has
+// and only b's has.
 func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
 	if !similarHeadings(a, b) {
 		return false, nil, nil
 	}
-	aa, ab := relevantAmounts(a, sc), relevantAmounts(b, sc)
-	onlyA, onlyB := minus(aa, ab), minus(ab, aa)
-	return len(onlyA) > 0 && len(onlyB) > 0, onlyA, onlyB
+	for _, ua := range answeringUnits(a, sc) {
+		for _, ub := range answeringUnits(b, sc) {
+			if jaccard(wordsOnly(ua), wordsOnly(ub)) < minAlike {
+				continue
+			}
+			aa, ab := amounts(ua.Text), amounts(ub.Text)
+			onlyA, onlyB := minus(aa, ab), minus(ab, aa)
+			if len(onlyA) > 0 && len(onlyB) > 0 {
+				return true, onlyA, onlyB
+			}
+		}
+	}
+	return false, nil, nil
 }
 
 func minus(a, b map[string]bool) []string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -25,21 +26,32 @@ type Extractive struct {
 var _ Generator = (*Extractive)(nil)
 
 // NewExtractive returns an Extractive generator with the defaults.
-func NewExtractive() *Extractive { return &Extractive{MaxUnits: 4, MaxSources: 3} }
+func NewExtractive() *Extractive { return &Extractive{MaxUnits: 6, MaxSources: 3} }
 
 // Extractive scoring: a unit scores its IDF-weighted coverage of the
 // question terms (terms found only in the headings above it count
-// contextWeight), times its source's relevance relative to the most
-// relevant source, plus rankBonus/(1+source index). Units scoring below
-// keepRatio of the best unit are not quoted, so a further source is
-// quoted only when one of its units matches nearly as well as the best.
+// sectionWeight, only in the title titleWeight), times its source's weight (1 for the first source, the
+// others by their retrieval score relative to the first's), times
+// quantityBoost when the question asks for an amount and the unit states
+// one. The answer opens with the best unit of the first source that
+// scores within keepRatio of the best unit overall; a unit that
+// introduces a list (it ends in ":") brings the list, and a row or item
+// brings the rows or items of its table or list that score as well
+// (within siblingRatio). Further units are added while they cover
+// question terms the quoted ones do not (at least minGain of the
+// question's weight) and score within keepRatio of the opening unit.
 // When the question names a code (GK-409, AMR-12, v1) and some unit holds
 // it, only units that hold one of the question's codes are quoted.
 const (
 	quantityBoost = 1.5
-	contextWeight = 0.5
-	rankBonus     = 0.1
-	keepRatio     = 0.6
+	siblingRatio  = 0.8
+	maxList       = 6
+)
+
+// keepRatio and minGain bound the further units quoted (see above).
+const (
+	keepRatio = 0.6
+	minGain   = 0.15
 )
 
 // scoredUnit is a unit of one source with its score.
@@ -50,13 +62,12 @@ type scoredUnit struct {
 	cov   float64
 }
 
-// Generate quotes 1 to MaxUnits units from at most MaxSources sources, in
-// source order and, within a source, document order; each unit is followed
-// by its source's [n]. With a conflict it quotes the newer source first
-// and the older second and says that they differ. When the question
-// names a code that some unit holds, units without one of its codes are
-// not quoted. It returns empty text when no unit shares a term with the
-// question.
+// Generate quotes units of the sources (see the scoring above), in source
+// order and, within a source, document order; each unit is followed by
+// its source's [n]. With a conflict it quotes the newer source first and
+// the older second and says that they differ. Code is quoted only when
+// the question asks how to do something. It returns empty text when no
+// unit shares a term with the question.
 func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateResult, error) {
 	maxUnits, maxSources := e.MaxUnits, e.MaxSources
 	if maxUnits <= 0 {
@@ -65,46 +76,53 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	if maxSources <= 0 {
 		maxSources = 3
 	}
+	if len(req.Parts) > 0 {
+		return GenerateResult{Text: e.parts(req, maxUnits)}, nil
+	}
 	sc := requestScorer(req)
 	weight := sourceWeights(req.Sources)
 	// A question about an amount, or two sources that differ in amounts,
-	// is answered by the units that state one.
-	quantity := req.Conflict != nil || asksQuantity(req.Question)
+	// is answered by the units that state one; a unit that lacks the kind
+	// of answer asked for (a time, a procedure) is scored down.
+	want := expectedType(req.Question)
+	if want == anyType && (req.Conflict != nil || asksQuantity(req.Question)) {
+		want = amountType
+	}
+	command := asksCommand(req.Question)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all []scoredUnit
 	for i, s := range req.Sources {
-		for _, u := range splitUnits(s.Hit.Chunk) {
-			cov := sc.coverage(u.Terms, u.Context, contextWeight)
+		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0) + earlyBonus(s.Hit.Chunk)
+		for _, u := range unitsOf(s.Hit.Chunk) {
+			dangling := false
+			if !command && len(u.Code) > 0 {
+				u.Code, u.Terms, dangling = nil, termSet(u.Text), true
+				u.kinds = unitKinds(u)
+			}
+			cov := sc.unitCoverage(u)
 			if cov == 0 {
 				continue
 			}
-			score := cov*weight[i] + rankBonus/float64(1+i)
-			if quantity && len(amounts(u.Text)) > 0 {
-				score *= quantityBoost
+			score := (unitScore(u, cov, want) + headingLift*headCov) * weight[i]
+			if dangling {
+				// "Install it with:" without its command says little.
+				score *= 0.5
 			}
 			su := scoredUnit{unit: u, src: i, cov: cov, score: score}
 			perSource[i] = append(perSource[i], su)
 			all = append(all, su)
 		}
 	}
-	byScore := func(us []scoredUnit) {
-		sort.SliceStable(us, func(a, b int) bool {
-			if us[a].score != us[b].score {
-				return us[a].score > us[b].score
-			}
-			if us[a].src != us[b].src {
-				return us[a].src < us[b].src
-			}
-			return us[a].Ord < us[b].Ord
-		})
-	}
 	if c := req.Conflict; c != nil {
 		newer, older := indexOfSource(req.Sources, c.Newer), indexOfSource(req.Sources, c.Older)
 		if newer >= 0 && older >= 0 && len(perSource[newer]) > 0 && len(perSource[older]) > 0 {
 			byScore(perSource[newer])
 			byScore(perSource[older])
-			nu := differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
-			ou := differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
+			nu, ou, ok := alikePair(perSource[newer], perSource[older])
+			if !ok {
+				nu = differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
+				ou = differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
+			}
 			return GenerateResult{Text: conflictText(req, nu, ou)}, nil
 		}
 	}
@@ -112,44 +130,195 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	if len(all) == 0 {
 		return GenerateResult{}, nil
 	}
-	byScore(all)
-	cut := all[0].score * keepRatio
-	var picked []scoredUnit
-	srcOrder := []int{}
-	seenText := map[string]bool{}
-	for _, u := range all {
-		if len(picked) == maxUnits || u.score < cut {
-			break
-		}
-		if seenText[u.Text] {
-			continue
-		}
-		if !containsInt(srcOrder, u.src) {
-			if len(srcOrder) == maxSources {
-				continue
-			}
-			srcOrder = append(srcOrder, u.src)
-		}
-		seenText[u.Text] = true
-		picked = append(picked, u)
-	}
-	// Readable order: sources in order of their best unit, units in
-	// document order within a source.
-	rank := map[int]int{}
-	for i, s := range srcOrder {
-		rank[s] = i
-	}
+	picked := pickUnits(all, sc, maxUnits, maxSources, asksList(req.Question))
+	// Readable order: sources in request order, units in document order
+	// within a source.
 	sort.SliceStable(picked, func(a, b int) bool {
 		if picked[a].src != picked[b].src {
-			return rank[picked[a].src] < rank[picked[b].src]
+			return picked[a].src < picked[b].src
 		}
 		return picked[a].Ord < picked[b].Ord
 	})
 	parts := make([]string, len(picked))
 	for i, u := range picked {
-		parts[i] = cite(u.Text, req.Sources[u.src].N)
+		parts[i] = cite(u.display(), req.Sources[u.src].N)
 	}
 	return GenerateResult{Text: strings.Join(parts, " ")}, nil
+}
+
+// unitsPerPart is the most units quoted for one part of a multi-part
+// question.
+const unitsPerPart = 2
+
+// parts answers a multi-part question part by part: an answered part with
+// units of its own sources, an uncertain part by pointing at its closest
+// page, a part the docs do not cover by saying so.
+func (e *Extractive) parts(req GenerateRequest, maxUnits int) string {
+	var out []string
+	quoted := map[string]bool{}
+	for _, p := range req.Parts {
+		switch p.Status {
+		case docent.StatusAnswered:
+			var srcs []Source
+			for _, n := range p.Sources {
+				if i := indexOfSource(req.Sources, n); i >= 0 {
+					srcs = append(srcs, req.Sources[i])
+				}
+			}
+			sub := GenerateRequest{Question: p.Ask, Query: p.Ask, Sources: srcs, Terms: p.Terms}
+			sub.Parts = nil
+			res, _ := (&Extractive{MaxUnits: min(maxUnits, unitsPerPart), MaxSources: sourcesPerPart}).Generate(context.Background(), sub)
+			for _, sentence := range splitCited(res.Text) {
+				if !quoted[sentence] {
+					quoted[sentence] = true
+					out = append(out, sentence)
+				}
+			}
+		case docent.StatusUncertain:
+			out = append(out, fmt.Sprintf("I couldn't confirm %s in the docs; the closest page is [%d].", quote(p.Ask), p.Sources[0]))
+		default:
+			out = append(out, fmt.Sprintf("I couldn't find %s in the docs.", quote(p.Ask)))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// citedRE matches one quoted unit with its marker: "text [n]."
+var citedRE = regexp.MustCompile(`[^\[]*?\[\d+\]\.`)
+
+// splitCited splits generated text into its cited units.
+func splitCited(text string) []string {
+	var out []string
+	for _, m := range citedRE.FindAllString(text, -1) {
+		out = append(out, strings.TrimSpace(m))
+	}
+	return out
+}
+
+// quote puts a part of the question in quotes for a reply, without its
+// final punctuation.
+func quote(ask string) string {
+	return "\"" + trimEnd(strings.ReplaceAll(ask, "\"", "'")) + "\""
+}
+
+// byScore sorts units best first; ties by source, then document order.
+func byScore(us []scoredUnit) {
+	sort.SliceStable(us, func(a, b int) bool {
+		if us[a].score != us[b].score {
+			return us[a].score > us[b].score
+		}
+		if us[a].src != us[b].src {
+			return us[a].src < us[b].src
+		}
+		return us[a].Ord < us[b].Ord
+	})
+}
+
+// pickUnits chooses the units to quote (see the scoring above). list
+// says that the question asks for a list, so that the rows or items alike
+// to the best one are quoted with it.
+func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool) []scoredUnit {
+	byScore(all)
+	best := all[0].score
+	first := all[0]
+	for _, u := range all {
+		if u.src < first.src && u.score >= best*keepRatio {
+			first = u
+		}
+		if u.src == 0 {
+			break
+		}
+	}
+	var picked []scoredUnit
+	covered := map[string]bool{}
+	srcs := map[int]bool{}
+	has := map[string]bool{}
+	take := func(u scoredUnit) bool {
+		key := strconv.Itoa(u.src) + "\x00" + u.Text
+		if has[key] || (!srcs[u.src] && len(srcs) == maxSources) {
+			return false
+		}
+		has[key] = true
+		srcs[u.src] = true
+		picked = append(picked, u)
+		for t := range u.Terms {
+			covered[t] = true
+		}
+		return true
+	}
+	take(first)
+	// A table or list keyed by name answers for every entry when the
+	// question names none of them ("what's the rate limit" over a table of
+	// plans); naming one ("for Growth") keeps the answer to its row.
+	keyedAll := first.Group > 0 && first.Key != "" && !namesKey(all, first, sc)
+	// The list a unit introduces, or the rows and items alike to it.
+	limit := max(maxUnits, maxList)
+	for _, u := range all {
+		if len(picked) >= limit {
+			break
+		}
+		if u.src != first.src || u.Group == 0 {
+			continue
+		}
+		intro := strings.HasSuffix(first.Text, ":") && first.Group == 0 && u.Ord > first.Ord && u.Group == nextGroup(all, first)
+		alike := (list || keyedAll) && first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio
+		if intro || alike {
+			take(u)
+		}
+	}
+	// Units that cover what the quoted ones do not.
+	for len(picked) < maxUnits {
+		bestGain, bi := 0.0, -1
+		for i, u := range all {
+			if u.score < first.score*keepRatio {
+				break
+			}
+			if gain := sc.gain(u.Terms, covered); gain > bestGain {
+				bestGain, bi = gain, i
+			}
+		}
+		if bi < 0 || bestGain < minGain || !take(all[bi]) {
+			break
+		}
+	}
+	return picked
+}
+
+// namesKey reports whether the question names one of the keys of u's
+// table or list.
+func namesKey(all []scoredUnit, u scoredUnit, sc *scorer) bool {
+	for _, o := range all {
+		if o.src != u.src || o.Group != u.Group || o.Key == "" {
+			continue
+		}
+		terms := search.Analyze(o.Key)
+		if len(terms) == 0 {
+			continue
+		}
+		named := true
+		for _, t := range terms {
+			if _, ok := sc.idf[t]; !ok {
+				named = false
+				break
+			}
+		}
+		if named {
+			return true
+		}
+	}
+	return false
+}
+
+// nextGroup is the group of the first row or item after u in u's chunk,
+// or -1.
+func nextGroup(all []scoredUnit, u scoredUnit) int {
+	g, ord := -1, -1
+	for _, o := range all {
+		if o.src == u.src && o.Group > 0 && o.Ord > u.Ord && (ord < 0 || o.Ord < ord) {
+			g, ord = o.Group, o.Ord
+		}
+	}
+	return g
 }
 
 // requestScorer builds a scorer from the request's terms, or from the
@@ -208,15 +377,6 @@ func indexOfSource(srcs []Source, n int) int {
 	return -1
 }
 
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // questionCodes returns the identifiers a question names, as the analyzed
 // terms of each: tokens (runs of letters, digits, '-', '_' and '.') that
 // mix letters and digits, such as error codes, model numbers and versions.
@@ -255,7 +415,7 @@ func matchCodes(units []scoredUnit, codes [][]string) []scoredUnit {
 		for _, code := range codes {
 			ok := true
 			for _, t := range code {
-				if !u.Terms[t] && !u.Context[t] {
+				if !u.Terms[t] && !u.Context[t] && !u.Title[t] {
 					ok = false
 					break
 				}
@@ -278,23 +438,46 @@ func matchCodes(units []scoredUnit, codes [][]string) []scoredUnit {
 	return kept
 }
 
-// sourceWeights scales each source by its fused retrieval score relative
-// to the best source's, so that a well-matching sentence in a weakly
-// retrieved chunk does not outrank the chunks retrieval trusts most.
-// Sources without scores (all zero) weigh 1.
+// sourceWeights weighs the first source 1 and each further source by its
+// fused retrieval score relative to the first's (at most 1), so that a
+// well-matching sentence in a weakly retrieved chunk does not outrank the
+// chunk the gate chose. Sources without scores weigh 1.
 func sourceWeights(srcs []Source) []float64 {
-	best := 0.0
-	for _, s := range srcs {
-		best = max(best, s.Hit.Score)
-	}
 	w := make([]float64, len(srcs))
 	for i, s := range srcs {
 		w[i] = 1
-		if best > 0 {
-			w[i] = max(s.Hit.Score, 0) / best
+		if i > 0 && srcs[0].Hit.Score > 0 {
+			w[i] = min(1, max(s.Hit.Score, 0)/srcs[0].Hit.Score)
 		}
 	}
 	return w
+}
+
+// alikePair returns the two sides of a conflict: the best-scored unit of
+// the newer source that has a counterpart in the older one, and that
+// counterpart, the older unit most alike to it (Jaccard similarity of
+// their words at least minAlike) with different amounts. newer must be
+// sorted by score.
+func alikePair(newer, older []scoredUnit) (scoredUnit, scoredUnit, bool) {
+	for _, a := range newer {
+		aa := amounts(a.Text)
+		if len(aa) == 0 {
+			continue
+		}
+		best, bestSim := -1, minAlike
+		for i, b := range older {
+			ab := amounts(b.Text)
+			sim := jaccard(wordsOnly(a.unit), wordsOnly(b.unit))
+			if len(ab) == 0 || sim < bestSim || len(minus(aa, ab)) == 0 || len(minus(ab, aa)) == 0 {
+				continue
+			}
+			best, bestSim = i, sim
+		}
+		if best >= 0 {
+			return a, older[best], true
+		}
+	}
+	return scoredUnit{}, scoredUnit{}, false
 }
 
 // differing returns the unit that states an amount the other source does
@@ -337,7 +520,22 @@ func differing(units []scoredUnit, other string, like map[string]bool) scoredUni
 }
 
 // quantityRE matches questions that ask for an amount, a count or a length.
-var quantityRE = regexp.MustCompile(`(?i)\b(how (much|many|long|often|far|soon|big|large)|what (is|are|'s) the (limit|maximum|max|minimum|min|amount|rate|price|cost|fee|deadline|allowance|per diem|threshold))\b`)
+var quantityRE = regexp.MustCompile(`(?i)\b(how (much|many|long|often|far|soon|big|large)|what(?:'s|s| is| are) the (\w+ )?(limit|maximum|max|minimum|min|amount|rate|price|cost|fee|deadline|allowance|per diem|threshold|cap))\b`)
+
+// asksListRE matches questions that ask for a list of things.
+var asksListRE = regexp.MustCompile(`(?i)\b(what|which) (are|were)\b|\blist\b|\bwhat are there\b|\b(what|which) (\w+ )?(kinds?|types?|levels?|tiers?|sections?|steps?|options?|plans?|categories|rules|requirements)\b|\bwhat \w+s (do|does|are|should|must|can)\b`)
+
+// asksList reports whether the question asks for a list.
+func asksList(question string) bool { return asksListRE.MatchString(question) }
 
 // asksQuantity reports whether the question asks for an amount.
-func asksQuantity(question string) bool { return quantityRE.MatchString(question) }
+func asksQuantity(question string) bool {
+	return quantityRE.MatchString(question) || expectedType(question) == amountType
+}
+
+// commandRE matches questions that ask how to do something, where a
+// command is an answer.
+var commandRE = regexp.MustCompile(`(?i)\b(how (do|can|should|would) (i|we|you)|how to|command|cli|script|install|run|restart|roll ?back|set ?up|configure|enable|disable|syntax)\b`)
+
+// asksCommand reports whether a command may answer the question.
+func asksCommand(question string) bool { return commandRE.MatchString(question) }

@@ -21,7 +21,7 @@ func TestSplitUnits(t *testing.T) {
 	units := splitUnits(c)
 	var texts []string
 	for _, u := range units {
-		texts = append(texts, u.Text)
+		texts = append(texts, u.display())
 	}
 	want := []string{
 		"See the table below, or the FAQ.",
@@ -34,14 +34,23 @@ func TestSplitUnits(t *testing.T) {
 		t.Fatalf("units:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
 	}
 	kinds := []unitKind{kindSentence, kindRow, kindItem, kindItem, kindSentence}
+	groups := []int{0, 1, 2, 2, 0}
+	keys := []string{"", "VPN-E03", "", "", ""}
 	for i, u := range units {
-		if u.Kind != kinds[i] || u.Ord != i {
-			t.Errorf("unit %d kind %d ord %d, want kind %d", i, u.Kind, u.Ord, kinds[i])
+		if u.Kind != kinds[i] || u.Ord != i || u.Group != groups[i] || u.Key != keys[i] {
+			t.Errorf("unit %d kind %d ord %d group %d key %q, want kind %d group %d key %q",
+				i, u.Kind, u.Ord, u.Group, u.Key, kinds[i], groups[i], keys[i])
 		}
 	}
-	// Heading words are context, not text; code words join the unit's terms.
-	if !units[0].Context["error"] || !units[0].Context["vpn"] || units[0].Terms["error"] {
-		t.Errorf("context %v terms %v", units[0].Context, units[0].Terms)
+	// A code block is kept apart from the sentence that introduces it,
+	// so that it is quoted only when a command is asked for.
+	if units[4].Text != "Install it:" || len(units[4].Code) != 1 {
+		t.Errorf("code unit text %q code %q", units[4].Text, units[4].Code)
+	}
+	// Heading words are context, title words title, not text; code words
+	// join the unit's terms.
+	if !units[0].Context["error"] || !units[0].Title["vpn"] || units[0].Terms["error"] {
+		t.Errorf("context %v title %v terms %v", units[0].Context, units[0].Title, units[0].Terms)
 	}
 	if !units[1].Context["meaning"] && !units[1].Context["mean"] {
 		t.Errorf("row context lacks the table header: %v", units[1].Context)

@@ -27,8 +27,34 @@ type unit struct {
 	// Ord is the unit's position in its chunk.
 	Ord int
 	// Terms are the unit's analyzed terms; Context the terms of the
-	// headings above it (section path, in-chunk headings, table header).
-	Terms, Context map[string]bool
+	// headings above it (section path, in-chunk headings, table header);
+	// Title the terms of the document title.
+	Terms, Context, Title map[string]bool
+	// Group numbers the table or list a row or item belongs to within its
+	// chunk, from 1; 0 for a sentence.
+	Group int
+	// Key names what a row or item is about: a row's first cell, or the
+	// words of an item before its first colon or dash (when short).
+	Key string
+	// Code holds the lines of a short code block the unit introduces
+	// (its text ends in ":"); their words are among Terms.
+	Code []string
+	// kinds caches the answer types the unit holds (see unitKinds);
+	// meta that it speaks about the page itself (metaRE).
+	kinds uint16
+	meta  bool
+}
+
+// display is the unit as quoted: its text, then its code lines as code.
+func (u unit) display() string {
+	if len(u.Code) == 0 {
+		return u.Text
+	}
+	quoted := make([]string, len(u.Code))
+	for i, l := range u.Code {
+		quoted[i] = "`" + l + "`"
+	}
+	return u.Text + " " + strings.Join(quoted, "; ")
 }
 
 var (
@@ -36,6 +62,8 @@ var (
 	tableSep  = regexp.MustCompile(`^\|?[\s:\-|]+\|?$`)
 	linkRE    = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 	emphRE    = regexp.MustCompile(`\*\*|__`)
+	italicRE  = regexp.MustCompile(`(^|\s)[*_]([^*_\s][^*_]*)[*_]`)
+	htmlRE    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
 	headingRE = regexp.MustCompile(`^#{1,6}\s+`)
 )
 
@@ -49,34 +77,47 @@ const maxCodeLines = 3
 // attaches a short code block to the sentence before it that ends in ":".
 func splitUnits(c docent.Chunk) []unit {
 	var (
-		units   []unit
-		para    []string
-		headCtx = strings.Join(append([]string{c.Title}, c.Section...), " ")
-		inner   string // in-chunk heading
-		header  []string
-		inCode  bool
-		code    []string
-		item    []string
+		units    []unit
+		para     []string
+		headCtx  = strings.Join(c.Section, " ")
+		title    = termSet(c.Title)
+		inner    string // in-chunk heading
+		header   []string
+		group    int      // current table or list number
+		inGroup  bool     // the last unit was a row or an item
+		lastKind unitKind // of the last unit
+		inCode   bool
+		code     []string
+		item     []string
 	)
 	ctx := func(extra string) map[string]bool { return termSet(headCtx + " " + inner + " " + extra) }
-	add := func(text string, kind unitKind, extra string) {
+	add := func(text string, kind unitKind, extra, key string) {
 		text = cleanInline(text)
 		if text == "" || !hasLetterOrDigit(text) {
 			return
 		}
-		units = append(units, unit{Text: text, Kind: kind, Ord: len(units), Terms: termSet(text), Context: ctx(extra)})
+		u := unit{Text: text, Kind: kind, Ord: len(units), Terms: termSet(text), Context: ctx(extra), Title: title}
+		if kind != kindSentence {
+			if !inGroup || kind != lastKind {
+				group++
+			}
+			u.Group, u.Key = group, cleanInline(key)
+		}
+		inGroup, lastKind = kind != kindSentence, kind
+		units = append(units, u)
 	}
 	flushPara := func() {
 		if len(para) > 0 {
 			for _, s := range search.SplitSentences(strings.Join(para, " ")) {
-				add(s, kindSentence, "")
+				add(s, kindSentence, "", "")
 			}
 			para = nil
 		}
 	}
 	flushItem := func() {
 		if len(item) > 0 {
-			add(strings.Join(item, " "), kindItem, "")
+			text := strings.Join(item, " ")
+			add(text, kindItem, "", itemKey(text))
 			item = nil
 		}
 	}
@@ -113,7 +154,7 @@ func splitUnits(c docent.Chunk) []unit {
 			flushAll()
 		case headingRE.MatchString(line):
 			flushAll()
-			inner = headingRE.ReplaceAllString(line, "")
+			inner, inGroup = headingRE.ReplaceAllString(line, ""), false
 		case strings.HasPrefix(line, "|"):
 			flushPara()
 			flushItem()
@@ -122,10 +163,10 @@ func splitUnits(c docent.Chunk) []unit {
 			}
 			cells := tableCells(line)
 			if header == nil {
-				header = cells
+				header, inGroup = cells, false
 				continue
 			}
-			add(renderRow(header, cells), kindRow, strings.Join(header, " "))
+			add(renderRow(header, cells), kindRow, strings.Join(header, " "), cells[0])
 		case listRE.MatchString(line):
 			flushPara()
 			flushItem()
@@ -138,7 +179,25 @@ func splitUnits(c docent.Chunk) []unit {
 		}
 	}
 	flushAll()
+	for i := range units {
+		units[i].kinds = unitKinds(units[i])
+		units[i].meta = metaRE.MatchString(units[i].Text)
+	}
 	return units
+}
+
+// itemKeyRE matches the lead words of a list item: up to five words
+// before a colon or a dash.
+var itemKeyRE = regexp.MustCompile(`^\**([^:–—*]{1,60}?)\**\s*(?::|\s[–—-]\s)`)
+
+// itemKey returns what a list item is about, when it starts with a short
+// label ("Public: anything on the website"), or "".
+func itemKey(text string) string {
+	m := itemKeyRE.FindStringSubmatch(text)
+	if m == nil || len(strings.Fields(m[1])) > 5 {
+		return ""
+	}
+	return strings.TrimSpace(m[1])
 }
 
 // attachCode appends a short code block to the last unit when that unit
@@ -151,11 +210,7 @@ func attachCode(units []unit, code []string) {
 	if !strings.HasSuffix(last.Text, ":") {
 		return
 	}
-	quoted := make([]string, len(code))
-	for i, l := range code {
-		quoted[i] = "`" + l + "`"
-	}
-	last.Text += " " + strings.Join(quoted, "; ")
+	last.Code = append([]string(nil), code...)
 	for t := range termSet(strings.Join(code, " ")) {
 		last.Terms[t] = true
 	}
@@ -200,10 +255,15 @@ func renderRow(header, cells []string) string {
 	return b.String()
 }
 
-// cleanInline removes markdown emphasis and turns links into their text.
+// cleanInline turns a line of markdown into plain text: links become
+// their text, images and HTML tags go, emphasis and inline-code marks
+// are removed.
 func cleanInline(s string) string {
 	s = linkRE.ReplaceAllString(s, "$1")
+	s = htmlRE.ReplaceAllString(s, "")
 	s = emphRE.ReplaceAllString(s, "")
+	s = italicRE.ReplaceAllString(s, "$1$2")
+	s = strings.ReplaceAll(s, "`", "")
 	return strings.Join(strings.Fields(s), " ")
 }
 

@@ -38,6 +38,10 @@ type Rewrite struct {
 	// SubQueries are the parts of a multi-part question, each retrieved on
 	// its own; empty for a single question.
 	SubQueries []string
+	// Asks are the same parts as the asker wrote them (SubQueries may add
+	// context words for retrieval), for replies that name a part; when
+	// set, it has one entry per SubQuery.
+	Asks []string
 	// Hypothetical is a passage written as the docs might answer the
 	// query (HyDE); when set, it is retrieved as one more query.
 	Hypothetical string
@@ -58,8 +62,9 @@ type Retriever interface {
 var _ Retriever = (*search.Retriever)(nil)
 
 // Reranker reorders candidates by their relevance to the query and sets
-// Hit.RerankScore; it may drop candidates. The offline FusedOrder keeps
-// the retrieval order.
+// Hit.RerankScore; it may drop candidates. The offline PageOrder lifts
+// pages with several strong chunks and newer versions of a page;
+// FusedOrder keeps the retrieval order.
 type Reranker interface {
 	// Rerank returns the hits to keep, best first. It returns an error only
 	// when it could not run; a reranker whose model answers badly falls
@@ -86,10 +91,11 @@ type Reranked struct {
 	Detail string
 }
 
-// Gate decides whether the docs hold an answer: it measures each
-// candidate's relevance, compares the best with a threshold, and picks
-// the numbered sources a Generator answers from. The offline Relevance
-// gate is the one documented in the package doc.
+// Gate decides whether the docs hold an answer (answered), seem to be
+// about the question without confirming one (uncertain), or do not cover
+// it (not found), and picks the numbered sources a Generator answers
+// from. The offline Relevance gate is the one documented in the package
+// doc.
 type Gate interface {
 	// Gate returns its decision. It sets Hit.Relevance on req.Hits.
 	Gate(ctx context.Context, req GateRequest) (Decision, error)
@@ -99,10 +105,14 @@ type Gate interface {
 type GateRequest struct {
 	// Question is the question as asked; Query the standalone query.
 	Question, Query string
-	// SubQueries are the parts of a multi-part question, if any.
-	SubQueries []string
+	// SubQueries are the parts of a multi-part question, if any, and Asks
+	// the same parts as written (see Rewrite).
+	SubQueries, Asks []string
 	// Hits are the candidates, best first; the Gate sets their Relevance.
 	Hits []docent.Hit
+	// PartHits are the candidates retrieved for each of SubQueries, in
+	// the same order, best first; nil for a single question.
+	PartHits [][]docent.Hit
 }
 
 // Decision is a Gate's verdict.
@@ -125,13 +135,33 @@ type Decision struct {
 	Conflict *Conflict
 	// ConflictNote describes the conflict for the trace.
 	ConflictNote string
-	// TopScore is the best relevance, Threshold what it was compared with.
+	// TopScore is the evidence of the closest page (for the offline gate,
+	// how much of the question its best unit covers), Threshold the
+	// answer threshold it was compared with.
 	TopScore, Threshold float64
 	// Terms maps the question's content terms to their IDF weight, for
 	// generators that match words.
 	Terms map[string]float64
+	// Parts are the verdicts on the parts of a multi-part question, in
+	// order; empty for a single question. Status is then the best part's.
+	Parts []Part
 	// Detail says in a few words why, for the trace.
 	Detail string
+}
+
+// Part is the gate's verdict on one part of a multi-part question.
+type Part struct {
+	// Ask is the part as asked.
+	Ask string
+	// Status is the part's outcome.
+	Status docent.Status
+	// Sources are the numbers (Source.N) of the sources that answer the
+	// part, best first; for an uncertain part, the closest page's.
+	Sources []int
+	// Missing names the part's details that its sources lack.
+	Missing []string
+	// Terms maps the part's content terms to their IDF weight.
+	Terms map[string]float64
 }
 
 // Generator writes an answer from numbered sources. The offline
@@ -182,6 +212,11 @@ type GenerateRequest struct {
 	// Terms maps each content term of the question (search.Analyze form) to
 	// its IDF weight. Generators that do their own matching may ignore it.
 	Terms map[string]float64
+	// Parts, for a multi-part question, say which sources answer which
+	// part and which parts the docs do not cover; a generator answers
+	// each part with its own citations and says which part it could not
+	// answer.
+	Parts []Part
 }
 
 // GenerateResult is a Generator's answer.

@@ -56,11 +56,13 @@ func joinAnd(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// excerpt is the chunk's unit (sentence, list item, table row) that best
-// covers the question's terms, or its first unit, cut to maxExcerpt
-// characters at a word boundary; final punctuation is dropped.
+// excerpt is the chunk's sentence that best covers the question's terms
+// (a list item or table row only when the chunk has no sentence: a row
+// answers for one entry, which an uncertain reply must not assert), or
+// its first unit, cut to maxExcerpt characters at a word boundary; final
+// punctuation is dropped.
 func excerpt(c docent.Chunk, terms map[string]float64) string {
-	units := splitUnits(c)
+	units := unitsOf(c)
 	if len(units) == 0 {
 		return ""
 	}
@@ -71,7 +73,11 @@ func excerpt(c docent.Chunk, terms map[string]float64) string {
 	}
 	best, bestCov := units[0], -1.0
 	for _, u := range units {
-		if cov := sc.coverage(u.Terms, u.Context, contextWeight); cov > bestCov {
+		cov := sc.unitCoverage(u)
+		if u.Kind == kindSentence {
+			cov += 1 // any sentence before any row or item
+		}
+		if cov > bestCov {
 			best, bestCov = u, cov
 		}
 	}

@@ -252,8 +252,10 @@ type AnswererConfig struct {
 	// Provider is ProviderOffline (extractive answers) or a provider
 	// configured under llm, which then writes the answers.
 	Provider string `yaml:"provider"`
-	// MinScore is the relevance threshold below which docent answers "not
-	// found", whatever the embedder; 0 means the embedder's own threshold
+	// MinScore is the answer threshold, whatever the embedder: how much
+	// evidence the closest page must give (see answer.DefaultMinScore) for
+	// docent to answer; below it the reply is uncertain (the closest page
+	// linked, nothing asserted). 0 means the embedder's own threshold
 	// (llm.gemini.min_score, llm.openai.min_score) or, for the offline
 	// embedder, the pipeline's built-in default.
 	MinScore float64 `yaml:"min_score"`

@@ -372,7 +372,7 @@ func TestConfigShowsImplementations(t *testing.T) {
 		"# implementations in use:",
 		"#   index:             local — search/local",
 		"#   embedder:          offline — llm/offline",
-		"#   answerer:          offline — answer: identity rewrite",
+		"#   answerer:          offline — answer: standalone rewrite",
 		"#   source handbook:   bundled — connectors/files",
 	} {
 		if !strings.Contains(stdout.String(), want) {
@@ -441,42 +441,99 @@ func TestSyncUnreachableSourceOthersSync(t *testing.T) {
 	}
 }
 
-// TestEvalGolden runs `docent eval --golden` on the bundled handbook: the
-// acceptance bar is hit@5 >= 0.90 on answerable questions and not-found
-// accuracy >= 0.80, and the table names those figures.
-func TestEvalGolden(t *testing.T) {
+// goldenReport is what the golden-set tests read of `eval --json`.
+type goldenReport struct {
+	Answerable   int     `json:"answerable"`
+	Unanswerable int     `json:"unanswerable"`
+	HitAt5       float64 `json:"hit_at_5"`
+	MRR          float64 `json:"mrr_at_10"`
+	NotFoundAcc  float64 `json:"not_found_accuracy"`
+	Declined     float64 `json:"declined_rate"`
+	LinkedFirst  float64 `json:"linked_first_rate"`
+	Correct      float64 `json:"correct_rate"`
+}
+
+// evalGolden runs `docent eval --golden path --json` on a fresh data dir.
+func evalGolden(t *testing.T, path string) goldenReport {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
-	err := m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml", "--json"})
+	err := m.Eval(context.Background(), []string{"--golden", path, "--json"})
 	m.Close()
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr.String())
 	}
-	var rep struct {
-		Answerable  int     `json:"answerable"`
-		HitAt5      float64 `json:"hit_at_5"`
-		MRR         float64 `json:"mrr_at_10"`
-		NotFoundAcc float64 `json:"not_found_accuracy"`
-	}
+	var rep goldenReport
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout.String())
 	}
-	t.Logf("golden: hit@5 %.3f MRR %.3f not-found accuracy %.3f", rep.HitAt5, rep.MRR, rep.NotFoundAcc)
-	if rep.Answerable < 40 || rep.HitAt5 < 0.90 || rep.NotFoundAcc < 0.80 {
-		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.90, not-found accuracy >= 0.80)", rep)
+	return rep
+}
+
+// TestEvalGolden runs `docent eval --golden` on the bundled handbook's
+// golden set, written in the handbook's words: hit@5 >= 0.97, at least 11
+// of the 13 unanswerable questions declined (not found or uncertain, never
+// answered as if covered), at least 9 of them not found, and at least 55%
+// of the answerable ones answered correctly; the table names those
+// figures.
+func TestEvalGolden(t *testing.T) {
+	rep := evalGolden(t, "../../examples/handbook/golden.yaml")
+	t.Logf("golden: hit@5 %.3f MRR %.3f declined %.3f not-found accuracy %.3f right page first %.3f answered correctly %.3f",
+		rep.HitAt5, rep.MRR, rep.Declined, rep.NotFoundAcc, rep.LinkedFirst, rep.Correct)
+	declined := int(rep.Declined*float64(rep.Unanswerable) + 0.5)
+	notFound := int(rep.NotFoundAcc*float64(rep.Unanswerable) + 0.5)
+	if rep.Answerable < 40 || rep.HitAt5 < 0.97 || declined < 11 || notFound < 9 || rep.Correct < 0.55 {
+		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.97, declined >= 11, not found >= 9, answered correctly >= 0.55)", rep)
 	}
 
-	stdout.Reset()
-	m = &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
-	err = m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml"})
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	err := m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml"})
 	m.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"hit@1 / @3 / @5", "MRR@10", "not-found accuracy"} {
+	for _, want := range []string{"hit@1 / @3 / @5", "MRR@10", "not-found accuracy", "declined", "answered / uncertain / not found"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout.String())
 		}
+	}
+}
+
+// TestEvalAsked holds the levels measured on examples/handbook/asked.yaml,
+// the questions as employees ask them in chat: of the answerable ones, the
+// right page cited first (answered or uncertain) and answered correctly;
+// of the unanswerable ones, declined. The issue's targets (90%, 60%, 90%)
+// are met for declined only; see the README.
+func TestEvalAsked(t *testing.T) {
+	rep := evalGolden(t, "../../examples/handbook/asked.yaml")
+	t.Logf("asked: hit@5 %.3f right page first %.3f answered correctly %.3f declined %.3f",
+		rep.HitAt5, rep.LinkedFirst, rep.Correct, rep.Declined)
+	if rep.Answerable < 150 || rep.LinkedFirst < 0.80 || rep.Correct < 0.40 || rep.Declined < 0.86 {
+		t.Errorf("asked set below the bar: %+v (want right page first >= 0.80, answered correctly >= 0.40, declined >= 0.86)", rep)
+	}
+}
+
+// TestAskCitesTheInstallSection asks the bundled handbook the issue's
+// example: "How do I get access to the VPN?" ranks the VPN page first and
+// must cite its "Installing the client" section first.
+func TestAskCitesTheInstallSection(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
+	err := m.Ask(context.Background(), []string{"--json", "How do I get access to the VPN?"})
+	m.Close()
+	if err != nil {
+		t.Fatalf("ask: %v\n%s", err, stderr.String())
+	}
+	var resp api.AskResponse
+	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, stdout.String())
+	}
+	if resp.Status != docent.StatusAnswered || len(resp.Citations) == 0 {
+		t.Fatalf("status %s, %d citations: %s", resp.Status, len(resp.Citations), resp.Answer)
+	}
+	if c := resp.Citations[0]; !strings.HasSuffix(c.DocID, "it/vpn.md") || c.Section != "Installing the client" {
+		t.Errorf("first citation %s › %s, want it/vpn.md › Installing the client\n%s", c.DocID, c.Section, resp.Answer)
 	}
 }
 

@@ -74,7 +74,7 @@ var embedders = map[string]impl[embedderOpener]{
 }
 
 var answerers = map[string]impl[answererOpener]{
-	config.ProviderOffline: {"answer: identity rewrite, fused-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
+	config.ProviderOffline: {"answer: standalone rewrite (docs' spellings, parts), page-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
 	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
 	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
 }
@@ -216,15 +216,20 @@ func openOffline(m *Main, dataDir string) (search.Embedder, error) {
 }
 
 func openOfflineAnswerer(m *Main) (answer.Stages, error) {
-	return answer.Stages{Gate: gate(m)}, nil
+	return answer.Stages{
+		Rewriter: answer.Standalone{Corpus: m.Corpus},
+		Reranker: answer.PageOrder{},
+		Gate:     gate(m),
+	}, nil
 }
 
 // gate is the relevance gate every answerer uses, at the threshold of the
-// configured embedder.
+// configured embedder, over the index's corpus statistics.
 func gate(m *Main) answer.Gate {
 	return answer.NewRelevance(answer.GateOptions{
 		MaxSources: m.Config.Answerer.MaxSources,
 		MinScore:   m.Config.EffectiveMinScore(),
+		Corpus:     m.Corpus,
 	}, m.Log)
 }
 

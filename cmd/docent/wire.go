@@ -57,6 +57,9 @@ type Main struct {
 	// LocalDocs are the file systems of sources that live on this machine,
 	// served under /docs/{source}/ so their citations are clickable.
 	LocalDocs map[string]fs.FS
+	// Corpus holds the index statistics the offline answer stages use;
+	// every sync that changes the index invalidates it.
+	Corpus *answer.CorpusStats
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
@@ -160,6 +163,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
+	m.Corpus = answer.NewCorpusStats(idx)
 	stages, err := answerers[cfg.Answerer.Provider].open(m)
 	if err != nil {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
@@ -216,12 +220,13 @@ func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, pro
 // syncer is the engine with every run counted in the metrics; the
 // scheduler and the sync command both use it.
 func (m *Main) syncer() connectors.Syncer {
-	return meteredSyncer{engine: m.Engine, metrics: m.Metrics}
+	return meteredSyncer{engine: m.Engine, metrics: m.Metrics, corpus: m.Corpus}
 }
 
 type meteredSyncer struct {
 	engine  *connectors.Engine
 	metrics *metrics.Metrics
+	corpus  *answer.CorpusStats
 }
 
 func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
@@ -230,6 +235,9 @@ func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress
 	s.metrics.ObserveSync(src.Name(), err == nil, metrics.SyncCounts{
 		Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged, Deleted: res.Deleted, Failed: res.Failed,
 	}, time.Since(start))
+	if res.Added+res.Updated+res.Deleted > 0 {
+		s.corpus.Invalidate()
+	}
 	return res, err
 }
 

@@ -1,0 +1,312 @@
+package answer
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
+)
+
+// Fixture pages for the gate: a travel page with a table of cities, two
+// versions of an expense page, and a benefits page.
+var (
+	chHotelCaps = docent.Chunk{
+		ID: "c-caps", DocID: "travel/booking.md", Title: "Booking business travel", Section: []string{"Hotel rules"},
+		URL: "https://handbook.example/travel/booking#hotel-rules", UpdatedAt: day("2025-12-09"), Ord: 3,
+		Text: "Booking business travel > Hotel rules\n\nBook hotels in Navan. Navan shows a nightly cap for each city.\n\n" +
+			"| City | Nightly cap |\n|---|---|\n| San Francisco | $325 |\n| Boston | $275 |\n| New York City | $350 |\n| Munich | €220 |\n",
+	}
+	chFlights = docent.Chunk{
+		ID: "c-flights", DocID: "travel/booking.md", Title: "Booking business travel", Section: []string{"Flight rules"},
+		URL: "https://handbook.example/travel/booking#flight-rules", UpdatedAt: day("2025-12-09"), Ord: 2,
+		Text: "Booking business travel > Flight rules\n\nBook economy class for flights under 6 hours. Business class needs VP approval.",
+	}
+	chMealsNew = docent.Chunk{
+		ID: "c-meals-new", DocID: "travel/expense-policy.md", Title: "Expense policy", Section: []string{"Meals"},
+		URL: "https://handbook.example/travel/expense-policy#meals", UpdatedAt: day("2026-01-15"), Ord: 1,
+		Text: "Expense policy > Meals\n\nThe daily meal per diem is $75. Alcohol is not reimbursed.\n\n" +
+			"Laundry is reimbursed after 5 nights away.",
+	}
+	chMealsOld = docent.Chunk{
+		ID: "c-meals-old", DocID: "travel/expense-policy-2021.md", Title: "Expense policy (2021)", Section: []string{"Meals"},
+		URL: "https://handbook.example/travel/expense-policy-2021#meals", UpdatedAt: day("2021-03-01"), Ord: 1,
+		Text: "Expense policy (2021) > Meals\n\nThe daily meal per diem is $75. Alcohol is not reimbursed.\n\n" +
+			"Laundry is reimbursed after 7 nights away.",
+	}
+	chBenefits = docent.Chunk{
+		ID: "c-benefits", DocID: "people/benefits.md", Title: "Benefits", Section: []string{"Dental"},
+		URL: "https://handbook.example/people/benefits#dental", UpdatedAt: day("2025-10-06"), Ord: 2,
+		Text: "Benefits > Dental\n\nThe dental plan covers two cleanings a year and 50% of orthodontics.",
+	}
+)
+
+// corpusOf returns statistics over the fixture chunks plus filler chunks,
+// so that IDF behaves as on a real corpus.
+func corpusOf(chunks ...docent.Chunk) *CorpusStats {
+	all := append([]docent.Chunk(nil), chunks...)
+	for i, text := range []string{
+		"Security incidents are reported in Slack within one hour.",
+		"Deploys run every weekday morning through the pipeline.",
+		"The office opens at nine and closes at six.",
+		"Password resets take two minutes in Okta.",
+		"Taxis to the airport are reimbursed with a receipt.",
+		"Mileage is reimbursed at the standard rate.",
+		"Team meals are approved by a director.",
+	} {
+		all = append(all, docent.Chunk{ID: "filler-" + string(rune('a'+i)), DocID: "filler.md", Title: "Misc", Text: text})
+	}
+	return FixedCorpus(NewCorpus(all))
+}
+
+func gateWith(corp *CorpusStats) *Relevance { return NewRelevance(GateOptions{Corpus: corp}, nil) }
+
+func TestGateNamesAMissingCity(t *testing.T) {
+	corp := corpusOf(chHotelCaps, chFlights, chMealsNew, chBenefits)
+	hits := []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.7), hit(chFlights, 0.5, 2, 2, 0.4)}
+	tests := []struct {
+		question string
+		missing  string
+	}{
+		{"What's the hotel cap in London?", "London"},
+		// Written in lower case, a place the table does not list is still
+		// a missing detail: no chunk holds it and the answer is a row.
+		{"whats the hotel cap in london", "london"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: tt.question, Hits: hits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Status != docent.StatusUncertain {
+				t.Fatalf("status %s (%s), want uncertain", d.Status, d.Detail)
+			}
+			if strings.Join(d.Missing, ",") != tt.missing {
+				t.Errorf("Missing = %v, want [%s]", d.Missing, tt.missing)
+			}
+			if d.Covered != "San Francisco, Boston, New York City and Munich" {
+				t.Errorf("Covered = %q, want the cities of the table", d.Covered)
+			}
+			if len(d.Sources) != 1 || d.Sources[0].Hit.Chunk.ID != "c-caps" {
+				t.Errorf("sources = %v, want the hotel rules", d.Sources)
+			}
+		})
+	}
+	// A listed city is answered.
+	d, _ := gateWith(corp).Gate(context.Background(), GateRequest{Question: "What's the hotel cap in Boston?", Hits: hits})
+	if d.Status != docent.StatusAnswered || len(d.Missing) > 0 {
+		t.Errorf("Boston: status %s missing %v (%s), want answered", d.Status, d.Missing, d.Detail)
+	}
+}
+
+func TestGateNamesAMissingProperty(t *testing.T) {
+	// "acupuncture" is in no chunk: the plan covers things, but not that.
+	corp := corpusOf(chBenefits, chHotelCaps, chMealsNew)
+	hits := []docent.Hit{hit(chBenefits, 1, 1, 1, 0.6)}
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "does the dental plan cover Acupuncture?", Hits: hits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != docent.StatusUncertain || strings.Join(d.Missing, ",") != "Acupuncture" {
+		t.Errorf("status %s missing %v (%s), want uncertain naming Acupuncture", d.Status, d.Missing, d.Detail)
+	}
+}
+
+func TestGateCitesTheRankFirstPageThatAnswers(t *testing.T) {
+	// The meals page ranks first and answers; the benefits page shares a
+	// word ("plan") but is not the answer: the meals page is cited first.
+	corp := corpusOf(chMealsNew, chBenefits, chHotelCaps)
+	hits := []docent.Hit{hit(chMealsNew, 1, 1, 1, 0.6), hit(chBenefits, 0.9, 2, 2, 0.5)}
+	d, _ := gateWith(corp).Gate(context.Background(), GateRequest{Question: "How much is the daily meal per diem?", Hits: hits})
+	if d.Status != docent.StatusAnswered || d.Sources[0].Hit.Chunk.ID != "c-meals-new" {
+		t.Fatalf("status %s sources %v, want answered from the meals page", d.Status, d.Sources)
+	}
+	// When the first page holds no answer and a lower one clearly does,
+	// the lower one is cited.
+	hits = []docent.Hit{hit(chBenefits, 1, 1, 1, 0.6), hit(chMealsNew, 0.9, 2, 2, 0.5)}
+	d, _ = gateWith(corp).Gate(context.Background(), GateRequest{Question: "How much is the daily meal per diem?", Hits: hits})
+	if d.Status != docent.StatusAnswered || d.Sources[0].Hit.Chunk.ID != "c-meals-new" {
+		t.Errorf("status %s sources %v, want the answering page first", d.Status, d.Sources)
+	}
+}
+
+func TestNoConflictFromUnrelatedAmounts(t *testing.T) {
+	// The two versions differ only in an amount the question does not ask
+	// about (laundry nights): no "sources differ" note.
+	corp := corpusOf(chMealsNew, chMealsOld, chBenefits)
+	hits := []docent.Hit{hit(chMealsNew, 1, 1, 1, 0.7), hit(chMealsOld, 0.9, 2, 2, 0.7)}
+	p := pipeline(t, &fakeSearcher{hits: hits}, nil, nil, GateOptions{Corpus: corp}, Options{})
+	a, err := p.Answer(context.Background(), docent.Question{Text: "Is alcohol reimbursed with meals?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != docent.StatusAnswered || a.Trace.Conflict != "" || strings.Contains(a.Text, "differ") {
+		t.Errorf("status %s conflict %q text %q, want an answer without a conflict note", a.Status, a.Trace.Conflict, a.Text)
+	}
+	// Asked about the amount that differs, the note is there.
+	a, _ = p.Answer(context.Background(), docent.Question{Text: "After how many nights is laundry reimbursed?"})
+	if !strings.Contains(a.Text, "these sources differ") || !strings.Contains(a.Text, "5 nights") || !strings.Contains(a.Text, "7 nights") {
+		t.Errorf("laundry: text %q, want the conflict quoted", a.Text)
+	}
+}
+
+func TestTableRowQuotedAsText(t *testing.T) {
+	corp := corpusOf(chHotelCaps, chFlights, chMealsNew)
+	p := pipeline(t, &fakeSearcher{hits: []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.7)}}, nil, nil, GateOptions{Corpus: corp}, Options{})
+	a, err := p.Answer(context.Background(), docent.Question{Text: "What is the nightly hotel cap in Boston?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != docent.StatusAnswered || !strings.Contains(a.Text, "Boston: $275 [1].") {
+		t.Fatalf("status %s text %q, want the Boston row as text", a.Status, a.Text)
+	}
+	if regexp.MustCompile("[|`#*]|---").MatchString(a.Text) {
+		t.Errorf("answer quotes markdown: %q", a.Text)
+	}
+}
+
+func TestCodeQuotedOnlyForCommands(t *testing.T) {
+	tests := []struct {
+		question string
+		code     bool
+	}{
+		{"How do I reset my VPN token?", true},
+		{"Is there a limit on VPN token resets?", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			res, err := NewExtractive().Generate(context.Background(), GenerateRequest{Question: tt.question,
+				Sources: []Source{{N: 1, Hit: docent.Hit{Chunk: chVPN, Score: 1}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(res.Text, "`kestrelconnect reset-token`"); got != tt.code {
+				t.Errorf("answer %q: quotes the command = %v, want %v", res.Text, got, tt.code)
+			}
+			if !tt.code && strings.Contains(res.Text, "`") {
+				t.Errorf("answer %q quotes code", res.Text)
+			}
+		})
+	}
+}
+
+// partsSearcher returns, for each query, the hits of the first key it
+// contains.
+type partsSearcher struct {
+	byWord map[string][]docent.Hit
+	order  []string
+}
+
+func (s *partsSearcher) Retrieve(_ context.Context, q search.Request) (search.Result, error) {
+	var hits []docent.Hit
+	seen := map[string]bool{}
+	for _, w := range s.order {
+		if strings.Contains(strings.ToLower(q.Text), w) {
+			for _, h := range s.byWord[w] {
+				if !seen[h.Chunk.ID] {
+					seen[h.Chunk.ID] = true
+					hits = append(hits, h)
+				}
+			}
+		}
+	}
+	return search.Result{Hits: hits}, nil
+}
+
+func TestTwoPartQuestionCitesBothPages(t *testing.T) {
+	corp := corpusOf(chHotelCaps, chFlights, chMealsNew, chBenefits)
+	s := &partsSearcher{order: []string{"hotel", "per diem"}, byWord: map[string][]docent.Hit{
+		"hotel":    {hit(chHotelCaps, 1, 1, 1, 0.7), hit(chFlights, 0.4, 2, 2, 0.3)},
+		"per diem": {hit(chMealsNew, 1, 1, 1, 0.7), hit(chBenefits, 0.3, 2, 2, 0.2)},
+	}}
+	p, err := New(Stages{Retriever: s, Gate: NewRelevance(GateOptions{Corpus: corp}, nil)}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Answer(context.Background(), docent.Question{Text: "What's the hotel cap in Boston, and how much is the meal per diem?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Trace.SubQueries) != 2 {
+		t.Fatalf("sub-queries %q, want two parts", a.Trace.SubQueries)
+	}
+	var docs []string
+	for _, c := range a.Citations {
+		docs = append(docs, c.DocID)
+	}
+	if a.Status != docent.StatusAnswered || len(docs) < 2 || docs[0] != "travel/booking.md" || docs[1] != "travel/expense-policy.md" {
+		t.Fatalf("status %s citations %v text %q, want the booking page then the expense page", a.Status, docs, a.Text)
+	}
+	if !strings.Contains(a.Text, "$275 [1]") || !strings.Contains(a.Text, "$75 [2]") {
+		t.Errorf("text %q, want each part answered with its own citation", a.Text)
+	}
+	checkCitations(t, a)
+
+	// A part the docs do not cover is named.
+	a, _ = p.Answer(context.Background(), docent.Question{Text: "What's the hotel cap in Boston, and can I bring my dog to the hotel?"})
+	if a.Status != docent.StatusAnswered || !strings.Contains(a.Text, "$275 [1]") ||
+		!regexp.MustCompile(`I couldn't (find|confirm) "can I bring my dog to the hotel"`).MatchString(a.Text) {
+		t.Errorf("text %q, want the Boston cap and the dog part named as not covered", a.Text)
+	}
+}
+
+func TestUncertainReplyLinksTheClosestPageAndStatesNoFact(t *testing.T) {
+	corp := corpusOf(chHotelCaps, chFlights, chMealsNew, chBenefits)
+	p := pipeline(t, &fakeSearcher{hits: []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.7), hit(chFlights, 0.5, 2, 2, 0.4)}},
+		nil, nil, GateOptions{Corpus: corp}, Options{})
+	a, err := p.Answer(context.Background(), docent.Question{Text: "What's the hotel cap in Tokyo?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != docent.StatusUncertain {
+		t.Fatalf("status %s, want uncertain (%q)", a.Status, a.Text)
+	}
+	checkUncertain(t, a)
+	if a.Citations[0].URL != chHotelCaps.URL || a.Citations[0].Section != "Hotel rules" {
+		t.Errorf("citation %+v, want the hotel rules with their link", a.Citations[0])
+	}
+	if !strings.Contains(a.Text, "they don't mention Tokyo (they list San Francisco, Boston, New York City and Munich)") {
+		t.Errorf("text %q, want Tokyo named as missing with the cities listed", a.Text)
+	}
+	// No amount is stated: the reply quotes no row as if it answered.
+	if regexp.MustCompile(`[$€]\d`).MatchString(a.Text) {
+		t.Errorf("uncertain reply states an amount: %q", a.Text)
+	}
+	if len(a.Trace.Used) != 1 || a.Trace.Used[0] != "c-caps" {
+		t.Errorf("Trace.Used = %v", a.Trace.Used)
+	}
+}
+
+func TestGateNotFoundWhenNothingIsAbout(t *testing.T) {
+	corp := corpusOf(chHotelCaps, chFlights, chMealsNew, chBenefits)
+	d, _ := gateWith(corp).Gate(context.Background(), GateRequest{Question: "What is on the cafeteria menu on Fridays?",
+		Hits: []docent.Hit{hit(chFlights, 1, 1, 1, 0.2), hit(chBenefits, 0.5, 2, 2, 0.1)}})
+	if d.Status != docent.StatusNotFound || len(d.Sources) != 0 {
+		t.Errorf("status %s sources %d (%s), want not found", d.Status, len(d.Sources), d.Detail)
+	}
+}
+
+func TestListQuestionQuotesTheList(t *testing.T) {
+	levels := docent.Chunk{ID: "c-levels", DocID: "security/data.md", Title: "Data classification", Section: []string{"Classification levels"}, Ord: 1,
+		Text: "Data classification > Classification levels\n\n| Level | Description |\n|---|---|\n" +
+			"| Public | Approved for anyone |\n| Internal | For employees |\n| Confidential | Need-to-know |\n| Restricted | Named people only |\n"}
+	intro := docent.Chunk{ID: "c-intro", DocID: "security/data.md", Title: "Data classification", Ord: 0,
+		Text: "Data classification\n\nEvery piece of information has a classification level. The level decides where data may be stored."}
+	corp := corpusOf(levels, intro, chBenefits, chFlights)
+	p := pipeline(t, &fakeSearcher{hits: []docent.Hit{hit(intro, 1, 1, 1, 0.7), hit(levels, 0.9, 2, 2, 0.6)}}, nil, nil, GateOptions{Corpus: corp}, Options{})
+	a, err := p.Answer(context.Background(), docent.Question{Text: "what are the data classification levels"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Public: Approved for anyone", "Internal: For employees", "Confidential: Need-to-know", "Restricted: Named people only"} {
+		if !strings.Contains(a.Text, want) {
+			t.Errorf("answer %q lacks %q", a.Text, want)
+		}
+	}
+	if a.Citations[0].ChunkID != "c-levels" {
+		t.Errorf("first citation %s, want the levels table", a.Citations[0].ChunkID)
+	}
+}
