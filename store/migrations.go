@@ -125,4 +125,11 @@ var migrations = []string{
 
 	// v6: how many documents each run's listing named.
 	`ALTER TABLE sync_runs ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;`,
+
+	// v7: what a run cost a remote API: requests, retries, waits the
+	// server asked for, and the time spent waiting.
+	`ALTER TABLE sync_runs ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sync_runs ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sync_runs ADD COLUMN rate_limited INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sync_runs ADD COLUMN waited_ms INTEGER NOT NULL DEFAULT 0;`,
 }
