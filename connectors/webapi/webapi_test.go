@@ -261,7 +261,11 @@ func TestPostJSON(t *testing.T) {
 		w.Write([]byte(`{"echo":` + buf.String() + `}`))
 	})
 	client, _, url := newClient(t, h, webapi.Options{Header: http.Header{"Notion-Version": {"2022-06-28"}}})
-	var out struct{ Echo struct{ PageSize int `json:"page_size"` } }
+	var out struct {
+		Echo struct {
+			PageSize int `json:"page_size"`
+		}
+	}
 	if err := client.PostJSON(context.Background(), url+"/v1/search", map[string]int{"page_size": 100}, &out); err != nil {
 		t.Fatal(err)
 	}
