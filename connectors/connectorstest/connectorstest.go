@@ -19,7 +19,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
+	"unicode"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
@@ -554,4 +556,53 @@ func (c *Clock) Sleeps() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.sleeps)
+}
+
+// WithinDeadline runs fn and returns its result, failing the test if fn
+// has not returned within d (a conversion that hangs).
+func WithinDeadline[T any](tb testing.TB, d time.Duration, fn func() T) T {
+	tb.Helper()
+	done := make(chan T, 1)
+	go func() { done <- fn() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(d):
+		tb.Fatalf("did not return within %s", d)
+		var zero T
+		return zero
+	}
+}
+
+// Words returns the words of s: maximal runs of letters and digits.
+func Words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// AssertWordsChunked chunks doc with the default search.Chunker and fails
+// the test for every word that appears neither in a chunk's text nor in
+// the title: text lost between a source's page and the index.
+func AssertWordsChunked(tb testing.TB, words []string, doc docent.Document) {
+	tb.Helper()
+	chunks, err := search.Chunker{}.Chunk(doc)
+	if err != nil {
+		tb.Fatalf("chunk: %v", err)
+	}
+	var all strings.Builder
+	all.WriteString(doc.Title) // indexed with every chunk (a body of only the title H1 gives none)
+	all.WriteByte(0)
+	for _, c := range chunks {
+		all.WriteString(c.Text)
+		all.WriteByte(0)
+	}
+	text := strings.ToLower(all.String()) // search ignores case
+	var lost []string
+	for _, w := range words {
+		if !strings.Contains(text, strings.ToLower(w)) {
+			lost = append(lost, w)
+		}
+	}
+	if len(lost) > 0 {
+		tb.Errorf("%d words reach no chunk: %q\nmarkdown:\n%s", len(lost), lost, doc.Body)
+	}
 }
