@@ -173,3 +173,25 @@ type Anchorer interface {
 	// calls it while the Listing.Document call that handed doc over runs.
 	Anchor(doc docent.Document, section []string) string
 }
+
+// Holder is a Listing that can say whether the engine already holds a
+// document. An incremental source that decides by date what to hand over
+// asks it, so that a document with an old date the engine never received
+// (a page moved in from another space, restored from the trash, or one
+// whose earlier fetch failed) is handed over all the same. The engine's
+// listing implements it.
+type Holder interface {
+	// Holds reports whether the engine holds the document id from an
+	// earlier run.
+	Holds(id string) bool
+}
+
+// Holds reports whether l says it holds the document id. A listing that
+// cannot say (it does not implement Holder) is taken to hold everything:
+// the source then decides by date alone.
+func Holds(l Listing, id string) bool {
+	if h, ok := l.(Holder); ok {
+		return h.Holds(id)
+	}
+	return true
+}

@@ -173,7 +173,15 @@ type run struct {
 var (
 	_ Listing         = (*run)(nil)
 	_ RequestReporter = (*run)(nil)
+	_ Holder          = (*run)(nil)
 )
+
+// Holds reports whether the registry held id, in step with the index,
+// when the run started.
+func (r *run) Holds(id string) bool {
+	h, ok := r.known[id]
+	return ok && h != ""
+}
 
 // Requests adds what the listing cost a remote API to the run's record.
 func (r *run) Requests(s RequestStats) {
