@@ -168,6 +168,14 @@ func (s *Server) Edit(id string, fn func(*Page)) {
 	p.Modified = s.now
 }
 
+// SetModified dates a page's current version (a change the listing shows
+// late), without a new version.
+func (s *Server) SetModified(id string, t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[id].Modified = t
+}
+
 // Get returns a copy of a page.
 func (s *Server) Get(id string) (Page, bool) {
 	s.mu.Lock()
