@@ -176,31 +176,51 @@ func (a *cloudAPI) labels(ctx context.Context, p *page) error {
 	return nil
 }
 
-// excluded finds the pages of sp with any of the labels: the space's
-// content labels give the labels' IDs, and each label lists its pages.
+// excluded finds the pages of sp with any of the labels.
 func (a *cloudAPI) excluded(ctx context.Context, sp space, names []string) (map[string]bool, error) {
-	var ids []string
-	err := each(ctx, a, a.url("/spaces/"+url.PathEscape(sp.ID)+"/content/labels", url.Values{"limit": {"250"}}), func(l v2Label) error {
+	out := map[string]bool{}
+	err := a.labelPages(ctx, sp, func(l v2Label) bool {
 		for _, n := range names {
 			if strings.EqualFold(l.Name, n) {
-				ids = append(ids, l.ID)
+				return true
 			}
+		}
+		return false
+	}, func(l v2Label, pageID string) { out[pageID] = true })
+	return out, err
+}
+
+func (a *cloudAPI) spaceLabels(ctx context.Context, sp space) (map[string][]string, error) {
+	out := map[string][]string{}
+	err := a.labelPages(ctx, sp, func(v2Label) bool { return true }, func(l v2Label, pageID string) {
+		out[pageID] = append(out[pageID], l.Name)
+	})
+	return out, err
+}
+
+// labelPages calls fn with each page of sp carrying a label that want
+// picks: the space's content labels give the labels' IDs, and each label
+// lists its pages.
+func (a *cloudAPI) labelPages(ctx context.Context, sp space, want func(v2Label) bool, fn func(l v2Label, pageID string)) error {
+	var labels []v2Label
+	err := each(ctx, a, a.url("/spaces/"+url.PathEscape(sp.ID)+"/content/labels", url.Values{"limit": {"250"}}), func(l v2Label) error {
+		if want(l) {
+			labels = append(labels, l)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := map[string]bool{}
-	for _, id := range ids {
+	for _, l := range labels {
 		q := url.Values{"space-id": {sp.ID}, "limit": {"250"}}
-		err := each(ctx, a, a.url("/labels/"+url.PathEscape(id)+"/pages", q), func(p v2Page) error {
-			out[p.ID] = true
+		err := each(ctx, a, a.url("/labels/"+url.PathEscape(l.ID)+"/pages", q), func(p v2Page) error {
+			fn(l, p.ID)
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }

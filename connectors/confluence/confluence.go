@@ -221,6 +221,10 @@ type api interface {
 	// excluded returns the IDs of the pages in sp that carry one of the
 	// labels, when the listing does not say (Cloud); nil otherwise.
 	excluded(ctx context.Context, sp space, labels []string) (map[string]bool, error)
+	// spaceLabels returns the labels of every labelled page in sp, in a
+	// few requests per label, when the listing does not give them
+	// (Cloud); nil otherwise.
+	spaceLabels(ctx context.Context, sp space) (map[string][]string, error)
 }
 
 // errStop ends a page listing early.
@@ -402,8 +406,20 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 		return newest, nil
 	}
 
+	// Many changes (a first sync): every page's labels at once, by label,
+	// rather than a request per page.
+	var labels map[string][]string
+	if len(want) > s.opts.BodyPageSize {
+		var err error
+		if labels, err = s.api.spaceLabels(ctx, sp); err != nil {
+			return time.Time{}, fmt.Errorf("space %s: labels: %w", sp.Key, err)
+		}
+	}
 	hand := func(p page) error {
 		delete(want, p.ID)
+		if labels != nil && !p.LabelsKnown {
+			p.Labels, p.LabelsKnown = labels[p.ID], true
+		}
 		return s.hand(ctx, sp, tree, p, l)
 	}
 	// Bodies by the page listing (every page, or the newest first until

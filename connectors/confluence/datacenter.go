@@ -198,3 +198,7 @@ func (a *dcAPI) labels(context.Context, *page) error { return nil } // listed wi
 func (a *dcAPI) excluded(context.Context, space, []string) (map[string]bool, error) {
 	return nil, nil // labels come with the listing
 }
+
+func (a *dcAPI) spaceLabels(context.Context, space) (map[string][]string, error) {
+	return nil, nil // labels come with the listing
+}

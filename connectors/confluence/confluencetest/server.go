@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -594,7 +595,31 @@ func (s *Server) cloudPageFunc(w http.ResponseWriter, r *http.Request, items []a
 		links["next"] = next
 		h.Set("Link", "<"+next+`>; rel="next"`)
 	}
-	writeJSON(w, h, map[string]any{"results": results, "_links": links})
+	writeList(w, h, results, map[string]any{"_links": links})
+}
+
+// writeList writes {"results": [...], ...rest} an item at a time, so the
+// server never holds a whole page of bodies (memory tests measure the
+// client in the same process).
+func writeList(w http.ResponseWriter, h http.Header, results []any, rest map[string]any) {
+	for k, vs := range h {
+		w.Header()[k] = vs
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"results":[`)
+	for i, r := range results {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		b, _ := json.Marshal(r)
+		w.Write(b)
+	}
+	io.WriteString(w, "]")
+	for k, v := range rest {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, ",%q:%s", k, b)
+	}
+	io.WriteString(w, "}\n")
 }
 
 // Data Center (REST API v1).
@@ -656,7 +681,7 @@ func (s *Server) serveDC(w http.ResponseWriter, r *http.Request) {
 			nq.Set("limit", strconv.Itoa(n))
 			links["next"] = "/rest/api/content?" + nq.Encode()
 		}
-		writeJSON(w, nil, map[string]any{"results": results, "start": start, "limit": n, "size": len(results), "_links": links})
+		writeList(w, nil, results, map[string]any{"start": start, "limit": n, "size": len(results), "_links": links})
 	case len(parts) == 2 && parts[0] == "content":
 		s.requests["page"]++
 		p, ok := s.pages[parts[1]]
