@@ -614,15 +614,29 @@ func textOfAll(ns []*html.Node) string {
 // reads (stray text inside a macro or a link): they are kept after it.
 func loose(n *html.Node) []*html.Node {
 	var out []*html.Node
+	seen := map[string]bool{}
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
-		if c.Type != html.ElementNode || !partOfOwner(c) {
+		switch {
+		case c.Type != html.ElementNode || !partOfOwner(c):
 			n.RemoveChild(c)
 			out = append(out, c)
+		case seen[c.Data] && hasText[c.Data]:
+			// A second body of the same kind: its content is kept after.
+			n.RemoveChild(c)
+			out = append(out, bodyOf(c)...)
+		default:
+			seen[c.Data] = true
 		}
 		c = next
 	}
 	return out
+}
+
+// hasText are the parts whose text a reader sees.
+var hasText = map[string]bool{
+	"ac:rich-text-body": true, "ac:plain-text-body": true, "ac:plain-text-link-body": true,
+	"ac:link-body": true, "ac:task-body": true,
 }
 
 // bodyOf detaches and returns n's children.
