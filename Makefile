@@ -4,7 +4,7 @@ BIN      ?= bin/docent
 SCIFACT  ?= ../shared/eval/scifact
 PKGS     := ./...
 
-.PHONY: build run test test-typesense bench generate lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench fuzz generate lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -32,11 +32,25 @@ fmt-check:
 lint: fmt-check vet
 
 # Benchmarks: index throughput, query latency p50/p95/p99, peak RSS on SciFact
-# (when present) and on a synthetic 200k-chunk corpus; then Go micro-benchmarks.
+# (when present) and on a synthetic 200k-chunk corpus; then Go micro-benchmarks,
+# and the wiki sources' conversion + chunking path in docs/s.
 bench: build
 	./$(BIN) bench --scifact $(SCIFACT) --synthetic 200000
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
 	$(GO) test -run '^$$' -bench Registry -benchtime 20x ./store/
+	$(GO) test -run '^$$' -bench ConvertAndChunk -benchtime 3s ./connectors/confluence/ ./connectors/notion/
+
+# Fuzz targets: `make test` runs their seed corpora (testdata/fuzz and the
+# golden inputs); `make fuzz` explores each for FUZZTIME. New failures land in
+# the package's testdata/fuzz/ and join the seeds.
+FUZZTIME ?= 2m
+FUZZ_TARGETS := ./connectors/confluence:FuzzConvert ./connectors/notion:FuzzConvert ./search:FuzzChunk
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
+	done
 
 # Retrieval quality on SciFact and the handbook golden set.
 eval: build

@@ -83,30 +83,28 @@ type Icon struct {
 	Emoji string `json:"emoji"`
 }
 
-// UnmarshalJSON reads a block and its type's payload.
+// UnmarshalJSON reads a block and its type's payload. Fields of an
+// unexpected shape are left empty rather than failing the page.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	type plain Block
-	var common struct {
-		plain
-		Children []*Block `json:"children"`
-	}
-	if err := json.Unmarshal(data, &common); err != nil {
-		return err
-	}
-	*b = Block(common.plain)
-	b.Children = common.Children
-	if b.Type == "" {
-		return nil
-	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	if payload, ok := raw[b.Type]; ok && string(payload) != "null" {
-		var d BlockData
-		if err := json.Unmarshal(payload, &d); err == nil {
-			b.Data = d
+	*b = Block{}
+	field := func(key string, v any) {
+		if r, ok := raw[key]; ok {
+			_ = json.Unmarshal(r, v)
 		}
+	}
+	field("id", &b.ID)
+	field("type", &b.Type)
+	field("has_children", &b.HasChildren)
+	field("archived", &b.Archived)
+	field("in_trash", &b.InTrash)
+	field("last_edited_time", &b.LastEdited)
+	field("children", &b.Children)
+	if b.Type != "" && b.Type != "children" {
+		field(b.Type, &b.Data)
 	}
 	return nil
 }
