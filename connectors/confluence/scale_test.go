@@ -83,15 +83,15 @@ func (c headChunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
 		Title: doc.Title, URL: doc.URL, UpdatedAt: doc.UpdatedAt, Text: text}}, nil
 }
 
-// spacePeak syncs a Cloud space of n pages of 64 KiB through the real
+// spacePeak syncs a Cloud space of n pages of size bytes through the real
 // engine and returns the peak live heap above the heap before the sync,
 // sampled as documents reach the embedder. The fake server makes each
 // body as it answers, so the process never holds the space.
-func spacePeak(tb testing.TB, n int) uint64 {
+func spacePeak(tb testing.TB, n, size int) uint64 {
 	tb.Helper()
 	srv := confluencetest.New(tb, confluencetest.Cloud, "ENG")
 	for i := range n {
-		srv.Put(confluencetest.Page{SpaceKey: "ENG", Title: fmt.Sprintf("Page %05d", i), Size: 64 << 10})
+		srv.Put(confluencetest.Page{SpaceKey: "ENG", Title: fmt.Sprintf("Page %05d", i), Size: size})
 	}
 	src := newSource(tb, "wiki", srv, func(o *confluence.Options) { o.MaxBytes = 1 << 20 })
 	reg, idx := connectorstest.OpenStores(tb)
@@ -131,11 +131,11 @@ func spacePeak(tb testing.TB, n int) uint64 {
 // title and a parent per page, for breadcrumbs and roots).
 func TestSyncMemoryDoesNotGrowWithSpace(t *testing.T) {
 	if testing.Short() {
-		t.Skip("lists 30 MB of pages")
+		t.Skip("lists 16 MB of pages")
 	}
-	const small, large = 100, 400
-	s, l := spacePeak(t, small), spacePeak(t, large)
-	bodies := uint64(large-small) * 64 << 10
+	const small, large, size = 100, 400, 32 << 10
+	s, l := spacePeak(t, small, size), spacePeak(t, large, size)
+	bodies := uint64(large-small) * size
 	t.Logf("peak live heap above baseline: %d pages %.1f MiB, %d pages %.1f MiB (%.0f MiB more bodies listed)",
 		small, float64(s)/(1<<20), large, float64(l)/(1<<20), float64(bodies)/(1<<20))
 	if l > s && l-s > bodies/8 {
@@ -156,7 +156,7 @@ func BenchmarkSpaceMemory(b *testing.B) {
 		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) {
 			var peak uint64
 			for b.Loop() {
-				peak = spacePeak(b, n)
+				peak = spacePeak(b, n, 64<<10)
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 			b.ReportMetric(float64(uint64(n)*64<<10)/(1<<20), "bodies-MiB")

@@ -410,3 +410,40 @@ func TestSyncedBlockReference(t *testing.T) {
 		t.Errorf("the synced copy does not show the original's content: %+v", col.Docs)
 	}
 }
+
+// TestRequestCounts syncs a 1,000-page workspace fully, then after 5
+// edits, and counts the requests the fake served (the README's figures).
+//
+//	go test ./connectors/notion -run RequestCounts -v
+func TestRequestCounts(t *testing.T) {
+	e := newEnv(t, nil)
+	var ids []string
+	for i := range 1000 {
+		e.srv.Tick(time.Hour)
+		ids = append(ids, e.srv.AddPage(notiontest.Page{Title: fmt.Sprintf("Page %04d", i),
+			Blocks: []*notiontest.Block{notiontest.Paragraph(fmt.Sprintf("Page %d.", i))}}))
+	}
+	e.srv.ResetCounts()
+	res := e.sync()
+	full, fullRoutes := e.srv.Requests()
+	if res.Added != 1000 || res.Requests != full {
+		t.Fatalf("full sync %+v; server saw %d", res, full)
+	}
+	e.srv.Tick(time.Hour)
+	for _, i := range []int{3, 200, 450, 700, 999} {
+		e.srv.Edit(ids[i], func(p *notiontest.Page) { p.Blocks = append(p.Blocks, notiontest.Paragraph("Edited.")) })
+	}
+	e.srv.ResetCounts()
+	res = e.sync()
+	incr, incrRoutes := e.srv.Requests()
+	if res.Updated != 5 || res.Seen != 1000 || res.Requests != incr {
+		t.Fatalf("incremental sync %+v; server saw %d", res, incr)
+	}
+	t.Logf("notion, 1,000 pages: full sync %d requests %v (%s at 3/s); incremental (5 edits) %d requests %v",
+		full, fullRoutes, (time.Duration(full) * time.Second / 3).Round(time.Second), incr, incrRoutes)
+	// Full: searches 1 + 10, a page's blocks each, the editor's name once.
+	// Incremental: searches 11, the 5 pages, the editor.
+	if full > 1015 || incr > 20 {
+		t.Errorf("full %d, incremental %d requests", full, incr)
+	}
+}
