@@ -345,6 +345,7 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 	tree := map[string]*node{}
 	var order []string
 	var newest time.Time
+	fresh := 0 // pages modified after the threshold, in scope or not
 	err := s.api.pages(ctx, sp, false, s.opts.PageSize, func(p page) error {
 		if n, ok := tree[p.ID]; ok && n.listed {
 			return nil // listed twice (the listing shifted under us)
@@ -370,6 +371,9 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 		if p.Modified.After(newest) {
 			newest = p.Modified
 		}
+		if p.Modified.After(threshold) {
+			fresh++
+		}
 		return nil
 	})
 	if err != nil {
@@ -378,6 +382,7 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 
 	// What to fetch: changed pages in scope; the others are present.
 	want := map[string]bool{}
+	old := 0 // wanted pages dated before the threshold (not held yet)
 	var present []string
 	for _, id := range order {
 		n := tree[id]
@@ -387,6 +392,9 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 		docID := s.docID(id)
 		if !incremental || n.modified.After(threshold) || !connectors.Holds(l, docID) {
 			want[id] = true
+			if incremental && !n.modified.After(threshold) {
+				old++
+			}
 			continue
 		}
 		present = append(present, docID)
@@ -423,11 +431,14 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 		return s.hand(ctx, sp, tree, p, l)
 	}
 	// Bodies by the page listing (every page, or the newest first until
-	// the changes are in), else one request per page.
+	// the changes are in), else one request per page. Old pages the
+	// engine lacks come one by one, unless there are many.
 	if !incremental || s.api.newestFirst() || len(want) > s.opts.BodyPageSize {
 		limit := s.opts.BodyPageSize
-		if incremental && s.api.newestFirst() {
-			limit = min(limit, len(want))
+		early := incremental && s.api.newestFirst() && old <= s.opts.BodyPageSize
+		if early {
+			// The fresh pages come first: ask for no more than them.
+			limit = min(limit, max(fresh, 1))
 		}
 		err := s.api.pages(ctx, sp, true, limit, func(p page) error {
 			if want[p.ID] {
@@ -435,7 +446,7 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 					return err
 				}
 			}
-			if len(want) == 0 || (incremental && s.api.newestFirst() && !p.Modified.After(threshold)) {
+			if len(want) == 0 || (early && !p.Modified.After(threshold)) {
 				return errStop
 			}
 			return nil
