@@ -18,9 +18,7 @@ package confluence
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -230,41 +228,10 @@ type api interface {
 // errStop ends a page listing early.
 var errStop = errors.New("stop listing")
 
-// cursor is where an incremental listing starts: the scope it was made
-// for and the newest modification the listing saw.
-type cursor struct {
-	scope string
-	since time.Time
-}
-
-func (c cursor) String() string {
-	return "v1;scope=" + c.scope + ";since=" + c.since.UTC().Format(time.RFC3339Nano)
-}
-
-func parseCursor(s string) (cursor, bool) {
-	parts := strings.Split(s, ";")
-	if len(parts) != 3 || parts[0] != "v1" || !strings.HasPrefix(parts[1], "scope=") || !strings.HasPrefix(parts[2], "since=") {
-		return cursor{}, false
-	}
-	since, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(parts[2], "since="))
-	if err != nil {
-		return cursor{}, false
-	}
-	return cursor{scope: strings.TrimPrefix(parts[1], "scope="), since: since}, true
-}
-
-// scope fingerprints what the source covers: a cursor made for other
-// spaces, roots or labels is not valid (an incremental listing would miss
-// the unchanged pages that came into scope).
+// scope fingerprints what the source covers (see connectors.DateCursor).
 func (s *Source) scope() string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", s.opts.Flavor, s.opts.BaseURL)
-	for _, list := range [][]string{s.opts.Spaces, s.opts.Roots, s.opts.ExcludeLabels} {
-		sorted := slices.Clone(list)
-		slices.Sort(sorted)
-		fmt.Fprintf(h, "%s\x00", strings.Join(sorted, "\x01"))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return connectors.Fingerprint([]string{string(s.opts.Flavor), s.opts.BaseURL},
+		s.opts.Spaces, s.opts.Roots, s.opts.ExcludeLabels)
 }
 
 // List hands over the pages of the configured spaces: from an empty or
@@ -283,17 +250,17 @@ func (s *Source) List(ctx context.Context, from string, l connectors.Listing) (c
 	ctx = webapi.WithStats(ctx, &stats)
 	defer func() { connectors.ReportRequests(l, stats.Get()) }()
 
-	cur, incremental := parseCursor(from)
-	if incremental && cur.scope != s.scope() {
+	cur, incremental := connectors.ParseDateCursor(from)
+	if incremental && cur.Scope != s.scope() {
 		s.log.Info("confluence: the source's spaces, roots or labels changed: listing everything",
 			slog.String("source", s.name))
 		incremental = false
 	}
-	next := cursor{scope: s.scope()}
+	next := connectors.DateCursor{Scope: s.scope()}
 	var threshold time.Time
 	if incremental {
-		next.since = cur.since
-		threshold = cur.since.Add(-s.opts.Overlap)
+		next.Since = cur.Since
+		threshold = cur.Since.Add(-s.opts.Overlap)
 	}
 	spaces, err := s.api.spaces(ctx, s.opts.Spaces)
 	if err != nil {
@@ -304,8 +271,8 @@ func (s *Source) List(ctx context.Context, from string, l connectors.Listing) (c
 		if err != nil {
 			return connectors.Listed{}, s.fail(err)
 		}
-		if newest.After(next.since) {
-			next.since = newest
+		if newest.After(next.Since) {
+			next.Since = newest
 		}
 	}
 	return connectors.Listed{Cursor: next.String(), Complete: true}, nil
@@ -383,7 +350,7 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 	// What to fetch: changed pages in scope; the others are present.
 	want := map[string]bool{}
 	old := 0 // wanted pages dated before the threshold (not held yet)
-	var present []string
+	present := connectors.NewPresenter(l)
 	for _, id := range order {
 		n := tree[id]
 		if n.excluded || !s.inScope(tree, id) {
@@ -397,18 +364,12 @@ func (s *Source) listSpace(ctx context.Context, sp space, incremental bool, thre
 			}
 			continue
 		}
-		present = append(present, docID)
-		if len(present) == 500 {
-			if err := l.Present(ctx, present...); err != nil {
-				return time.Time{}, err
-			}
-			present = present[:0]
-		}
-	}
-	if len(present) > 0 {
-		if err := l.Present(ctx, present...); err != nil {
+		if err := present.Add(ctx, docID); err != nil {
 			return time.Time{}, err
 		}
+	}
+	if err := present.Flush(ctx); err != nil {
+		return time.Time{}, err
 	}
 	if len(want) == 0 {
 		return newest, nil

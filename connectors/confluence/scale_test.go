@@ -45,7 +45,7 @@ func TestRequestCounts(t *testing.T) {
 					Labels: []string{fmt.Sprintf("team-%d", i%10)}, Body: fmt.Sprintf("<p>Page %d.</p>", i)}))
 			}
 			e.srv.ResetCounts()
-			res := e.sync()
+			res := e.Sync()
 			full, fullRoutes := e.srv.Requests()
 			if res.Added != 1000 || res.Requests != full {
 				t.Fatalf("full sync %+v; server saw %d requests", res, full)
@@ -55,7 +55,7 @@ func TestRequestCounts(t *testing.T) {
 				e.srv.Edit(ids[i], func(p *confluencetest.Page) { p.Body += "<p>Edited.</p>" })
 			}
 			e.srv.ResetCounts()
-			res = e.sync()
+			res = e.Sync()
 			incr, incrRoutes := e.srv.Requests()
 			if res.Updated != 5 || res.Seen != 1000 || res.Requests != incr {
 				t.Fatalf("incremental sync %+v; server saw %d requests", res, incr)

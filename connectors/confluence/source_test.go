@@ -11,13 +11,9 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/confluence"
 	"github.com/docent-hq/docent/connectors/confluence/confluencetest"
 	"github.com/docent-hq/docent/connectors/connectorstest"
-	"github.com/docent-hq/docent/search"
-	"github.com/docent-hq/docent/search/local"
-	"github.com/docent-hq/docent/store"
 )
 
 var flavors = []confluencetest.Flavor{confluencetest.Cloud, confluencetest.DataCenter}
@@ -25,60 +21,21 @@ var flavors = []confluencetest.Flavor{confluencetest.Cloud, confluencetest.DataC
 // env is a fake Confluence, a source over it, and the real engine with a
 // SQLite registry, the local index and the real chunker.
 type env struct {
-	t   *testing.T
+	*connectorstest.Synced
 	srv *confluencetest.Server
-	src *confluence.Source
 	clk *connectorstest.Clock
-	reg *store.DB
-	idx *local.Index
-	emb *connectorstest.Embedder
-	ch  search.Chunker
-	eng *connectors.Engine
 }
 
 func newEnv(t *testing.T, flavor confluencetest.Flavor, mod func(*confluence.Options)) *env {
 	t.Helper()
-	e := &env{t: t, srv: confluencetest.New(t, flavor, "ENG", "HR"), emb: connectorstest.NewEmbedder("v1")}
-	e.clk = connectorstest.NewClock(confluencetest.Start)
-	e.src = newSource(t, "wiki", e.srv, func(o *confluence.Options) {
+	e := &env{srv: confluencetest.New(t, flavor, "ENG", "HR"), clk: connectorstest.NewClock(confluencetest.Start)}
+	e.Synced = connectorstest.NewSynced(t, newSource(t, "wiki", e.srv, func(o *confluence.Options) {
 		o.Clock = e.clk
 		if mod != nil {
 			mod(o)
 		}
-	})
-	e.reg, e.idx = connectorstest.OpenStores(t)
-	e.eng = connectors.NewEngine(e.reg, e.idx, e.emb, e.ch, nil, connectors.EngineOptions{})
+	}))
 	return e
-}
-
-// sync runs the engine and fails the test on a run-level error.
-func (e *env) sync() docent.RunResult {
-	e.t.Helper()
-	res, err := e.eng.Sync(context.Background(), e.src, nil)
-	if err != nil {
-		e.t.Fatalf("sync: %v", err)
-	}
-	return res
-}
-
-// docs returns the live registry documents by ID.
-func (e *env) docs() map[string]docent.DocRecord {
-	e.t.Helper()
-	recs, err := e.reg.Documents(context.Background(), "wiki")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return recs
-}
-
-// indexed returns the IDs of the documents the index holds chunks of.
-func (e *env) indexed() map[string][]string {
-	e.t.Helper()
-	m, err := e.idx.ChunkIDs(context.Background(), "wiki")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m
 }
 
 // putPages adds n pages to space ENG, an hour apart, and returns their
@@ -103,7 +60,7 @@ func TestMultiPageSpace(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			e := newEnv(t, flavor, func(o *confluence.Options) { o.PageSize, o.BodyPageSize = 7, 5 })
 			ids := e.putPages(52)
-			res := e.sync()
+			res := e.Sync()
 			if res.Added != 52 || res.Seen != 52 || res.Failed != 0 {
 				t.Fatalf("first sync = %+v", res)
 			}
@@ -111,17 +68,16 @@ func TestMultiPageSpace(t *testing.T) {
 			if byRoute["pages"] != 8 || byRoute["pages+body"] != 11 {
 				t.Errorf("listing requests %v; want 8 without bodies (52/7) and 11 with (52/5)", byRoute)
 			}
-			docs := e.docs()
+			docs := e.Docs()
 			for _, id := range ids {
 				if _, ok := docs[docID(id)]; !ok {
 					t.Errorf("page %s was not synced", id)
 				}
 			}
-			want, _ := connectorstest.Collect(context.Background(), e.src, "")
-			connectorstest.AssertConverged(t, e.idx, e.reg, e.ch, e.emb, "wiki", want.Docs)
+			e.Converged()
 			// The run records the requests it made: all the server saw
-			// before the Collect above.
-			run, err := e.reg.LastRun(context.Background(), "wiki")
+			// before Converged listed the space again.
+			run, err := e.Reg.LastRun(context.Background(), "wiki")
 			if err != nil || res.Requests != sum(byRoute) || run.Requests != res.Requests {
 				t.Errorf("run recorded %d requests (stored %d, %v); the server saw %d", res.Requests, run.Requests, err, sum(byRoute))
 			}
@@ -146,15 +102,15 @@ func TestEditedPageIsRefetchedAlone(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			e := newEnv(t, flavor, nil)
 			ids := e.putPages(30)
-			e.sync()
+			e.Sync()
 			e.srv.Tick(time.Hour)
 			e.srv.Edit(ids[7], func(p *confluencetest.Page) {
 				p.Body = "<h1>Section</h1><p>Body of page 7, revised with a new paragraph.</p>"
 			})
 			e.srv.ResetCounts()
-			_, textsBefore := e.emb.Calls()
+			_, textsBefore := e.Emb.Calls()
 
-			res := e.sync()
+			res := e.Sync()
 			if res.Updated != 1 || res.Unchanged != 1 || res.Added != 0 || res.Deleted != 0 || res.Seen != 30 || res.Failed != 0 {
 				t.Errorf("run = %+v, want 1 updated and 1 unchanged (the overlap window) of 30 seen", res)
 			}
@@ -162,12 +118,11 @@ func TestEditedPageIsRefetchedAlone(t *testing.T) {
 				t.Errorf("bodies fetched %v, want page %s (edited) and %s (in the overlap window) once each", bodies, ids[7], ids[29])
 			}
 			p, _ := e.srv.Get(ids[7])
-			chunks, _ := e.ch.Chunk(docent.Document{ID: docID(ids[7]), Title: p.Title, Body: "# Section\n\nBody of page 7, revised with a new paragraph.\n"})
-			if _, texts := e.emb.Calls(); texts-textsBefore != len(chunks) {
+			chunks, _ := e.Ch.Chunk(docent.Document{ID: docID(ids[7]), Title: p.Title, Body: "# Section\n\nBody of page 7, revised with a new paragraph.\n"})
+			if _, texts := e.Emb.Calls(); texts-textsBefore != len(chunks) {
 				t.Errorf("embedded %d texts, want the edited page's %d chunks", texts-textsBefore, len(chunks))
 			}
-			want, _ := connectorstest.Collect(context.Background(), e.src, "")
-			connectorstest.AssertConverged(t, e.idx, e.reg, e.ch, e.emb, "wiki", want.Docs)
+			e.Converged()
 		})
 	}
 }
@@ -181,19 +136,19 @@ func TestDeletedAndRestrictedPagesGo(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			e := newEnv(t, flavor, nil)
 			ids := e.putPages(10)
-			e.sync()
+			e.Sync()
 
 			e.srv.Delete(ids[2])
 			e.srv.Restrict(ids[5], true)
-			res := e.sync()
+			res := e.Sync()
 			if res.Deleted != 2 || res.Failed != 0 {
 				t.Errorf("run = %+v, want 2 deleted", res)
 			}
 			for _, id := range []string{ids[2], ids[5]} {
-				if _, ok := e.docs()[docID(id)]; ok {
+				if _, ok := e.Docs()[docID(id)]; ok {
 					t.Errorf("page %s is still in the registry", id)
 				}
-				if _, ok := e.indexed()[docID(id)]; ok {
+				if _, ok := e.Indexed()[docID(id)]; ok {
 					t.Errorf("page %s is still in the index", id)
 				}
 			}
@@ -203,18 +158,18 @@ func TestDeletedAndRestrictedPagesGo(t *testing.T) {
 			e.srv.Tick(time.Hour)
 			e.srv.Edit(ids[8], func(p *confluencetest.Page) { p.Body = "<p>Edited.</p>" })
 			e.srv.FailPage(ids[8], http.StatusForbidden, -1)
-			res = e.sync()
+			res = e.Sync()
 			if res.Deleted != 1 || res.Failed != 0 {
 				t.Errorf("run after a 403 = %+v, want 1 deleted", res)
 			}
-			if _, ok := e.docs()[docID(ids[8])]; ok {
+			if _, ok := e.Docs()[docID(ids[8])]; ok {
 				t.Errorf("the page that answered 403 is still in the registry")
 			}
 
 			// Permission restored: it comes back.
 			e.srv.FailPage(ids[8], 0, 0)
 			e.srv.Restrict(ids[5], false)
-			res = e.sync()
+			res = e.Sync()
 			if res.Added != 2 {
 				t.Errorf("run after restoring access = %+v, want 2 added", res)
 			}
@@ -229,14 +184,14 @@ func TestAuthFailsFast(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			e := newEnv(t, flavor, func(o *confluence.Options) { o.Token = "wrong-token-abc123" })
 			e.putPages(3)
-			res, err := e.eng.Sync(context.Background(), e.src, nil)
+			res, err := e.Eng.Sync(context.Background(), e.Src, nil)
 			if !errors.Is(err, confluence.ErrAuth) {
 				t.Fatalf("sync error %v, want ErrAuth", err)
 			}
 			if total, _ := e.srv.Requests(); total != 1 {
 				t.Errorf("%d requests, want 1: a refused credential is not retried", total)
 			}
-			run, _ := e.reg.LastRun(context.Background(), "wiki")
+			run, _ := e.Reg.LastRun(context.Background(), "wiki")
 			for _, msg := range []string{err.Error(), res.Err, run.Err} {
 				if !strings.Contains(msg, `source "wiki"`) || !strings.Contains(msg, "401") {
 					t.Errorf("error %q does not name the source and the refusal", msg)
@@ -262,7 +217,7 @@ func TestRateLimitsAndRetries(t *testing.T) {
 			ids := e.putPages(6)
 
 			e.srv.Script(http.StatusTooManyRequests, http.Header{"Retry-After": {"2"}}, 1)
-			res := e.sync()
+			res := e.Sync()
 			if res.Added != 6 || res.RateLimited != 1 || res.Retries != 1 || res.Waited != 2*time.Second {
 				t.Errorf("run after a 429 = %+v, want 6 added, 1 rate-limit wait of 2s", res)
 			}
@@ -273,7 +228,7 @@ func TestRateLimitsAndRetries(t *testing.T) {
 			e.srv.Tick(time.Hour)
 			e.srv.Edit(ids[1], func(p *confluencetest.Page) { p.Body = "<p>Second version.</p>" })
 			e.srv.Script(http.StatusInternalServerError, nil, 5)
-			res = e.sync()
+			res = e.Sync()
 			if res.Updated != 1 || res.Retries != 5 || res.RateLimited != 0 || res.Failed != 0 {
 				t.Errorf("run after five 500s = %+v, want 1 updated after 5 retries", res)
 			}
@@ -282,22 +237,21 @@ func TestRateLimitsAndRetries(t *testing.T) {
 			e.srv.Edit(ids[2], func(p *confluencetest.Page) { p.Body = "<p>Third version.</p>" })
 			e.srv.Edit(ids[3], func(p *confluencetest.Page) { p.Body = "<p>Fine edit.</p>" })
 			e.srv.FailPage(ids[2], http.StatusInternalServerError, -1)
-			res = e.sync()
+			res = e.Sync()
 			if res.Updated != 1 || res.Failed != 1 || len(res.Errors) != 1 || res.Errors[0].ID != docID(ids[2]) ||
 				!res.Errors[0].Retry || !strings.Contains(res.Errors[0].Err, "500") {
 				t.Errorf("run with a failing page = %+v, want page %s reported (retry) and %s updated", res, ids[2], ids[3])
 			}
-			if rec := e.docs()[docID(ids[3])]; !strings.Contains(rec.ContentHash, "") || rec.UpdatedAt.IsZero() {
+			if rec := e.Docs()[docID(ids[3])]; !strings.Contains(rec.ContentHash, "") || rec.UpdatedAt.IsZero() {
 				t.Errorf("the good page was not recorded: %+v", rec)
 			}
 			// The failing page keeps the cursor: healed, the next run takes it.
 			e.srv.FailPage(ids[2], 0, 0)
-			res = e.sync()
+			res = e.Sync()
 			if res.Updated != 1 || res.Failed != 0 {
 				t.Errorf("run after the page healed = %+v, want it updated", res)
 			}
-			want, _ := connectorstest.Collect(context.Background(), e.src, "")
-			connectorstest.AssertConverged(t, e.idx, e.reg, e.ch, e.emb, "wiki", want.Docs)
+			e.Converged()
 		})
 	}
 }
@@ -319,11 +273,11 @@ func TestExcludedLabelsAndRoots(t *testing.T) {
 			var root string
 			e := newEnv(t, flavor, func(o *confluence.Options) { o.ExcludeLabels = []string{"draft", "archived"} })
 			root, child, grandchild, other, draft := srvPages(e)
-			e.src = newSource(t, "wiki", e.srv, func(o *confluence.Options) {
+			e.Src = newSource(t, "wiki", e.srv, func(o *confluence.Options) {
 				o.Clock, o.ExcludeLabels, o.Roots = e.clk, []string{"draft", "archived"}, []string{root}
 			})
-			e.sync()
-			docs := e.docs()
+			e.Sync()
+			docs := e.Docs()
 			for id, want := range map[string]bool{root: true, child: true, grandchild: true, other: false, draft: false} {
 				if _, ok := docs[docID(id)]; ok != want {
 					t.Errorf("page %s indexed = %v, want %v", id, ok, want)
@@ -333,8 +287,8 @@ func TestExcludedLabelsAndRoots(t *testing.T) {
 				t.Errorf("path of the grandchild = %q, want its breadcrumb", got)
 			}
 			e.srv.SetLabels(child, "archived")
-			res := e.sync()
-			if _, ok := e.docs()[docID(child)]; ok || res.Deleted != 1 {
+			res := e.Sync()
+			if _, ok := e.Docs()[docID(child)]; ok || res.Deleted != 1 {
 				t.Errorf("after labelling the page out: run %+v, still indexed %v", res, ok)
 			}
 		})
@@ -350,7 +304,7 @@ func TestOverlapWindow(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			e := newEnv(t, flavor, nil) // the default window, 10 minutes
 			ids := e.putPages(5)
-			e.sync()
+			e.Sync()
 			newest := e.srv.Now()
 			e.srv.Edit(ids[0], func(p *confluencetest.Page) { p.Body = "<p>Late edit.</p>" })
 			e.srv.SetModified(ids[0], newest.Add(-5*time.Minute))
@@ -358,14 +312,14 @@ func TestOverlapWindow(t *testing.T) {
 			e.srv.SetModified(ids[1], newest.Add(-time.Hour))
 			moved := e.srv.Put(confluencetest.Page{SpaceKey: "ENG", Title: "Moved in", Body: "<p>Old page.</p>",
 				Modified: newest.Add(-24 * time.Hour)})
-			before := e.docs()
-			res := e.sync()
+			before := e.Docs()
+			res := e.Sync()
 			// Handed over: the late edit (within the window), the moved-in
 			// page, and the newest page (in the window, unchanged).
 			if res.Updated != 1 || res.Added != 1 || res.Unchanged != 1 || res.Failed != 0 {
 				t.Errorf("run = %+v, want 1 updated, 1 added, 1 unchanged", res)
 			}
-			after := e.docs()
+			after := e.Docs()
 			if !after[docID(ids[0])].UpdatedAt.Equal(newest.Add(-5 * time.Minute)) {
 				t.Errorf("the late edit inside the window was not synced: %+v", after[docID(ids[0])])
 			}
@@ -400,7 +354,7 @@ func TestDocumentsAndAnchors(t *testing.T) {
 			id := e.srv.Put(confluencetest.Page{SpaceKey: "ENG", Title: "Getting started", ParentID: parent,
 				Labels: []string{"onboarding", "cli"},
 				Body:   "<p>Welcome.</p><h2>Install the CLI</h2><p>Run the installer.</p>"})
-			col, err := connectorstest.Collect(context.Background(), e.src, "")
+			col, err := connectorstest.Collect(context.Background(), e.Src, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -416,9 +370,9 @@ func TestDocumentsAndAnchors(t *testing.T) {
 				!d.UpdatedAt.Equal(p.Modified) || d.Title != "Getting started" {
 				t.Errorf("document = %+v\nwant URL %s", d, wantURL)
 			}
-			e.sync()
+			e.Sync()
 			var section []docent.Chunk
-			if err := e.idx.Scan(context.Background(), func(ch docent.Chunk) error {
+			if err := e.Idx.Scan(context.Background(), func(ch docent.Chunk) error {
 				if ch.DocID == d.ID && len(ch.Section) > 0 {
 					section = append(section, ch)
 				}
@@ -440,14 +394,14 @@ func TestMissingSpaceFailsTheRun(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			e := newEnv(t, flavor, nil)
 			e.putPages(2)
-			e.sync()
-			e.src = newSource(t, "wiki", e.srv, func(o *confluence.Options) { o.Clock, o.Spaces = e.clk, []string{"ENG", "NOPE"} })
-			_, err := e.eng.Sync(context.Background(), e.src, nil)
+			e.Sync()
+			e.Src = newSource(t, "wiki", e.srv, func(o *confluence.Options) { o.Clock, o.Spaces = e.clk, []string{"ENG", "NOPE"} })
+			_, err := e.Eng.Sync(context.Background(), e.Src, nil)
 			if err == nil || !strings.Contains(err.Error(), "space NOPE does not exist") {
 				t.Errorf("sync error %v, want the missing space named", err)
 			}
-			if len(e.docs()) != 2 {
-				t.Errorf("a failed run deleted documents: %d left", len(e.docs()))
+			if len(e.Docs()) != 2 {
+				t.Errorf("a failed run deleted documents: %d left", len(e.Docs()))
 			}
 		})
 	}

@@ -17,8 +17,6 @@ package notion
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -184,32 +182,9 @@ type node struct {
 	props  string
 }
 
-type cursor struct {
-	scope string
-	since time.Time
-}
-
-func (c cursor) String() string {
-	return "v1;scope=" + c.scope + ";since=" + c.since.UTC().Format(time.RFC3339Nano)
-}
-
-func parseCursor(s string) (cursor, bool) {
-	parts := strings.Split(s, ";")
-	if len(parts) != 3 || parts[0] != "v1" || !strings.HasPrefix(parts[1], "scope=") || !strings.HasPrefix(parts[2], "since=") {
-		return cursor{}, false
-	}
-	since, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(parts[2], "since="))
-	if err != nil {
-		return cursor{}, false
-	}
-	return cursor{scope: strings.TrimPrefix(parts[1], "scope="), since: since}, true
-}
-
+// scope fingerprints what the source covers (see connectors.DateCursor).
 func (s *Source) scope() string {
-	roots := slices.Clone(s.opts.Roots)
-	slices.Sort(roots)
-	sum := sha256.Sum256([]byte(s.opts.APIURL + "\x00" + strings.Join(roots, "\x01")))
-	return hex.EncodeToString(sum[:])[:16]
+	return connectors.Fingerprint([]string{s.opts.APIURL}, s.opts.Roots)
 }
 
 // List hands over the pages shared with the integration (or below the
@@ -227,16 +202,16 @@ func (s *Source) List(ctx context.Context, from string, l connectors.Listing) (c
 	ctx = webapi.WithStats(ctx, &stats)
 	defer func() { connectors.ReportRequests(l, stats.Get()) }()
 
-	cur, incremental := parseCursor(from)
-	if incremental && cur.scope != s.scope() {
+	cur, incremental := connectors.ParseDateCursor(from)
+	if incremental && cur.Scope != s.scope() {
 		s.log.Info("notion: the source's roots changed: listing everything", slog.String("source", s.name))
 		incremental = false
 	}
-	next := cursor{scope: s.scope()}
+	next := connectors.DateCursor{Scope: s.scope()}
 	var threshold time.Time
 	if incremental {
-		next.since = cur.since
-		threshold = cur.since.Add(-s.opts.Overlap)
+		next.Since = cur.Since
+		threshold = cur.Since.Add(-s.opts.Overlap)
 	}
 
 	nodes, order, err := s.enumerate(ctx)
@@ -244,12 +219,12 @@ func (s *Source) List(ctx context.Context, from string, l connectors.Listing) (c
 		return connectors.Listed{}, s.fail(err)
 	}
 	ls := &listing{nodes: nodes, blockParents: map[string]parent{}, users: map[string]string{}}
-	var present []string
+	present := connectors.NewPresenter(l)
 	var want []string
 	for _, id := range order {
 		n := nodes[id]
-		if n.lastEdited.After(next.since) {
-			next.since = n.lastEdited
+		if n.lastEdited.After(next.Since) {
+			next.Since = n.lastEdited
 		}
 		if n.database {
 			continue
@@ -263,21 +238,15 @@ func (s *Source) List(ctx context.Context, from string, l connectors.Listing) (c
 		}
 		docID := s.name + ":" + id
 		if incremental && !n.lastEdited.After(threshold) && connectors.Holds(l, docID) {
-			present = append(present, docID)
-			if len(present) == 500 {
-				if err := l.Present(ctx, present...); err != nil {
-					return connectors.Listed{}, err
-				}
-				present = present[:0]
+			if err := present.Add(ctx, docID); err != nil {
+				return connectors.Listed{}, err
 			}
 			continue
 		}
 		want = append(want, id)
 	}
-	if len(present) > 0 {
-		if err := l.Present(ctx, present...); err != nil {
-			return connectors.Listed{}, err
-		}
+	if err := present.Flush(ctx); err != nil {
+		return connectors.Listed{}, err
 	}
 	for _, id := range want {
 		if err := s.hand(ctx, ls, id, l); err != nil {

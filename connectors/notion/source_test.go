@@ -12,72 +12,24 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/connectors/notion"
 	"github.com/docent-hq/docent/connectors/notion/notiontest"
-	"github.com/docent-hq/docent/search"
-	"github.com/docent-hq/docent/search/local"
-	"github.com/docent-hq/docent/store"
 )
 
 // env is a fake Notion, a source over it, and the real engine with a
 // SQLite registry, the local index and the real chunker.
 type env struct {
-	t   *testing.T
+	*connectorstest.Synced
 	srv *notiontest.Server
-	src *notion.Source
 	clk *connectorstest.Clock
-	reg *store.DB
-	idx *local.Index
-	emb *connectorstest.Embedder
-	ch  search.Chunker
-	eng *connectors.Engine
 }
 
 func newEnv(t *testing.T, mod func(*notion.Options)) *env {
 	t.Helper()
-	e := &env{t: t, srv: notiontest.New(t), emb: connectorstest.NewEmbedder("v1"), clk: connectorstest.NewClock(notiontest.Start)}
-	e.src = newSource(t, "wiki", e.srv, e.clk, mod)
-	e.reg, e.idx = connectorstest.OpenStores(t)
-	e.eng = connectors.NewEngine(e.reg, e.idx, e.emb, e.ch, nil, connectors.EngineOptions{})
+	e := &env{srv: notiontest.New(t), clk: connectorstest.NewClock(notiontest.Start)}
+	e.Synced = connectorstest.NewSynced(t, newSource(t, "wiki", e.srv, e.clk, mod))
 	return e
-}
-
-func (e *env) sync() docent.RunResult {
-	e.t.Helper()
-	res, err := e.eng.Sync(context.Background(), e.src, nil)
-	if err != nil {
-		e.t.Fatalf("sync: %v", err)
-	}
-	return res
-}
-
-func (e *env) docs() map[string]docent.DocRecord {
-	e.t.Helper()
-	recs, err := e.reg.Documents(context.Background(), "wiki")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return recs
-}
-
-func (e *env) indexed() map[string][]string {
-	e.t.Helper()
-	m, err := e.idx.ChunkIDs(context.Background(), "wiki")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m
-}
-
-func (e *env) converged() {
-	e.t.Helper()
-	want, err := connectorstest.Collect(context.Background(), e.src, "")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	connectorstest.AssertConverged(e.t, e.idx, e.reg, e.ch, e.emb, "wiki", want.Docs)
 }
 
 // addPages adds n top-level pages, an hour apart, and returns their IDs.
@@ -105,7 +57,7 @@ func TestMultiPageWorkspace(t *testing.T) {
 	long[10].Children = []*notiontest.Block{notiontest.Paragraph("Nested under line 10.")}
 	longID := e.srv.AddPage(notiontest.Page{Title: "Long page", Blocks: long})
 
-	res := e.sync()
+	res := e.Sync()
 	if res.Added != 231 || res.Seen != 231 || res.Failed != 0 {
 		t.Fatalf("first sync = %+v", res)
 	}
@@ -116,16 +68,16 @@ func TestMultiPageWorkspace(t *testing.T) {
 		t.Errorf("requests %v; want 4 searches and 233 block-children requests", routes)
 	}
 	for _, id := range append(ids, longID) {
-		if _, ok := e.docs()[docID(id)]; !ok {
+		if _, ok := e.Docs()[docID(id)]; !ok {
 			t.Errorf("page %s was not synced", id)
 		}
 	}
-	col, _ := connectorstest.Collect(context.Background(), e.src, "")
+	col, _ := connectorstest.Collect(context.Background(), e.Src, "")
 	i := slices.IndexFunc(col.Docs, func(d docent.Document) bool { return d.ID == docID(longID) })
 	if i < 0 || !strings.Contains(col.Docs[i].Body, "Line 149 of a long page.") || !strings.Contains(col.Docs[i].Body, "Nested under line 10.") {
 		t.Errorf("the long page lost blocks")
 	}
-	e.converged()
+	e.Converged()
 }
 
 // TestEditedPageIsRefetchedAlone edits one page of many: the next run
@@ -133,14 +85,14 @@ func TestMultiPageWorkspace(t *testing.T) {
 func TestEditedPageIsRefetchedAlone(t *testing.T) {
 	e := newEnv(t, nil)
 	ids := e.addPages(30)
-	e.sync()
+	e.Sync()
 	e.srv.Tick(time.Hour)
 	e.srv.Edit(ids[7], func(p *notiontest.Page) {
 		p.Blocks = []*notiontest.Block{notiontest.Heading(1, "Section"), notiontest.Paragraph("Body of page 7, revised.")}
 	})
 	e.srv.ResetCounts()
-	_, before := e.emb.Calls()
-	res := e.sync()
+	_, before := e.Emb.Calls()
+	res := e.Sync()
 	// The overlap window hands over the page edited last before the
 	// previous run too (unchanged, so not re-embedded).
 	if res.Updated != 1 || res.Unchanged != 1 || res.Seen != 30 || res.Failed != 0 {
@@ -149,11 +101,11 @@ func TestEditedPageIsRefetchedAlone(t *testing.T) {
 	if f := e.srv.Fetched(); len(f) != 2 || f[ids[7]] != 1 || f[ids[29]] != 1 {
 		t.Errorf("pages fetched %v, want %s (edited) and %s (in the window)", f, ids[7], ids[29])
 	}
-	chunks, _ := e.ch.Chunk(docent.Document{ID: docID(ids[7]), Title: "Page 007", Body: "# Section\n\nBody of page 7, revised.\n"})
-	if _, after := e.emb.Calls(); after-before != len(chunks) {
+	chunks, _ := e.Ch.Chunk(docent.Document{ID: docID(ids[7]), Title: "Page 007", Body: "# Section\n\nBody of page 7, revised.\n"})
+	if _, after := e.Emb.Calls(); after-before != len(chunks) {
 		t.Errorf("embedded %d texts, want the edited page's %d chunks", after-before, len(chunks))
 	}
-	e.converged()
+	e.Converged()
 }
 
 // TestDeletedAndUnsharedPagesGo: a deleted page and a page no longer
@@ -163,17 +115,17 @@ func TestEditedPageIsRefetchedAlone(t *testing.T) {
 func TestDeletedAndUnsharedPagesGo(t *testing.T) {
 	e := newEnv(t, nil)
 	ids := e.addPages(10)
-	e.sync()
+	e.Sync()
 	e.srv.Delete(ids[2])
 	e.srv.Unshare(ids[5], true)
-	if res := e.sync(); res.Deleted != 2 || res.Failed != 0 {
+	if res := e.Sync(); res.Deleted != 2 || res.Failed != 0 {
 		t.Errorf("run = %+v, want 2 deleted", res)
 	}
 	for _, id := range []string{ids[2], ids[5]} {
-		if _, ok := e.docs()[docID(id)]; ok {
+		if _, ok := e.Docs()[docID(id)]; ok {
 			t.Errorf("page %s still in the registry", id)
 		}
-		if _, ok := e.indexed()[docID(id)]; ok {
+		if _, ok := e.Indexed()[docID(id)]; ok {
 			t.Errorf("page %s still in the index", id)
 		}
 	}
@@ -181,11 +133,11 @@ func TestDeletedAndUnsharedPagesGo(t *testing.T) {
 		e.srv.Tick(time.Hour)
 		e.srv.Edit(ids[8], func(p *notiontest.Page) { p.Blocks = []*notiontest.Block{notiontest.Paragraph("Edited.")} })
 		e.srv.FailPage(ids[8], status, -1)
-		if res := e.sync(); res.Deleted != 1 || res.Failed != 0 {
+		if res := e.Sync(); res.Deleted != 1 || res.Failed != 0 {
 			t.Errorf("run after a %d = %+v, want 1 deleted", status, res)
 		}
 		e.srv.FailPage(ids[8], 0, 0)
-		if res := e.sync(); res.Added != 1 {
+		if res := e.Sync(); res.Added != 1 {
 			t.Errorf("run after access came back = %+v, want it added", res)
 		}
 	}
@@ -196,14 +148,14 @@ func TestDeletedAndUnsharedPagesGo(t *testing.T) {
 func TestAuthFailsFast(t *testing.T) {
 	e := newEnv(t, func(o *notion.Options) { o.Token = "secret_wrong_token_123" })
 	e.addPages(2)
-	res, err := e.eng.Sync(context.Background(), e.src, nil)
+	res, err := e.Eng.Sync(context.Background(), e.Src, nil)
 	if !errors.Is(err, notion.ErrAuth) {
 		t.Fatalf("sync error %v, want ErrAuth", err)
 	}
 	if total, _ := e.srv.Requests(); total != 1 {
 		t.Errorf("%d requests, want 1", total)
 	}
-	run, _ := e.reg.LastRun(context.Background(), "wiki")
+	run, _ := e.Reg.LastRun(context.Background(), "wiki")
 	for _, msg := range []string{err.Error(), res.Err, run.Err} {
 		if !strings.Contains(msg, `source "wiki"`) || !strings.Contains(msg, "401") || strings.Contains(msg, "secret_wrong_token_123") {
 			t.Errorf("error %q: want the source and the refusal named, and no token", msg)
@@ -219,7 +171,7 @@ func TestRateLimitsAndRetries(t *testing.T) {
 	e := newEnv(t, nil)
 	ids := e.addPages(6)
 	e.srv.Script(http.StatusTooManyRequests, http.Header{"Retry-After": {"2"}}, 1)
-	res := e.sync()
+	res := e.Sync()
 	if res.Added != 6 || res.RateLimited != 1 || res.Retries != 1 {
 		t.Errorf("run after a 429 = %+v", res)
 	}
@@ -235,7 +187,7 @@ func TestRateLimitsAndRetries(t *testing.T) {
 	}
 	e.srv.ResetCounts()
 	before := e.clk.Now()
-	e.sync() // a run without retries: the limiter alone
+	e.Sync() // a run without retries: the limiter alone
 	if total, _ := e.srv.Requests(); e.clk.Now().Sub(before) < time.Duration(total-3)*time.Second/3 {
 		t.Errorf("%d requests in %s of fake time: faster than 3/s", total, e.clk.Now().Sub(before))
 	}
@@ -243,7 +195,7 @@ func TestRateLimitsAndRetries(t *testing.T) {
 	e.srv.Tick(time.Hour)
 	e.srv.Edit(ids[1], func(p *notiontest.Page) { p.Blocks = []*notiontest.Block{notiontest.Paragraph("Second.")} })
 	e.srv.Script(http.StatusInternalServerError, nil, 5)
-	if res := e.sync(); res.Updated != 1 || res.Retries != 5 || res.Failed != 0 {
+	if res := e.Sync(); res.Updated != 1 || res.Retries != 5 || res.Failed != 0 {
 		t.Errorf("run after five 500s = %+v", res)
 	}
 
@@ -251,15 +203,15 @@ func TestRateLimitsAndRetries(t *testing.T) {
 	e.srv.Edit(ids[2], func(p *notiontest.Page) { p.Blocks = []*notiontest.Block{notiontest.Paragraph("Third.")} })
 	e.srv.Edit(ids[3], func(p *notiontest.Page) { p.Blocks = []*notiontest.Block{notiontest.Paragraph("Fine.")} })
 	e.srv.FailPage(ids[2], http.StatusInternalServerError, -1)
-	res = e.sync()
+	res = e.Sync()
 	if res.Updated != 1 || res.Failed != 1 || res.Errors[0].ID != docID(ids[2]) || !res.Errors[0].Retry {
 		t.Errorf("run with a failing page = %+v", res)
 	}
 	e.srv.FailPage(ids[2], 0, 0)
-	if res := e.sync(); res.Updated != 1 || res.Failed != 0 {
+	if res := e.Sync(); res.Updated != 1 || res.Failed != 0 {
 		t.Errorf("run after the page healed = %+v", res)
 	}
-	e.converged()
+	e.Converged()
 }
 
 // TestRootsAndDatabaseRows: with roots, only the root page's subtree and
@@ -287,11 +239,11 @@ func TestRootsAndDatabaseRows(t *testing.T) {
 			"Empty":    map[string]any{"id": "e", "type": "rich_text", "rich_text": []any{}},
 		},
 		Blocks: []*notiontest.Block{notiontest.Paragraph("Root cause: expired certificate.")}})
-	e.src = newSource(t, "wiki", e.srv, e.clk, func(o *notion.Options) {
+	e.Src = newSource(t, "wiki", e.srv, e.clk, func(o *notion.Options) {
 		o.Roots = []string{"https://www.notion.so/Engineering-" + strings.ReplaceAll(root, "-", ""), db}
 	})
-	e.sync()
-	docs := e.docs()
+	e.Sync()
+	docs := e.Docs()
 	for id, want := range map[string]bool{root: true, child: true, inBlock: true, other: false, row: true} {
 		if _, ok := docs[docID(id)]; ok != want {
 			t.Errorf("page %s synced = %v, want %v", id, ok, want)
@@ -300,7 +252,7 @@ func TestRootsAndDatabaseRows(t *testing.T) {
 	if got := docs[docID(inBlock)].Path; got != "Engineering > Runbooks > Deep page" {
 		t.Errorf("path = %q", got)
 	}
-	col, _ := connectorstest.Collect(context.Background(), e.src, "")
+	col, _ := connectorstest.Collect(context.Background(), e.Src, "")
 	i := slices.IndexFunc(col.Docs, func(d docent.Document) bool { return d.ID == docID(row) })
 	if i < 0 {
 		t.Fatal("row not listed")
@@ -330,7 +282,7 @@ func TestRootsAndDatabaseRows(t *testing.T) {
 func TestOverlapWindow(t *testing.T) {
 	e := newEnv(t, nil)
 	ids := e.addPages(5)
-	e.sync()
+	e.Sync()
 	newest := e.srv.Now()
 	e.srv.Edit(ids[0], func(p *notiontest.Page) { p.Blocks = []*notiontest.Block{notiontest.Paragraph("Late edit.")} })
 	e.srv.SetLastEdited(ids[0], newest.Add(-5*time.Minute))
@@ -339,7 +291,7 @@ func TestOverlapWindow(t *testing.T) {
 	old := e.srv.AddPage(notiontest.Page{Title: "Shared late", LastEdited: newest.Add(-48 * time.Hour),
 		Blocks: []*notiontest.Block{notiontest.Paragraph("Old page, newly shared.")}})
 	e.srv.ResetCounts()
-	res := e.sync()
+	res := e.Sync()
 	f := e.srv.Fetched()
 	if f[ids[0]] != 1 || f[old] != 1 || f[ids[1]] != 0 || res.Updated != 1 || res.Added != 1 {
 		t.Errorf("fetched %v, run %+v: want the late edit and the newly shared page, not the edit outside the window", f, res)
@@ -360,18 +312,18 @@ func TestDocumentsAndAnchors(t *testing.T) {
 	}
 	parent := e.srv.AddPage(notiontest.Page{Title: "Payments", Blocks: []*notiontest.Block{notiontest.Paragraph("Team page.")}})
 	id := e.srv.AddPage(notiontest.Page{Title: "On-call guide", Parent: notiontest.Parent{Type: "page_id", ID: parent}, Blocks: blocks})
-	res := e.sync()
+	res := e.Sync()
 	if res.Failed != 0 {
 		t.Fatalf("sync = %+v", res)
 	}
-	rec := e.docs()[docID(id)]
+	rec := e.Docs()[docID(id)]
 	p := e.srv.Page(id)
 	if rec.Path != "Payments > On-call guide" || rec.Author != "Dana Reyes" || !rec.UpdatedAt.Equal(p.LastEdited) ||
 		!strings.HasPrefix(rec.URL, "https://www.notion.so/On-call-guide-") {
 		t.Errorf("record = %+v", rec)
 	}
 	anchors := map[string]string{}
-	if err := e.idx.Scan(context.Background(), func(c docent.Chunk) error {
+	if err := e.Idx.Scan(context.Background(), func(c docent.Chunk) error {
 		if c.DocID == docID(id) && len(c.Section) > 0 {
 			anchors[c.Section[len(c.Section)-1]] = strings.TrimPrefix(c.URL, rec.URL)
 		}
@@ -388,7 +340,7 @@ func TestDocumentsAndAnchors(t *testing.T) {
 	if anchors["Escalation"] != escalation || escalation == "" {
 		t.Errorf("section anchors %v, want Escalation at %s", anchors, escalation)
 	}
-	e.converged()
+	e.Converged()
 }
 
 // TestSyncedBlockReference: a synced block that shows another page's
@@ -401,7 +353,7 @@ func TestSyncedBlockReference(t *testing.T) {
 	ref := e.srv.AddPage(notiontest.Page{Title: "Copy", Blocks: []*notiontest.Block{{Type: "synced_block",
 		Payload:  map[string]any{"synced_from": map[string]any{"type": "block_id", "block_id": original.ID}},
 		Children: []*notiontest.Block{{Type: "paragraph", Payload: map[string]any{"rich_text": []any{}}}}}}})
-	col, err := connectorstest.Collect(context.Background(), e.src, "")
+	col, err := connectorstest.Collect(context.Background(), e.Src, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +376,7 @@ func TestRequestCounts(t *testing.T) {
 			Blocks: []*notiontest.Block{notiontest.Paragraph(fmt.Sprintf("Page %d.", i))}}))
 	}
 	e.srv.ResetCounts()
-	res := e.sync()
+	res := e.Sync()
 	full, fullRoutes := e.srv.Requests()
 	if res.Added != 1000 || res.Requests != full {
 		t.Fatalf("full sync %+v; server saw %d", res, full)
@@ -434,7 +386,7 @@ func TestRequestCounts(t *testing.T) {
 		e.srv.Edit(ids[i], func(p *notiontest.Page) { p.Blocks = append(p.Blocks, notiontest.Paragraph("Edited.")) })
 	}
 	e.srv.ResetCounts()
-	res = e.sync()
+	res = e.Sync()
 	incr, incrRoutes := e.srv.Requests()
 	if res.Updated != 5 || res.Seen != 1000 || res.Requests != incr {
 		t.Fatalf("incremental sync %+v; server saw %d", res, incr)

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docent-hq/docent/connectors/webapi/webapitest"
 )
 
 // Flavor is the API the server speaks.
@@ -66,6 +68,10 @@ type Server struct {
 	// Flavor is the API it speaks.
 	Flavor Flavor
 
+	// Faults scripts failures (Script, and FailPage for one page) and
+	// counts requests (Requests).
+	webapitest.Faults
+
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -73,25 +79,11 @@ type Server struct {
 	spaces   []space
 	pages    map[string]*Page
 	nextID   int
-	requests map[string]int // by route
-	total    int
 	bodies   map[string]int // page ID -> bodies served
-	failPage map[string]fault
-	script   []scripted
 	labelIDs map[string]string
 }
 
 type space struct{ ID, Key, Name string }
-
-type fault struct {
-	status int
-	times  int // < 0: always
-}
-
-type scripted struct {
-	status int
-	header http.Header
-}
 
 // Start is the time of the server's first change.
 var Start = time.Date(2026, 2, 2, 9, 0, 0, 0, time.UTC)
@@ -101,7 +93,7 @@ var Start = time.Date(2026, 2, 2, 9, 0, 0, 0, time.UTC)
 func New(t testing.TB, flavor Flavor, spaceKeys ...string) *Server {
 	t.Helper()
 	s := &Server{Flavor: flavor, now: Start, pages: map[string]*Page{}, nextID: 1000,
-		requests: map[string]int{}, bodies: map[string]int{}, failPage: map[string]fault{}, labelIDs: map[string]string{}}
+		bodies: map[string]int{}, labelIDs: map[string]string{}}
 	for i, k := range spaceKeys {
 		s.spaces = append(s.spaces, space{ID: strconv.Itoa(100 + i), Key: k, Name: k + " space"})
 	}
@@ -215,37 +207,7 @@ func (s *Server) SetLabels(id string, labels ...string) {
 
 // FailPage makes requests about one page (the page, its labels) answer
 // status, times times (< 0: until FailPage(id, 0, 0)).
-func (s *Server) FailPage(id string, status, times int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if times == 0 {
-		delete(s.failPage, id)
-		return
-	}
-	s.failPage[id] = fault{status: status, times: times}
-}
-
-// Script makes the next requests, whatever they ask, answer status with
-// header, one per entry.
-func (s *Server) Script(status int, header http.Header, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.script = append(s.script, scripted{status: status, header: header})
-	}
-}
-
-// Requests returns how many requests the server answered in total and by
-// route ("spaces", "pages", "pages+body", "page", "labels", ...).
-func (s *Server) Requests() (int, map[string]int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := map[string]int{}
-	for k, v := range s.requests {
-		m[k] = v
-	}
-	return s.total, m
-}
+func (s *Server) FailPage(id string, status, times int) { s.Fail(id, status, times) }
 
 // Bodies returns how many times each page's body was served.
 func (s *Server) Bodies() map[string]int {
@@ -260,9 +222,10 @@ func (s *Server) Bodies() map[string]int {
 
 // ResetCounts zeroes the request and body counts.
 func (s *Server) ResetCounts() {
+	s.Reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total, s.requests, s.bodies = 0, map[string]int{}, map[string]int{}
+	s.bodies = map[string]int{}
 }
 
 // Body returns the storage-format body of p as the server serves it.
@@ -282,18 +245,15 @@ func Body(p *Page) string {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total++
-	if len(s.script) > 0 {
-		sc := s.script[0]
-		s.script = s.script[1:]
-		for k, v := range sc.header {
+	if a, ok := s.Next(); ok {
+		for k, v := range a.Header {
 			w.Header()[k] = v
 		}
-		s.errorJSON(w, sc.status, "scripted failure")
+		s.errorJSON(w, a.Status, "scripted failure")
 		return
 	}
 	if !s.authorized(r) {
-		s.requests["unauthorized"]++
+		s.Count("unauthorized")
 		s.errorJSON(w, http.StatusUnauthorized, "Unauthorized; scope does not match")
 		return
 	}
@@ -337,19 +297,11 @@ func writeJSON(w http.ResponseWriter, h http.Header, v any) {
 // pageFault applies FailPage to a request about page id; it reports
 // whether it answered.
 func (s *Server) pageFault(w http.ResponseWriter, id string) bool {
-	f, ok := s.failPage[id]
-	if !ok {
-		return false
+	status, ok := s.Failing(id)
+	if ok {
+		s.errorJSON(w, status, "injected failure")
 	}
-	if f.times > 0 {
-		if f.times--; f.times == 0 {
-			delete(s.failPage, id)
-		} else {
-			s.failPage[id] = f
-		}
-	}
-	s.errorJSON(w, f.status, "injected failure")
-	return true
+	return ok
 }
 
 // visible returns the visible current pages of a space, by ID, or sorted
@@ -418,7 +370,7 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	switch {
 	case len(parts) == 1 && parts[0] == "spaces":
-		s.requests["spaces"]++
+		s.Count("spaces")
 		var keys []string
 		for _, k := range q["keys"] {
 			keys = append(keys, strings.Split(k, ",")...)
@@ -439,9 +391,9 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 		}
 		bodies := q.Get("body-format") == "storage"
 		if bodies {
-			s.requests["pages+body"]++
+			s.Count("pages+body")
 		} else {
-			s.requests["pages"]++
+			s.Count("pages")
 		}
 		if st := q.Get("status"); st != "" && st != "current" {
 			s.cloudPage(w, r, nil, 25)
@@ -453,7 +405,7 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 		}
 		s.cloudPageFunc(w, r, out, 25, func(v any) any { return s.v2Page(v.(*Page), bodies) })
 	case len(parts) == 2 && parts[0] == "pages":
-		s.requests["page"]++
+		s.Count("page")
 		p, ok := s.pages[parts[1]]
 		switch {
 		case s.pageFault(w, parts[1]):
@@ -465,7 +417,7 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, nil, s.v2Page(p, q.Get("body-format") == "storage"))
 		}
 	case len(parts) == 3 && parts[0] == "pages" && parts[2] == "labels":
-		s.requests["labels"]++
+		s.Count("labels")
 		p, ok := s.pages[parts[1]]
 		switch {
 		case s.pageFault(w, parts[1]):
@@ -481,7 +433,7 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 			s.cloudPage(w, r, out, 25)
 		}
 	case len(parts) == 4 && parts[0] == "spaces" && parts[2] == "content" && parts[3] == "labels":
-		s.requests["space-labels"]++
+		s.Count("space-labels")
 		sp, ok := s.spaceByID(parts[1])
 		if !ok {
 			s.errorJSON(w, http.StatusNotFound, "space not found")
@@ -499,7 +451,7 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 		}
 		s.cloudPage(w, r, out, 25)
 	case len(parts) == 3 && parts[0] == "labels" && parts[2] == "pages":
-		s.requests["label-pages"]++
+		s.Count("label-pages")
 		var out []any
 		spaceIDs := q["space-id"]
 		for _, sp := range s.spaces {
@@ -634,7 +586,7 @@ func (s *Server) serveDC(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	switch {
 	case len(parts) == 2 && parts[0] == "space":
-		s.requests["space"]++
+		s.Count("space")
 		sp, ok := s.spaceByKey(parts[1])
 		if !ok {
 			s.errorJSON(w, http.StatusNotFound, "No space with key : "+parts[1])
@@ -647,9 +599,9 @@ func (s *Server) serveDC(w http.ResponseWriter, r *http.Request) {
 		expand := strings.Split(q.Get("expand"), ",")
 		bodies := slices.Contains(expand, "body.storage")
 		if bodies {
-			s.requests["pages+body"]++
+			s.Count("pages+body")
 		} else {
-			s.requests["pages"]++
+			s.Count("pages")
 		}
 		maxLimit := 500
 		if bodies {
@@ -683,7 +635,7 @@ func (s *Server) serveDC(w http.ResponseWriter, r *http.Request) {
 		}
 		writeList(w, nil, results, map[string]any{"start": start, "limit": n, "size": len(results), "_links": links})
 	case len(parts) == 2 && parts[0] == "content":
-		s.requests["page"]++
+		s.Count("page")
 		p, ok := s.pages[parts[1]]
 		switch {
 		case s.pageFault(w, parts[1]):

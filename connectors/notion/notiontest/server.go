@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docent-hq/docent/connectors/webapi/webapitest"
 )
 
 // Token is the integration secret the server accepts.
@@ -75,6 +77,10 @@ type Server struct {
 	// URL is the API base URL a source is configured with.
 	URL string
 
+	// Faults scripts failures (Script, and FailPage for one page's
+	// blocks) and counts requests (Requests).
+	webapitest.Faults
+
 	srv *httptest.Server
 
 	mu        sync.Mutex
@@ -85,26 +91,14 @@ type Server struct {
 	owner     map[string]string // block ID -> page ID
 	users     map[string]string // user ID -> name
 	next      int
-	requests  map[string]int
-	total     int
 	fetched   map[string]int // page ID -> top-level children requests
-	failPage  map[string]fault
-	script    []scripted
-}
-
-type fault struct{ status, times int }
-
-type scripted struct {
-	status int
-	header http.Header
 }
 
 // New starts a server, closed when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{now: Start, pages: map[string]*Page{}, databases: map[string]*Database{}, blocks: map[string]*Block{},
-		owner: map[string]string{}, users: map[string]string{"u-editor": "Dana Reyes"}, requests: map[string]int{},
-		fetched: map[string]int{}, failPage: map[string]fault{}}
+		owner: map[string]string{}, users: map[string]string{"u-editor": "Dana Reyes"}, fetched: map[string]int{}}
 	s.srv = httptest.NewServer(s)
 	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
@@ -228,35 +222,7 @@ func (s *Server) Unshare(id string, on bool) {
 
 // FailPage makes requests for a page's blocks answer status, times times
 // (< 0: until FailPage(id, 0, 0)).
-func (s *Server) FailPage(id string, status, times int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if times == 0 {
-		delete(s.failPage, id)
-		return
-	}
-	s.failPage[id] = fault{status, times}
-}
-
-// Script makes the next n requests answer status with header.
-func (s *Server) Script(status int, header http.Header, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.script = append(s.script, scripted{status, header})
-	}
-}
-
-// Requests returns the number of requests answered, in total and by route.
-func (s *Server) Requests() (int, map[string]int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := map[string]int{}
-	for k, v := range s.requests {
-		m[k] = v
-	}
-	return s.total, m
-}
+func (s *Server) FailPage(id string, status, times int) { s.Fail(id, status, times) }
 
 // Fetched returns how many times each page's blocks were asked for.
 func (s *Server) Fetched() map[string]int {
@@ -271,9 +237,10 @@ func (s *Server) Fetched() map[string]int {
 
 // ResetCounts zeroes the request counts.
 func (s *Server) ResetCounts() {
+	s.Reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total, s.requests, s.fetched = 0, map[string]int{}, map[string]int{}
+	s.fetched = map[string]int{}
 }
 
 // Text is one plain rich text run, as the API writes it.
@@ -328,20 +295,15 @@ func BlocksFromJSON(data []byte) ([]*Block, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total++
-	if len(s.script) > 0 {
-		sc := s.script[0]
-		s.script = s.script[1:]
-		for k, v := range sc.header {
+	if a, ok := s.Next(); ok {
+		for k, v := range a.Header {
 			w.Header()[k] = v
 		}
-		code := map[int]string{429: "rate_limited", 500: "internal_server_error", 502: "bad_gateway",
-			503: "service_unavailable"}[sc.status]
-		apiError(w, sc.status, code, "scripted failure")
+		apiError(w, a.Status, errorCode(a.Status), "scripted failure")
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+Token {
-		s.requests["unauthorized"]++
+		s.Count("unauthorized")
 		apiError(w, http.StatusUnauthorized, "unauthorized", "API token is invalid.")
 		return
 	}
@@ -352,13 +314,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/v1"), "/"), "/")
 	switch {
 	case r.Method == http.MethodPost && len(parts) == 1 && parts[0] == "search":
-		s.requests["search"]++
+		s.Count("search")
 		s.search(w, r)
 	case r.Method == http.MethodGet && len(parts) == 3 && parts[0] == "blocks" && parts[2] == "children":
-		s.requests["children"]++
+		s.Count("children")
 		s.children(w, r, parts[1])
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "blocks":
-		s.requests["block"]++
+		s.Count("block")
 		b, ok := s.blocks[parts[1]]
 		if !ok || !s.sharedPage(s.owner[b.ID]) {
 			notFound(w, parts[1])
@@ -366,14 +328,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, s.blockJSON(b))
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "pages":
-		s.requests["page"]++
+		s.Count("page")
 		if !s.sharedPage(parts[1]) {
 			notFound(w, parts[1])
 			return
 		}
 		writeJSON(w, s.pageJSON(s.pages[parts[1]]))
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "databases":
-		s.requests["database"]++
+		s.Count("database")
 		d, ok := s.databases[parts[1]]
 		if !ok || d.Unshared {
 			notFound(w, parts[1])
@@ -381,7 +343,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, s.databaseJSON(d))
 	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "databases" && parts[2] == "query":
-		s.requests["query"]++
+		s.Count("query")
 		d, ok := s.databases[parts[1]]
 		if !ok || d.Unshared {
 			notFound(w, parts[1])
@@ -403,7 +365,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.listPage(w, rows, body.StartCursor, body.PageSize, "page_or_database")
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "users":
-		s.requests["user"]++
+		s.Count("user")
 		name, ok := s.users[parts[1]]
 		if !ok {
 			notFound(w, parts[1])
@@ -502,15 +464,8 @@ func (s *Server) children(w http.ResponseWriter, r *http.Request, id string) {
 		notFound(w, id)
 		return
 	}
-	if f, ok := s.failPage[page]; ok {
-		if f.times > 0 {
-			if f.times--; f.times == 0 {
-				delete(s.failPage, page)
-			} else {
-				s.failPage[page] = f
-			}
-		}
-		apiError(w, f.status, "internal_server_error", "injected failure")
+	if status, ok := s.Failing(page); ok {
+		apiError(w, status, errorCode(status), "injected failure")
 		return
 	}
 	q := r.URL.Query()
@@ -625,6 +580,16 @@ func apiError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"object": "error", "status": status, "code": code, "message": msg})
+}
+
+// errorCode is Notion's error code for a status.
+func errorCode(status int) string {
+	if c, ok := map[int]string{400: "validation_error", 401: "unauthorized", 403: "restricted_resource",
+		404: "object_not_found", 409: "conflict_error", 429: "rate_limited", 500: "internal_server_error",
+		502: "bad_gateway", 503: "service_unavailable", 504: "gateway_timeout"}[status]; ok {
+		return c
+	}
+	return "internal_server_error"
 }
 
 func notFound(w http.ResponseWriter, id string) {
