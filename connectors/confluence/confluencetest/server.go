@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -213,11 +214,7 @@ func (s *Server) FailPage(id string, status, times int) { s.Fail(id, status, tim
 func (s *Server) Bodies() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := map[string]int{}
-	for k, v := range s.bodies {
-		m[k] = v
-	}
-	return m
+	return maps.Clone(s.bodies)
 }
 
 // ResetCounts zeroes the request and body counts.

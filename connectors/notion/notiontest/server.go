@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -228,11 +229,7 @@ func (s *Server) FailPage(id string, status, times int) { s.Fail(id, status, tim
 func (s *Server) Fetched() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := map[string]int{}
-	for k, v := range s.fetched {
-		m[k] = v
-	}
-	return m
+	return maps.Clone(s.fetched)
 }
 
 // ResetCounts zeroes the request counts.
