@@ -184,6 +184,10 @@ type Holder interface {
 	// Holds reports whether the engine holds the document id from an
 	// earlier run.
 	Holds(id string) bool
+	// Held returns the IDs of every document the engine holds for the
+	// source, sorted: a source whose listing may miss documents (a search
+	// index) checks the ones it did not see before leaving them out.
+	Held() []string
 }
 
 // Holds reports whether l says it holds the document id. A listing that
@@ -194,4 +198,13 @@ func Holds(l Listing, id string) bool {
 		return h.Holds(id)
 	}
 	return true
+}
+
+// Held returns the IDs of the documents l says the engine holds, and
+// false when l cannot say.
+func Held(l Listing) ([]string, bool) {
+	if h, ok := l.(Holder); ok {
+		return h.Held(), true
+	}
+	return nil, false
 }

@@ -183,6 +183,17 @@ func (r *run) Holds(id string) bool {
 	return ok && h != ""
 }
 
+// Held returns the IDs of the documents the registry held when the run
+// started, sorted.
+func (r *run) Held() []string {
+	out := make([]string, 0, len(r.known))
+	for id := range r.known {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Requests adds what the listing cost a remote API to the run's record.
 func (r *run) Requests(s RequestStats) {
 	r.res.Requests += s.Requests

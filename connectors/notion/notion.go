@@ -218,6 +218,14 @@ func (s *Source) List(ctx context.Context, from string, l connectors.Listing) (c
 	if err != nil {
 		return connectors.Listed{}, s.fail(err)
 	}
+	// Search is not an exhaustive listing (Notion says so): a page the
+	// engine holds that search did not return is asked for by ID before
+	// it is left out, so it does not flap out of the index and back.
+	if held, ok := connectors.Held(l); ok {
+		if order, err = s.recheck(ctx, held, nodes, order, l); err != nil {
+			return connectors.Listed{}, s.fail(err)
+		}
+	}
 	ls := &listing{nodes: nodes, blockParents: map[string]parent{}, users: map[string]string{}}
 	present := connectors.NewPresenter(l)
 	var want []string
@@ -270,29 +278,12 @@ func (s *Source) fail(err error) error {
 func (s *Source) enumerate(ctx context.Context) (map[string]*node, []string, error) {
 	nodes := map[string]*node{}
 	var order []string
-	rowProps := map[string][]string{} // database ID -> property names, sorted
 	add := func(o object) {
-		if o.Archived || o.InTrash || o.ID == "" {
-			return
+		n := len(nodes)
+		s.addObject(nodes, o)
+		if len(nodes) > n {
+			order = append(order, o.ID)
 		}
-		if _, dup := nodes[o.ID]; dup {
-			return
-		}
-		n := &node{database: o.Object == "database", title: o.title(), parent: o.Parent,
-			lastEdited: o.LastEditedTime, url: o.URL, author: o.LastEditedBy.Name, editor: o.LastEditedBy.ID}
-		if o.Parent.Type == "database_id" {
-			n.row = true
-			names := rowProps[o.Parent.DatabaseID]
-			if names == nil {
-				for name := range o.Properties {
-					names = append(names, name)
-				}
-				slices.Sort(names)
-			}
-			n.labels, n.owner, n.props = o.rowMeta(names)
-		}
-		nodes[o.ID] = n
-		order = append(order, o.ID)
 	}
 	for _, kind := range []string{"database", "page"} {
 		err := s.paginate(ctx, s.opts.APIURL+"/v1/search", map[string]any{
@@ -324,6 +315,64 @@ func (s *Source) enumerate(ctx context.Context) (map[string]*node, []string, err
 		}
 	}
 	return nodes, order, nil
+}
+
+// recheck asks for each held page that search did not return: one that
+// is still there (not archived, still shared) joins the listing; one
+// that is gone stays out; one that cannot be checked now is reported as
+// failed, which keeps it until the next run.
+func (s *Source) recheck(ctx context.Context, held []string, nodes map[string]*node, order []string, l connectors.Listing) ([]string, error) {
+	prefix := s.name + ":"
+	for _, docID := range held {
+		id := strings.TrimPrefix(docID, prefix)
+		if _, seen := nodes[id]; seen || id == docID {
+			continue
+		}
+		var o object
+		_, err := s.c.GetJSON(ctx, s.opts.APIURL+"/v1/pages/"+url.PathEscape(id), &o)
+		switch code := webapi.StatusCode(err); {
+		case err == nil && !o.Archived && !o.InTrash && o.ID != "":
+			s.log.Info("notion: a page search did not return is still there", slog.String("source", s.name),
+				slog.String("page", id))
+			n := len(nodes)
+			s.addObject(nodes, o)
+			if len(nodes) > n {
+				order = append(order, o.ID)
+			}
+		case err == nil, code == http.StatusNotFound, code == http.StatusForbidden:
+			// Archived, deleted or no longer shared: left out, so removed.
+		case errors.Is(err, webapi.ErrUnauthorized) || ctx.Err() != nil:
+			return nil, err
+		default:
+			if err := l.Failed(ctx, docID, fmt.Errorf("check a page search did not return: %w", err)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return order, nil
+}
+
+// addObject adds a page or database of the listing to nodes, unless it is
+// archived or already there.
+func (s *Source) addObject(nodes map[string]*node, o object) {
+	if o.Archived || o.InTrash || o.ID == "" {
+		return
+	}
+	if _, dup := nodes[o.ID]; dup {
+		return
+	}
+	n := &node{database: o.Object == "database", title: o.title(), parent: o.Parent,
+		lastEdited: o.LastEditedTime, url: o.URL, author: o.LastEditedBy.Name, editor: o.LastEditedBy.ID}
+	if o.Parent.Type == "database_id" {
+		n.row = true
+		names := make([]string, 0, len(o.Properties))
+		for name := range o.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		n.labels, n.owner, n.props = o.rowMeta(names)
+	}
+	nodes[o.ID] = n
 }
 
 // object fetches a page, or else a database, by ID; a root that is

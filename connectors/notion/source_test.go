@@ -399,3 +399,39 @@ func TestRequestCounts(t *testing.T) {
 		t.Errorf("full %d, incremental %d requests", full, incr)
 	}
 }
+
+// TestSearchMissesAPage: search is not an exhaustive listing, so a held
+// page that search leaves out is asked for by ID: one still there stays
+// (and is synced when edited), one deleted or archived goes.
+func TestSearchMissesAPage(t *testing.T) {
+	e := newEnv(t, nil)
+	ids := e.addPages(6)
+	e.Sync()
+	e.srv.Edit(ids[1], func(p *notiontest.Page) { p.Unsearchable = true })
+	e.srv.Edit(ids[2], func(p *notiontest.Page) {
+		p.Unsearchable = true
+		p.Blocks = []*notiontest.Block{notiontest.Paragraph("Edited while search missed it.")}
+	})
+	e.srv.Edit(ids[3], func(p *notiontest.Page) { p.Archived = true })
+	e.srv.Delete(ids[4])
+	e.srv.ResetCounts()
+	res := e.Sync()
+	// Updated: the two pages search missed (both edited); unchanged: the
+	// newest page, in the overlap window.
+	if res.Deleted != 2 || res.Updated != 2 || res.Unchanged != 1 || res.Failed != 0 {
+		t.Errorf("run = %+v, want the archived and the deleted page removed, the missed ones updated", res)
+	}
+	docs := e.Docs()
+	for id, want := range map[string]bool{ids[1]: true, ids[2]: true, ids[3]: false, ids[4]: false} {
+		if _, ok := docs[docID(id)]; ok != want {
+			t.Errorf("page %s in the registry = %v, want %v", id, ok, want)
+		}
+	}
+	if _, routes := e.srv.Requests(); routes["page"] != 4 {
+		t.Errorf("asked for %d pages by ID, want the 4 held pages search left out", routes["page"])
+	}
+	if f := e.srv.Fetched(); f[ids[2]] != 1 || f[ids[1]] != 1 {
+		// ids[1] was edited (made unsearchable) too, so both are refetched.
+		t.Errorf("blocks fetched %v, want the edited pages search missed", f)
+	}
+}

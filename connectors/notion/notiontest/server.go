@@ -63,6 +63,10 @@ type Page struct {
 	// Archived pages are in the trash; Unshared pages are not shared
 	// with the integration (404 when asked for, left out of search).
 	Archived, Unshared bool
+	// Unsearchable pages are shared but search does not return them (its
+	// index lags, or it gave up): Notion's search is not an exhaustive
+	// listing.
+	Unsearchable bool
 }
 
 // Database is a database.
@@ -435,7 +439,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	if body.Filter.Value != "database" {
 		for _, p := range s.sortedPages(newest) {
-			if !p.Unshared && !p.Archived {
+			if !p.Unshared && !p.Archived && !p.Unsearchable {
 				results = append(results, s.pageJSON(p))
 			}
 		}
