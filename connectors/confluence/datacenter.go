@@ -81,6 +81,7 @@ type (
 // json64 is a numeric ID that may come as a number or a string.
 type json64 string
 
+// UnmarshalJSON takes the ID as a number or a string.
 func (j *json64) UnmarshalJSON(b []byte) error {
 	*j = json64(strings.Trim(string(b), `"`))
 	return nil

@@ -171,6 +171,8 @@ type StatusError struct {
 	Attempts int
 }
 
+// Error names the request, its status, the attempts and what the API
+// said.
 func (e *StatusError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s: %d %s", e.Name, e.Method, e.Path, e.Code, http.StatusText(e.Code))
