@@ -67,8 +67,9 @@ func TestMultiPageWorkspace(t *testing.T) {
 	if routes["search"] != 4 || routes["children"] != 233 {
 		t.Errorf("requests %v; want 4 searches and 233 block-children requests", routes)
 	}
+	docs := e.Docs()
 	for _, id := range append(ids, longID) {
-		if _, ok := e.Docs()[docID(id)]; !ok {
+		if _, ok := docs[docID(id)]; !ok {
 			t.Errorf("page %s was not synced", id)
 		}
 	}

@@ -94,6 +94,7 @@ type Server struct {
 	databases map[string]*Database
 	blocks    map[string]*Block // every block by ID
 	owner     map[string]string // block ID -> page ID
+	holder    map[string]string // block ID -> the block it is nested in
 	users     map[string]string // user ID -> name
 	next      int
 	fetched   map[string]int // page ID -> top-level children requests
@@ -103,7 +104,7 @@ type Server struct {
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{now: Start, pages: map[string]*Page{}, databases: map[string]*Database{}, blocks: map[string]*Block{},
-		owner: map[string]string{}, users: map[string]string{"u-editor": "Dana Reyes"}, fetched: map[string]int{}}
+		owner: map[string]string{}, holder: map[string]string{}, users: map[string]string{"u-editor": "Dana Reyes"}, fetched: map[string]int{}}
 	s.srv = httptest.NewServer(s)
 	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
@@ -181,6 +182,12 @@ func (s *Server) index(pageID string, blocks []*Block) {
 		}
 		s.blocks[b.ID] = b
 		s.owner[b.ID] = pageID
+		for _, c := range b.Children {
+			if c.ID == "" {
+				c.ID = s.newID()
+			}
+			s.holder[c.ID] = b.ID
+		}
 		s.index(pageID, b.Children)
 	}
 }
@@ -518,11 +525,8 @@ func (s *Server) blockJSON(b *Block) map[string]any {
 		payload = map[string]any{}
 	}
 	parent := map[string]any{"type": "page_id", "page_id": s.owner[b.ID]}
-	for _, p := range s.blocks {
-		if slices.Contains(p.Children, b) {
-			parent = map[string]any{"type": "block_id", "block_id": p.ID}
-			break
-		}
+	if h, ok := s.holder[b.ID]; ok {
+		parent = map[string]any{"type": "block_id", "block_id": h}
 	}
 	return map[string]any{"object": "block", "id": b.ID, "parent": parent,
 		"created_time": Start.Format(time.RFC3339), "last_edited_time": Start.Format(time.RFC3339),
