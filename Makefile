@@ -6,7 +6,7 @@ BASELINE ?= bin/baseline
 ROUNDS   ?= 3
 PKGS     := ./...
 
-.PHONY: build run test test-typesense bench baseline load generate lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench baseline load fuzz generate lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -37,11 +37,25 @@ lint: fmt-check vet
 # Bleve, run alternately for ROUNDS rounds with the ratios (index throughput,
 # query latency, peak RSS, nDCG@10 and recall@100 on short and long queries).
 # The baseline is its own Go module (bench/baseline), never linked into
-# docent. Then the synthetic 200k-chunk corpus, then Go micro-benchmarks.
+# docent. Then the synthetic 200k-chunk corpus, then Go micro-benchmarks,
+# and the wiki sources' conversion + chunking path in docs/s.
 bench: build baseline
 	./$(BIN) bench --scifact $(SCIFACT) --baseline $(BASELINE) --rounds $(ROUNDS) --synthetic 200000
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
 	$(GO) test -run '^$$' -bench Registry -benchtime 20x ./store/
+	$(GO) test -run '^$$' -bench ConvertAndChunk -benchtime 3s ./connectors/confluence/ ./connectors/notion/
+
+# Fuzz targets: `make test` runs their seed corpora (testdata/fuzz and the
+# golden inputs); `make fuzz` explores each for FUZZTIME. New failures land in
+# the package's testdata/fuzz/ and join the seeds.
+FUZZTIME ?= 2m
+FUZZ_TARGETS := ./connectors/confluence:FuzzConvert ./connectors/notion:FuzzConvert ./search:FuzzChunk
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
+	done
 
 # Load test, not part of `make test`: starts `docent serve` (the demo
 # handbook) on a random port over a temporary data dir and drives /api/ask

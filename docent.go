@@ -335,6 +335,17 @@ type RunResult struct {
 	Errors []DocError `json:"errors,omitempty"`
 	// Err is the run-level failure ("" when the run completed).
 	Err string `json:"error,omitempty"`
+	// Requests counts the HTTP requests a remote source made during the
+	// run, retries included (0 for sources that read local files).
+	Requests int `json:"requests,omitempty"`
+	// Retries counts requests sent again after a failure or a 429/503.
+	Retries int `json:"retries,omitempty"`
+	// RateLimited counts the times the remote API asked the source to
+	// wait (429 or 503 with Retry-After).
+	RateLimited int `json:"rate_limited,omitempty"`
+	// Waited is the time the source spent waiting on backoff, Retry-After
+	// and its own rate limiter.
+	Waited time.Duration `json:"waited,omitempty"`
 }
 
 // Duration is how long the run took.

@@ -66,6 +66,10 @@ const (
 	SourceDir = "dir"
 	// SourceGit is a git repository, remote (cloned) or local.
 	SourceGit = "git"
+	// SourceConfluence is a Confluence Cloud or Data Center site.
+	SourceConfluence = "confluence"
+	// SourceNotion is a Notion workspace, through an integration.
+	SourceNotion = "notion"
 )
 
 // SourceConfig is one documentation source. Each source type that takes
@@ -86,6 +90,10 @@ type SourceConfig struct {
 	Dir *DirConfig `yaml:"dir,omitempty" source:"dir"`
 	// Git configures a "git" source.
 	Git *GitConfig `yaml:"git,omitempty" source:"git"`
+	// Confluence configures a "confluence" source.
+	Confluence *ConfluenceConfig `yaml:"confluence,omitempty" source:"confluence"`
+	// Notion configures a "notion" source.
+	Notion *NotionConfig `yaml:"notion,omitempty" source:"notion"`
 }
 
 // DefaultInclude are the include globs a dir or git source gets when it
@@ -127,6 +135,63 @@ type GitConfig struct {
 	// Username goes with Token for https auth; providers that ignore it
 	// accept any non-empty value.
 	Username string `yaml:"username,omitempty"`
+}
+
+// Confluence flavors.
+const (
+	// FlavorCloud is Confluence Cloud (REST API v2, email + API token).
+	FlavorCloud = "cloud"
+	// FlavorDataCenter is Confluence Data Center or Server (REST API v1,
+	// personal access token).
+	FlavorDataCenter = "datacenter"
+)
+
+// ConfluenceConfig is a Confluence source: the pages of some spaces.
+type ConfluenceConfig struct {
+	// BaseURL is the site: https://acme.atlassian.net/wiki for Cloud, the
+	// base URL (with any context path) for Data Center.
+	BaseURL string `yaml:"base_url"`
+	// Flavor is FlavorCloud (the default) or FlavorDataCenter.
+	Flavor string `yaml:"flavor,omitempty"`
+	// Email is the Cloud account the API token belongs to.
+	Email string `yaml:"email,omitempty"`
+	// Token is the Cloud API token or the Data Center personal access
+	// token (secret).
+	Token string `yaml:"token,omitempty" secret:"true"`
+	// Spaces are the keys of the spaces to index.
+	Spaces []string `yaml:"spaces"`
+	// ExcludeLabels drops pages with any of these labels.
+	ExcludeLabels []string `yaml:"exclude_labels,omitempty"`
+	// Roots, when set, limit the source to these page IDs and the pages
+	// below them.
+	Roots []string `yaml:"roots,omitempty"`
+	// Overlap is how far before the last run's newest change a run looks
+	// again, for changes the API shows late ("10m" when unset).
+	Overlap time.Duration `yaml:"overlap,omitempty"`
+	// RequestsPerSecond caps the request rate (0: no cap).
+	RequestsPerSecond float64 `yaml:"requests_per_second,omitempty"`
+}
+
+// DefaultNotionAPIURL is the Notion API's address.
+const DefaultNotionAPIURL = "https://api.notion.com"
+
+// NotionConfig is a Notion source: the pages and databases shared with an
+// integration.
+type NotionConfig struct {
+	// Token is the integration's secret (secret).
+	Token string `yaml:"token,omitempty" secret:"true"`
+	// Roots, when set, limit the source to these pages and databases (IDs
+	// or URLs) and what lies below them.
+	Roots []string `yaml:"roots,omitempty"`
+	// APIURL is the API's address (DefaultNotionAPIURL), for a proxy or
+	// a test server.
+	APIURL string `yaml:"api_url,omitempty"`
+	// Overlap is how far before the last run's newest edit a run looks
+	// again ("10m" when unset; Notion rounds edit times to the minute).
+	Overlap time.Duration `yaml:"overlap,omitempty"`
+	// RequestsPerSecond caps the request rate (3, Notion's average limit,
+	// when unset).
+	RequestsPerSecond float64 `yaml:"requests_per_second,omitempty"`
 }
 
 // Index backends.
@@ -380,7 +445,7 @@ func Default() Config {
 }
 
 // normalize fills defaults that depend on what the file set: include globs
-// of dir and git sources.
+// of dir and git sources, the Confluence flavor, the Notion API URL.
 func (c *Config) normalize() {
 	for i := range c.Sources {
 		s := &c.Sources[i]
@@ -389,6 +454,12 @@ func (c *Config) normalize() {
 		}
 		if s.Git != nil && len(s.Git.Include) == 0 {
 			s.Git.Include = append([]string(nil), DefaultInclude...)
+		}
+		if s.Confluence != nil && s.Confluence.Flavor == "" {
+			s.Confluence.Flavor = FlavorCloud
+		}
+		if s.Notion != nil && s.Notion.APIURL == "" {
+			s.Notion.APIURL = DefaultNotionAPIURL
 		}
 	}
 }

@@ -107,9 +107,10 @@ func TestDefault(t *testing.T) {
 
 func TestLoadFullFile(t *testing.T) {
 	c, err := Load("testdata/full.yaml", env(map[string]string{
-		"GIT_TOKEN":      "ghp_secret1",
-		"TYPESENSE_KEY":  "ts'key",
-		"GEMINI_API_KEY": `gem"ini\key`,
+		"GIT_TOKEN":        "ghp_secret1",
+		"TYPESENSE_KEY":    "ts'key",
+		"GEMINI_API_KEY":   `gem"ini\key`,
+		"CONFLUENCE_TOKEN": "atl-token", "CONFLUENCE_PAT": "dc-pat", "NOTION_TOKEN": "secret_notion",
 	}), Builtin())
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +128,18 @@ func TestLoadFullFile(t *testing.T) {
 			}},
 			{Name: "local_notes", Type: "dir", Dir: &DirConfig{
 				Path: "./notes", Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/",
+			}},
+			{Name: "wiki", Type: "confluence", Schedule: "@every 15m", Confluence: &ConfluenceConfig{
+				BaseURL: "https://acme.atlassian.net/wiki", Flavor: "cloud", Email: "docs-bot@acme.example", Token: "atl-token",
+				Spaces: []string{"ENG", "HR"}, ExcludeLabels: []string{"draft", "archived"}, Roots: []string{"123456"},
+				Overlap: 20 * time.Minute,
+			}},
+			{Name: "dc-wiki", Type: "confluence", Confluence: &ConfluenceConfig{
+				BaseURL: "https://confluence.acme.example/confluence", Flavor: "datacenter", Token: "dc-pat", Spaces: []string{"OPS"},
+			}},
+			{Name: "notes", Type: "notion", Schedule: "0 * * * *", Notion: &NotionConfig{
+				Token: "secret_notion", APIURL: "https://api.notion.com",
+				Roots: []string{"https://www.notion.so/acme/Engineering-0123456789abcdef0123456789abcdef"},
 			}},
 		},
 		Index: IndexConfig{
@@ -177,6 +190,21 @@ func TestLoadErrors(t *testing.T) {
 			name: "unknown key nested in a source",
 			yaml: "sources:\n  - name: docs\n    type: dir\n    dir:\n      path: ./docs\n      exlude: [x]\n",
 			want: []string{`config: docent.yaml:6: sources[0].dir.exlude: unknown key "exlude" (did you mean "exclude"?)`},
+		},
+		{
+			name: "unknown key in a confluence section",
+			yaml: "sources:\n  - name: wiki\n    type: confluence\n    confluence:\n      base_url: https://acme.atlassian.net/wiki\n      space: [ENG]\n",
+			want: []string{`config: docent.yaml:6: sources[0].confluence.space: unknown key "space" (did you mean "spaces"?)`},
+		},
+		{
+			name: "confluence rule errors carry the line",
+			yaml: "sources:\n  - name: wiki\n    type: confluence\n    confluence:\n      base_url: https://acme.atlassian.net/wiki\n      flavor: server\n      token: t\n      spaces: [ENG]\n",
+			want: []string{`config: docent.yaml:6: sources[0].confluence.flavor: unknown flavor "server"`},
+		},
+		{
+			name: "notion overlap must be a duration",
+			yaml: "sources:\n  - name: n\n    type: notion\n    notion:\n      token: t\n      overlap: 10\n",
+			want: []string{`config: docent.yaml:6: sources[0].notion.overlap: invalid duration`},
 		},
 		{
 			name: "wrong type names the key",
@@ -370,13 +398,18 @@ func TestExpand(t *testing.T) {
 
 func TestRedaction(t *testing.T) {
 	secrets := []string{"ghp_secret1", "ts-admin-key", "gemini-key-123", "openai-key-456", "hunter2",
-		"ghp_userToken77", "sk-user-88"}
+		"ghp_userToken77", "sk-user-88", "atl-confluence-tok", "secret_notion_tok"}
 	c := Default()
 	c.Sources = append(c.Sources, SourceConfig{Name: "repo", Type: "git", Git: &GitConfig{
 		URL: "https://bot:hunter2@git.example.com/docs.git", Token: "ghp_secret1",
 	}}, SourceConfig{Name: "gh", Type: "git", Git: &GitConfig{
 		// A token given as the URL's user name.
 		URL: "https://ghp_userToken77@github.com/acme/handbook.git",
+	}}, SourceConfig{Name: "wiki", Type: "confluence", Confluence: &ConfluenceConfig{
+		BaseURL: "https://acme.atlassian.net/wiki", Flavor: "cloud", Email: "bot@acme.example",
+		Token: "atl-confluence-tok", Spaces: []string{"ENG"},
+	}}, SourceConfig{Name: "notes", Type: "notion", Notion: &NotionConfig{
+		Token: "secret_notion_tok", APIURL: DefaultNotionAPIURL,
 	}})
 	c.Index.Backend = BackendTypesense
 	c.Index.Typesense.Nodes = []string{"http://ts:8108"}
@@ -427,6 +460,9 @@ func TestRedaction(t *testing.T) {
 		}
 	})
 	t.Run("original is untouched", func(t *testing.T) {
+		if c.Sources[3].Confluence.Token != "atl-confluence-tok" || c.Sources[4].Notion.Token != "secret_notion_tok" {
+			t.Errorf("redaction modified the wiki sections")
+		}
 		if c.Sources[1].Git.Token != "ghp_secret1" || c.Index.Typesense.APIKey != "ts-admin-key" ||
 			c.Sources[1].Git.URL != "https://bot:hunter2@git.example.com/docs.git" {
 			t.Errorf("redaction modified the config: %#v", c.Sources[1].Git)
@@ -508,6 +544,29 @@ func TestResolve(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	git := func(g GitConfig) []SourceConfig { return []SourceConfig{{Name: "repo", Type: "git", Git: &g}} }
+	// confluence and notion fill in a valid section's fields that are
+	// zero; "-" empties one.
+	or := func(v, def string) string {
+		switch v {
+		case "":
+			return def
+		case "-":
+			return ""
+		}
+		return v
+	}
+	confluence := func(cf ConfluenceConfig) []SourceConfig {
+		cf.BaseURL, cf.Flavor = or(cf.BaseURL, "https://acme.atlassian.net/wiki"), or(cf.Flavor, FlavorCloud)
+		cf.Email, cf.Token = or(cf.Email, "bot@acme.example"), or(cf.Token, "t")
+		if cf.Spaces == nil {
+			cf.Spaces = []string{"ENG"}
+		}
+		return []SourceConfig{{Name: "wiki", Type: "confluence", Confluence: &cf}}
+	}
+	notion := func(n NotionConfig) []SourceConfig {
+		n.Token, n.APIURL = or(n.Token, "secret_x"), or(n.APIURL, DefaultNotionAPIURL)
+		return []SourceConfig{{Name: "notes", Type: "notion", Notion: &n}}
+	}
 	tests := []struct {
 		name    string
 		mutate  func(*Config)
@@ -530,6 +589,31 @@ func TestValidate(t *testing.T) {
 		{"git with path", func(c *Config) { c.Sources = git(GitConfig{Path: "/srv/repo"}) }, "", ""},
 		{"dir without path", func(c *Config) { c.Sources = []SourceConfig{{Name: "d", Type: "dir", Dir: &DirConfig{}}} }, "sources[0].dir.path", "must not be empty"},
 		{"dir without section", func(c *Config) { c.Sources = []SourceConfig{{Name: "d", Type: "dir"}} }, "sources[0].dir", "needs a dir section"},
+		{"confluence cloud", func(c *Config) { c.Sources = confluence(ConfluenceConfig{}) }, "", ""},
+		{"confluence datacenter without email", func(c *Config) {
+			c.Sources = confluence(ConfluenceConfig{Flavor: FlavorDataCenter, Email: ""})
+		}, "", ""},
+		{"confluence cloud needs email", func(c *Config) { c.Sources = confluence(ConfluenceConfig{Email: "-"}) }, "sources[0].confluence.email", "required for Confluence Cloud"},
+		{"confluence needs token", func(c *Config) { c.Sources = confluence(ConfluenceConfig{Token: "-"}) }, "sources[0].confluence.token", "required"},
+		{"confluence needs spaces", func(c *Config) { c.Sources = confluence(ConfluenceConfig{Spaces: []string{}}) }, "sources[0].confluence.spaces", "at least one space"},
+		{"confluence bad space key", func(c *Config) {
+			c.Sources = confluence(ConfluenceConfig{Spaces: []string{"ENG", "HR, OPS"}})
+		}, "sources[0].confluence.spaces[1]", "not a space key"},
+		{"confluence unknown flavor", func(c *Config) { c.Sources = confluence(ConfluenceConfig{Flavor: "server"}) }, "sources[0].confluence.flavor", `unknown flavor "server"`},
+		{"confluence relative base_url", func(c *Config) { c.Sources = confluence(ConfluenceConfig{BaseURL: "acme.atlassian.net"}) }, "sources[0].confluence.base_url", "absolute http(s) URL"},
+		{"confluence root not an ID", func(c *Config) { c.Sources = confluence(ConfluenceConfig{Roots: []string{"Runbooks"}}) }, "sources[0].confluence.roots[0]", "not a page ID"},
+		{"confluence negative overlap", func(c *Config) { c.Sources = confluence(ConfluenceConfig{Overlap: -time.Minute}) }, "sources[0].confluence.overlap", ">= 0"},
+		{"confluence section without type", func(c *Config) {
+			c.Sources = confluence(ConfluenceConfig{})
+			c.Sources[0].Type = "git"
+			c.Sources[0].Git = &GitConfig{Path: "/r"}
+		}, "sources[0].confluence", "not allowed for type git"},
+		{"notion", func(c *Config) { c.Sources = notion(NotionConfig{}) }, "", ""},
+		{"notion needs token", func(c *Config) { c.Sources = notion(NotionConfig{Token: "-"}) }, "sources[0].notion.token", "required"},
+		{"notion bad api_url", func(c *Config) { c.Sources = notion(NotionConfig{APIURL: "api.notion.com"}) }, "sources[0].notion.api_url", "absolute http(s) URL"},
+		{"notion empty root", func(c *Config) { c.Sources = notion(NotionConfig{Roots: []string{" "}}) }, "sources[0].notion.roots[0]", "must not be empty"},
+		{"notion negative rate", func(c *Config) { c.Sources = notion(NotionConfig{RequestsPerSecond: -1}) }, "sources[0].notion.requests_per_second", ">= 0"},
+		{"notion without section", func(c *Config) { c.Sources = []SourceConfig{{Name: "n", Type: "notion"}} }, "sources[0].notion", "needs a notion section"},
 		{"bad source schedule", func(c *Config) { c.Sources[0].Schedule = "every hour" }, "sources[0].schedule", "invalid cron spec"},
 		{"source schedule off", func(c *Config) { c.Sources[0].Schedule = "off" }, "", ""},
 		{"no sources", func(c *Config) { c.Sources = nil }, "sources", "no sources"},

@@ -3,6 +3,7 @@ package config
 import (
 	"log/slog"
 	"reflect"
+	"slices"
 
 	"github.com/goccy/go-yaml"
 
@@ -43,6 +44,16 @@ func (c Config) redact() Config {
 		if s.Git != nil {
 			g := *s.Git
 			s.Git = &g
+		}
+		if s.Confluence != nil {
+			cf := *s.Confluence
+			cf.Spaces, cf.ExcludeLabels, cf.Roots = slices.Clone(cf.Spaces), slices.Clone(cf.ExcludeLabels), slices.Clone(cf.Roots)
+			s.Confluence = &cf
+		}
+		if s.Notion != nil {
+			n := *s.Notion
+			n.Roots = slices.Clone(n.Roots)
+			s.Notion = &n
 		}
 		out.Sources[i] = s
 	}

@@ -199,6 +199,59 @@ func (g *GitConfig) validate(key string, bad func(key, format string, args ...an
 	}
 }
 
+func (cf *ConfluenceConfig) validate(key string, bad func(key, format string, args ...any)) {
+	checkURL(key+".base_url", cf.BaseURL, bad)
+	switch cf.Flavor {
+	case FlavorCloud:
+		if cf.Email == "" {
+			bad(key+".email", "required for Confluence Cloud (the account the API token belongs to)")
+		}
+	case FlavorDataCenter:
+	default:
+		bad(key+".flavor", "unknown flavor %q (want cloud or datacenter)", cf.Flavor)
+	}
+	if cf.Token == "" {
+		bad(key+".token", "required (an API token for Cloud, a personal access token for Data Center; use ${ENV})")
+	}
+	if len(cf.Spaces) == 0 {
+		bad(key+".spaces", "list at least one space key")
+	}
+	for i, sp := range cf.Spaces {
+		if strings.TrimSpace(sp) == "" || strings.ContainsAny(sp, " ,/") {
+			bad(fmt.Sprintf("%s.spaces[%d]", key, i), "%q is not a space key", sp)
+		}
+	}
+	for i, r := range cf.Roots {
+		if strings.Trim(r, "0123456789") != "" || r == "" {
+			bad(fmt.Sprintf("%s.roots[%d]", key, i), "%q is not a page ID (digits)", r)
+		}
+	}
+	if cf.Overlap < 0 {
+		bad(key+".overlap", "must be >= 0, got %s", cf.Overlap)
+	}
+	if cf.RequestsPerSecond < 0 {
+		bad(key+".requests_per_second", "must be >= 0, got %g", cf.RequestsPerSecond)
+	}
+}
+
+func (n *NotionConfig) validate(key string, bad func(key, format string, args ...any)) {
+	if n.Token == "" {
+		bad(key+".token", "required (the integration's secret; use ${ENV})")
+	}
+	checkURL(key+".api_url", n.APIURL, bad)
+	for i, r := range n.Roots {
+		if strings.TrimSpace(r) == "" {
+			bad(fmt.Sprintf("%s.roots[%d]", key, i), "must not be empty")
+		}
+	}
+	if n.Overlap < 0 {
+		bad(key+".overlap", "must be >= 0, got %s", n.Overlap)
+	}
+	if n.RequestsPerSecond < 0 {
+		bad(key+".requests_per_second", "must be >= 0, got %g", n.RequestsPerSecond)
+	}
+}
+
 func (c Config) validateIndex(impl Implementations, bad func(key, format string, args ...any)) {
 	ix := c.Index
 	if !slices.Contains(impl.Backends, ix.Backend) {

@@ -7,6 +7,7 @@ package connectors
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/docent-hq/docent"
 )
@@ -118,4 +119,92 @@ func Transient(err error) bool {
 		}
 	}
 	return true
+}
+
+// RequestStats count what a listing cost a remote API: the requests it
+// made, how many of them were retries, how many waits the server asked
+// for (429 or 503 with Retry-After), and the time spent waiting (backoff,
+// Retry-After and the client's own rate limiter). A source that talks to
+// an API reports them with ReportRequests; the engine adds them to the
+// run's record.
+type RequestStats struct {
+	// Requests counts every HTTP request sent, retries included.
+	Requests int
+	// Retries counts requests sent again after a failure or a 429/503.
+	Retries int
+	// RateLimited counts responses (429, 503) that asked the client to wait.
+	RateLimited int
+	// Waited is the time spent waiting before requests: backoff, the
+	// server's Retry-After and the client-side rate limiter.
+	Waited time.Duration
+}
+
+// Add returns the sum of s and o.
+func (s RequestStats) Add(o RequestStats) RequestStats {
+	return RequestStats{Requests: s.Requests + o.Requests, Retries: s.Retries + o.Retries,
+		RateLimited: s.RateLimited + o.RateLimited, Waited: s.Waited + o.Waited}
+}
+
+// RequestReporter is a Listing that records what a listing cost a remote
+// API. The engine's listing implements it; connectorstest.Collect's does
+// too.
+type RequestReporter interface {
+	// Requests adds s to the listing's totals. It may be called more
+	// than once per listing.
+	Requests(s RequestStats)
+}
+
+// ReportRequests hands s to l when l records request statistics, and
+// otherwise does nothing. Sources call it once List is done, whether it
+// failed or not.
+func ReportRequests(l Listing, s RequestStats) {
+	if r, ok := l.(RequestReporter); ok {
+		r.Requests(s)
+	}
+}
+
+// Anchorer is a Source whose documents' web pages name their headings in
+// their own way (a wiki's heading IDs are not GitHub's slugs). The engine
+// asks it for the anchor of each chunk's section, so that citations
+// deep-link to the heading on the source's own page.
+type Anchorer interface {
+	// Anchor returns the URL fragment (without "#") of the heading at the
+	// end of section in doc, or "" to link to the page itself. The engine
+	// calls it while the Listing.Document call that handed doc over runs.
+	Anchor(doc docent.Document, section []string) string
+}
+
+// Holder is a Listing that can say whether the engine already holds a
+// document. An incremental source that decides by date what to hand over
+// asks it, so that a document with an old date the engine never received
+// (a page moved in from another space, restored from the trash, or one
+// whose earlier fetch failed) is handed over all the same. The engine's
+// listing implements it.
+type Holder interface {
+	// Holds reports whether the engine holds the document id from an
+	// earlier run.
+	Holds(id string) bool
+	// Held returns the IDs of every document the engine holds for the
+	// source, sorted: a source whose listing may miss documents (a search
+	// index) checks the ones it did not see before leaving them out.
+	Held() []string
+}
+
+// Holds reports whether l says it holds the document id. A listing that
+// cannot say (it does not implement Holder) is taken to hold everything:
+// the source then decides by date alone.
+func Holds(l Listing, id string) bool {
+	if h, ok := l.(Holder); ok {
+		return h.Holds(id)
+	}
+	return true
+}
+
+// Held returns the IDs of the documents l says the engine holds, and
+// false when l cannot say.
+func Held(l Listing) ([]string, bool) {
+	if h, ok := l.(Holder); ok {
+		return h.Held(), true
+	}
+	return nil, false
 }

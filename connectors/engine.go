@@ -170,7 +170,37 @@ type run struct {
 	stopErr error
 }
 
-var _ Listing = (*run)(nil)
+var (
+	_ Listing         = (*run)(nil)
+	_ RequestReporter = (*run)(nil)
+	_ Holder          = (*run)(nil)
+)
+
+// Holds reports whether the registry held id, in step with the index,
+// when the run started.
+func (r *run) Holds(id string) bool {
+	h, ok := r.known[id]
+	return ok && h != ""
+}
+
+// Held returns the IDs of the documents the registry held when the run
+// started, sorted.
+func (r *run) Held() []string {
+	out := make([]string, 0, len(r.known))
+	for id := range r.known {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Requests adds what the listing cost a remote API to the run's record.
+func (r *run) Requests(s RequestStats) {
+	r.res.Requests += s.Requests
+	r.res.Retries += s.Retries
+	r.res.RateLimited += s.RateLimited
+	r.res.Waited += s.Waited
+}
 
 // Sync brings the index and the registry up to date with src and records
 // the run. It returns an error, with the run recorded as failed, when the
@@ -212,6 +242,20 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		return r.res, fmt.Errorf("connectors: sync %s: %w", name, err)
 	}
 	r.id = id
+	defer func() {
+		// A panic (a bug in a source, or a test's simulated crash) goes
+		// on up, but the run is recorded as failed first, not left
+		// "running" until the next start abandons it.
+		if p := recover(); p != nil {
+			r.res.Err = fmt.Sprintf("panic: %v", p)
+			r.res.Finished = e.opts.Clock().UTC()
+			r.res.Failed = len(r.res.Errors)
+			if ferr := e.reg.FinishRun(context.WithoutCancel(ctx), r.id, r.res); ferr != nil {
+				e.log.Error("record panicked run", slog.String("source", name), slog.Any("error", ferr))
+			}
+			panic(p)
+		}
+	}()
 	err = r.sync(ctx)
 	if r.stage != nil {
 		if cerr := r.stage.close(); cerr != nil && err == nil {
@@ -242,6 +286,10 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 	attrs := []any{slog.String("source", r.name), slog.Int("seen", r.res.Seen), slog.Int("added", r.res.Added),
 		slog.Int("updated", r.res.Updated), slog.Int("unchanged", r.res.Unchanged), slog.Int("deleted", r.res.Deleted),
 		slog.Int("failed", r.res.Failed), slog.Duration("duration", r.res.Duration())}
+	if r.res.Requests > 0 {
+		attrs = append(attrs, slog.Int("requests", r.res.Requests), slog.Int("retries", r.res.Retries),
+			slog.Int("rate_limited", r.res.RateLimited), slog.Duration("waited", r.res.Waited))
+	}
 	if err != nil {
 		e.log.Error("sync failed", append(attrs, slog.Any("error", err))...)
 	} else {
@@ -446,6 +494,9 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 	if err == nil {
 		err = checkChunks(doc.ID, chunks)
 	}
+	if a, ok := r.src.(Anchorer); ok && err == nil {
+		anchor(a, doc, chunks)
+	}
 	if err != nil {
 		r.skip(doc.ID, fmt.Errorf("chunk: %w", err), true)
 		return nil
@@ -646,6 +697,26 @@ func (e *Engine) check(source string, d *docent.Document) string {
 	}
 	d.Source = source
 	return ""
+}
+
+// anchor replaces the heading anchors of chunk URLs with the source's own
+// (see Anchorer): a chunk whose URL carries an anchor for its section gets
+// the source's anchor instead, or the document's URL when it has none.
+func anchor(a Anchorer, doc docent.Document, chunks []docent.Chunk) {
+	if doc.URL == "" {
+		return
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if len(c.Section) == 0 || !strings.HasPrefix(c.URL, doc.URL+"#") {
+			continue
+		}
+		if frag := a.Anchor(doc, c.Section); frag != "" {
+			c.URL = doc.URL + "#" + frag
+		} else {
+			c.URL = doc.URL
+		}
+	}
 }
 
 // checkChunks verifies the chunker's output belongs to the document.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -26,7 +27,45 @@ var (
 	// ErrNotRunning is returned by RunNow before Start or after the
 	// scheduler's context was cancelled.
 	ErrNotRunning = errors.New("connectors: scheduler is not running")
+	// ErrPanic is wrapped by the error of a run that panicked; the
+	// scheduler recovers and records it as a failed run.
+	ErrPanic = errors.New("connectors: sync panicked")
 )
+
+// DefaultStaleAfter is how many scheduled runs may pass without a
+// successful one before a source is reported stale.
+const DefaultStaleAfter = 3
+
+// HealthStore tells the scheduler, when it starts, how each source's
+// earlier runs went; *store.DB implements it.
+type HealthStore interface {
+	// RunHealth returns when source's last successful run finished (zero
+	// if none did) and how many runs failed since.
+	RunHealth(ctx context.Context, source string) (lastOK time.Time, failures int, err error)
+}
+
+// Health is how a source's syncs have been going: what the console
+// shows, what /metrics exports, and what is logged at warn.
+type Health struct {
+	// LastSuccess is when the last successful run finished (zero if
+	// none has).
+	LastSuccess time.Time
+	// ConsecutiveFailures counts the failed runs since then.
+	ConsecutiveFailures int
+	// LastError is the last run's error ("" when it succeeded).
+	LastError string
+	// MissedRuns counts the scheduled runs that came due since the last
+	// success (since the scheduler started, when none ever succeeded),
+	// up to StaleAfter.
+	MissedRuns int
+	// Stale is true once StaleAfter scheduled runs have come due without
+	// a successful one: the source's documents may be out of date.
+	Stale bool
+}
+
+// Healthy reports whether the source's last run succeeded and it is not
+// stale.
+func (h Health) Healthy() bool { return h.ConsecutiveFailures == 0 && !h.Stale }
 
 // Syncer runs one sync of a source; *Engine implements it.
 type Syncer interface {
@@ -44,12 +83,29 @@ type SchedulerOptions struct {
 	// RunAtStart queues every source once when the scheduler starts, so a
 	// fresh install indexes without waiting for the first tick.
 	RunAtStart bool
+	// StaleAfter is how many scheduled runs may come due without a
+	// successful one before a source is stale. Default DefaultStaleAfter.
+	StaleAfter int
+	// History, when set, seeds each source's health at Start from the
+	// runs recorded before (a restart does not forget a failing source).
+	History HealthStore
+	// OnHealth, when set, is called with a source's health after each of
+	// its runs and at each health check (every minute while running).
+	OnHealth func(source string, h Health)
+	// Now returns the current time. Default time.Now.
+	Now func() time.Time
 }
 
-// Scheduler runs each source's sync on its cron schedule on a bounded pool
-// of workers, and on demand (RunNow). A tick for a source that is still
-// queued or running is skipped. It stops when the context given to Start
-// is cancelled; Wait returns once the running syncs have returned.
+// Scheduler runs each source's sync on its own cron schedule on a bounded
+// pool of workers, and on demand (RunNow, "sync now"). A source's runs
+// never overlap: a tick (or a RunNow) for a source that is still queued or
+// running is skipped, as cron's SkipIfStillRunning would, while other
+// sources keep their own schedules. A sync that panics is recovered and
+// counted as a failed run. The scheduler keeps each source's Health
+// (consecutive failures, runs due since the last success), logs at warn
+// when a source fails or turns stale, and hands it to OnHealth. It stops
+// when the context given to Start is cancelled: running syncs see their
+// context cancelled, and Wait returns once they have returned.
 type Scheduler struct {
 	syncer Syncer
 	log    *slog.Logger
@@ -61,6 +117,7 @@ type Scheduler struct {
 	queue   chan *job
 	cron    *cron.Cron
 	running bool // between Start and the cancellation of its context
+	started time.Time
 	wg      sync.WaitGroup
 	stopped chan struct{}
 }
@@ -68,12 +125,14 @@ type Scheduler struct {
 type job struct {
 	src      Source
 	spec     string
+	sched    cron.Schedule
 	entry    cron.EntryID
 	queued   bool
 	busy     bool
 	progress Progress
 	last     docent.RunResult
 	lastErr  error
+	health   Health
 }
 
 // JobStatus is the state of one scheduled source, for the console.
@@ -91,6 +150,8 @@ type JobStatus struct {
 	LastErr error
 	// Next is when the schedule fires next (zero before Start).
 	Next time.Time
+	// Health is how the source's syncs have been going.
+	Health Health
 }
 
 // NewScheduler returns a scheduler that runs syncs with syncer.
@@ -103,6 +164,12 @@ func NewScheduler(syncer Syncer, log *slog.Logger, opts SchedulerOptions) *Sched
 	}
 	if opts.DefaultSpec == "" {
 		opts.DefaultSpec = DefaultSchedule
+	}
+	if opts.StaleAfter <= 0 {
+		opts.StaleAfter = DefaultStaleAfter
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	return &Scheduler{
 		syncer:  syncer,
@@ -134,7 +201,7 @@ func (s *Scheduler) Add(src Source, spec string) error {
 	if _, dup := s.jobs[name]; dup {
 		return fmt.Errorf("connectors: schedule %s: source added twice", name)
 	}
-	j := &job{src: src, spec: spec}
+	j := &job{src: src, spec: spec, sched: sched}
 	j.entry = s.cron.Schedule(sched, cron.FuncJob(func() {
 		if err := s.enqueue(j); err != nil {
 			s.log.Info("scheduled sync skipped", slog.String("source", name), slog.Any("error", err))
@@ -156,7 +223,24 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	// Each source is queued at most once, so the queue never fills.
 	s.queue = make(chan *job, len(s.jobs))
 	s.running = true
+	s.started = s.opts.Now()
 	s.mu.Unlock()
+
+	if s.opts.History != nil {
+		for _, name := range s.order {
+			lastOK, failures, err := s.opts.History.RunHealth(ctx, name)
+			if err != nil {
+				s.log.Warn("read sync history", slog.String("source", name), slog.Any("error", err))
+				continue
+			}
+			s.mu.Lock()
+			h := &s.jobs[name].health
+			h.LastSuccess, h.ConsecutiveFailures = lastOK, failures
+			s.mu.Unlock()
+		}
+	}
+	s.CheckHealth()
+	s.cron.Schedule(cron.Every(time.Minute), cron.FuncJob(s.CheckHealth))
 
 	for range s.opts.Workers {
 		s.wg.Add(1)
@@ -207,7 +291,8 @@ func (s *Scheduler) Status() []JobStatus {
 	for _, name := range s.order {
 		j := s.jobs[name]
 		out = append(out, JobStatus{Source: name, Spec: j.spec, Queued: j.queued, Running: j.busy,
-			Progress: j.progress, Last: j.last, LastErr: j.lastErr, Next: s.cron.Entry(j.entry).Next})
+			Progress: j.progress, Last: j.last, LastErr: j.lastErr, Next: s.cron.Entry(j.entry).Next,
+			Health: s.healthLocked(j, s.opts.Now())})
 	}
 	return out
 }
@@ -248,22 +333,130 @@ func (s *Scheduler) work(ctx context.Context) {
 }
 
 func (s *Scheduler) runJob(ctx context.Context, j *job) {
+	name := j.src.Name()
 	s.mu.Lock()
 	j.queued, j.busy = false, true
-	j.progress = Progress{Source: j.src.Name()}
+	j.progress = Progress{Source: name}
 	s.mu.Unlock()
 
-	res, err := s.syncer.Sync(ctx, j.src, func(p Progress) {
-		s.mu.Lock()
-		j.progress = p
-		s.mu.Unlock()
-	})
+	res, err := s.sync(ctx, j)
 
 	s.mu.Lock()
 	j.busy = false
 	j.progress = Progress{}
 	j.last, j.lastErr = res, err
+	h := &j.health
+	if err == nil {
+		h.LastSuccess = res.Finished
+		if h.LastSuccess.IsZero() {
+			h.LastSuccess = s.opts.Now()
+		}
+		h.ConsecutiveFailures, h.LastError = 0, ""
+	} else {
+		h.ConsecutiveFailures++
+		h.LastError = err.Error()
+	}
+	health, turnedStale := s.updateHealthLocked(j)
 	s.mu.Unlock()
+	if turnedStale {
+		s.logStale(name, j.spec, health)
+	}
+
+	if err != nil && ctx.Err() == nil {
+		since := "never succeeded"
+		if !health.LastSuccess.IsZero() {
+			since = "last succeeded " + health.LastSuccess.UTC().Format(time.RFC3339)
+		}
+		s.log.Warn("source is failing", slog.String("source", name),
+			slog.Int("consecutive_failures", health.ConsecutiveFailures), slog.String("since", since),
+			slog.String("error", health.LastError))
+	}
+	if s.opts.OnHealth != nil {
+		s.opts.OnHealth(name, health)
+	}
+}
+
+// sync runs one sync of j, recovering a panic as a failed run.
+func (s *Scheduler) sync(ctx context.Context, j *job) (res docent.RunResult, err error) {
+	name := j.src.Name()
+	started := s.opts.Now().UTC()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrPanic, name, p)
+			res = docent.RunResult{Source: name, Started: started, Finished: s.opts.Now().UTC(), Err: err.Error()}
+			s.log.Error("sync panicked", slog.String("source", name), slog.Any("panic", p),
+				slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	return s.syncer.Sync(ctx, j.src, func(p Progress) {
+		s.mu.Lock()
+		j.progress = p
+		s.mu.Unlock()
+	})
+}
+
+// CheckHealth works out every source's health now, logs at warn each
+// source that has just turned stale, and hands the health to OnHealth.
+// The scheduler calls it every minute while it runs.
+func (s *Scheduler) CheckHealth() {
+	type report struct {
+		name string
+		h    Health
+	}
+	var reports []report
+	s.mu.Lock()
+	var stale []report
+	for _, name := range s.order {
+		j := s.jobs[name]
+		h, turnedStale := s.updateHealthLocked(j)
+		if turnedStale {
+			stale = append(stale, report{name, h})
+		}
+		reports = append(reports, report{name, h})
+	}
+	s.mu.Unlock()
+	for _, r := range stale {
+		s.logStale(r.name, s.jobs[r.name].spec, r.h)
+	}
+	if s.opts.OnHealth != nil {
+		for _, r := range reports {
+			s.opts.OnHealth(r.name, r.h)
+		}
+	}
+}
+
+// updateHealthLocked works out j's health now, keeps it, and reports
+// whether the source has just turned stale. s.mu is held.
+func (s *Scheduler) updateHealthLocked(j *job) (Health, bool) {
+	wasStale := j.health.Stale
+	h := s.healthLocked(j, s.opts.Now())
+	j.health.Stale, j.health.MissedRuns = h.Stale, h.MissedRuns
+	return h, h.Stale && !wasStale
+}
+
+func (s *Scheduler) logStale(name, spec string, h Health) {
+	s.log.Warn("source is stale: no successful sync in its last scheduled runs", slog.String("source", name),
+		slog.Int("missed_runs", h.MissedRuns), slog.String("schedule", spec),
+		slog.Time("last_success", h.LastSuccess), slog.String("last_error", h.LastError))
+}
+
+// healthLocked is j's health at now: the scheduled runs that came due
+// since its last success (or since the scheduler started, when none ever
+// succeeded) decide whether it is stale. s.mu is held.
+func (s *Scheduler) healthLocked(j *job, now time.Time) Health {
+	h := j.health
+	from := h.LastSuccess
+	if from.IsZero() {
+		from = s.started
+	}
+	h.MissedRuns = 0
+	if !from.IsZero() && j.sched != nil {
+		for t := j.sched.Next(from); !t.IsZero() && !t.After(now) && h.MissedRuns < s.opts.StaleAfter; t = j.sched.Next(t) {
+			h.MissedRuns++
+		}
+	}
+	h.Stale = h.MissedRuns >= s.opts.StaleAfter
+	return h
 }
 
 // cronLogger sends cron's log lines to slog.

@@ -3,6 +3,9 @@ package connectors_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -257,5 +260,373 @@ func TestSchedulerWithEngine(t *testing.T) {
 	}
 	cancel()
 	s.Wait()
+	e.converged(e.src.Docs())
+}
+
+// funcSyncer runs each source's sync with the function given for it.
+type funcSyncer struct {
+	mu    sync.Mutex
+	fns   map[string]func(ctx context.Context) (docent.RunResult, error)
+	calls map[string]int
+}
+
+func (f *funcSyncer) Sync(ctx context.Context, src connectors.Source, _ func(connectors.Progress)) (docent.RunResult, error) {
+	f.mu.Lock()
+	f.calls[src.Name()]++
+	fn := f.fns[src.Name()]
+	f.mu.Unlock()
+	return fn(ctx)
+}
+
+func (f *funcSyncer) count(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[name]
+}
+
+// TestSchedulerIndependentSchedules runs two sources on different cron
+// schedules: the fast one keeps its pace while the slow one's only run
+// hangs, and the slow one's ticks during that run are skipped.
+func TestSchedulerIndependentSchedules(t *testing.T) {
+	t.Parallel()
+	slowStarted := make(chan struct{}, 10)
+	f := &funcSyncer{calls: map[string]int{}, fns: map[string]func(context.Context) (docent.RunResult, error){
+		"fast": func(context.Context) (docent.RunResult, error) { return docent.RunResult{Source: "fast"}, nil },
+		"slow": func(ctx context.Context) (docent.RunResult, error) {
+			slowStarted <- struct{}{}
+			<-ctx.Done() // runs until shutdown
+			return docent.RunResult{Source: "slow"}, ctx.Err()
+		},
+	}}
+	s := connectors.NewScheduler(f, nil, connectors.SchedulerOptions{Workers: 2})
+	if err := s.Add(connectorstest.NewSource("fast"), "@every 1s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(connectorstest.NewSource("slow"), "@every 2s"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-slowStarted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow source never ran")
+	}
+	time.Sleep(4500 * time.Millisecond) // two more slow ticks, four more fast ones
+	fast, slow := f.count("fast"), f.count("slow")
+	cancel()
+	s.Wait()
+	if fast < 4 {
+		t.Errorf("fast source ran %d times in about 6s on @every 1s: it waited for the slow one", fast)
+	}
+	if slow != 1 {
+		t.Errorf("slow source ran %d times: its ticks while running must be skipped", slow)
+	}
+}
+
+// TestSchedulerRunNowQueuesOnce: "sync now" for a source waiting for a
+// worker queues one run; asking again while it waits is refused; it runs
+// once.
+func TestSchedulerRunNowQueuesOnce(t *testing.T) {
+	release := make(chan struct{})
+	f := &funcSyncer{calls: map[string]int{}, fns: map[string]func(context.Context) (docent.RunResult, error){
+		"busy": func(context.Context) (docent.RunResult, error) { <-release; return docent.RunResult{}, nil },
+		"wiki": func(context.Context) (docent.RunResult, error) { return docent.RunResult{Added: 1}, nil },
+	}}
+	s := connectors.NewScheduler(f, nil, connectors.SchedulerOptions{Workers: 1})
+	for _, name := range []string{"busy", "wiki"} {
+		if err := s.Add(connectorstest.NewSource(name), "@yearly"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunNow("busy"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return s.Status()[0].Running })
+	if err := s.RunNow("wiki"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunNow("wiki"); !errors.Is(err, connectors.ErrSyncBusy) {
+		t.Errorf("second sync now while queued = %v, want ErrSyncBusy", err)
+	}
+	if st := s.Status()[1]; !st.Queued {
+		t.Errorf("wiki status %+v, want queued", st)
+	}
+	close(release)
+	waitFor(t, func() bool { st := s.Status()[1]; return !st.Queued && !st.Running && st.Last.Added == 1 })
+	time.Sleep(20 * time.Millisecond)
+	if n := f.count("wiki"); n != 1 {
+		t.Errorf("wiki ran %d times, want once", n)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// panicSource panics while listing.
+type panicSource struct{ name string }
+
+func (p panicSource) Name() string { return p.name }
+
+func (p panicSource) List(context.Context, string, connectors.Listing) (connectors.Listed, error) {
+	panic("boom: nil map in a connector")
+}
+
+// TestSchedulerRecoversPanic runs a source that panics through the real
+// engine: the scheduler survives, the run is recorded as failed in the
+// registry and in the source's health, and the next run goes ahead.
+func TestSchedulerRecoversPanic(t *testing.T) {
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	var healths []connectors.Health
+	var mu sync.Mutex
+	s := connectors.NewScheduler(e.engine(), nil, connectors.SchedulerOptions{OnHealth: func(_ string, h connectors.Health) {
+		mu.Lock()
+		healths = append(healths, h)
+		mu.Unlock()
+	}})
+	if err := s.Add(panicSource{"hb"}, "@yearly"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := s.RunNow("hb"); err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+		waitFor(t, func() bool { st := s.Status()[0]; return st.LastErr != nil && st.Health.ConsecutiveFailures == i+1 })
+	}
+	cancel()
+	s.Wait()
+	st := s.Status()[0]
+	if !errors.Is(st.LastErr, connectors.ErrPanic) || !strings.Contains(st.Health.LastError, "boom") || st.Last.Err == "" {
+		t.Errorf("status after a panic = %+v", st)
+	}
+	run, err := e.db.LastRun(context.Background(), "hb")
+	if err != nil || run.Status != docent.RunFailed || !strings.Contains(run.Err, "panic: boom") {
+		t.Errorf("recorded run = %+v, %v; want failed with the panic", run, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(healths) < 2 || healths[len(healths)-1].ConsecutiveFailures != 2 {
+		t.Errorf("health reports %+v", healths)
+	}
+}
+
+// history is a HealthStore with fixed answers.
+type history map[string]struct {
+	lastOK   time.Time
+	failures int
+}
+
+func (h history) RunHealth(_ context.Context, source string) (time.Time, int, error) {
+	r := h[source]
+	return r.lastOK, r.failures, nil
+}
+
+// TestSchedulerHealth follows a source through failures, staleness and
+// recovery on a fake clock: consecutive failures count up and are logged
+// at warn; once three scheduled runs came due without a success the
+// source is stale (logged once); a success clears both. A restart reads
+// the failures recorded before.
+func TestSchedulerHealth(t *testing.T) {
+	clk := connectorstest.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	var logs strings.Builder
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	fail := errors.New("confluence: source \"wiki\": 503 Service Unavailable")
+	var mu sync.Mutex
+	next := fail
+	f := &funcSyncer{calls: map[string]int{}, fns: map[string]func(context.Context) (docent.RunResult, error){
+		"wiki": func(context.Context) (docent.RunResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if next != nil {
+				return docent.RunResult{Source: "wiki", Err: next.Error()}, next
+			}
+			return docent.RunResult{Source: "wiki", Finished: clk.Now()}, nil
+		},
+	}}
+	reported := map[string]connectors.Health{}
+	var repMu sync.Mutex
+	s := connectors.NewScheduler(f, log, connectors.SchedulerOptions{
+		Now:     clk.Now,
+		History: history{"wiki": {lastOK: clk.Now().Add(-time.Hour), failures: 2}},
+		OnHealth: func(src string, h connectors.Health) {
+			repMu.Lock()
+			reported[src] = h
+			repMu.Unlock()
+		},
+	})
+	if err := s.Add(connectorstest.NewSource("wiki"), "@every 15m"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); s.Wait() }()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	health := func() connectors.Health { return s.Status()[0].Health }
+
+	// Seeded from history: two failures, last success an hour ago (four
+	// 15-minute runs due since: stale already).
+	if h := health(); h.ConsecutiveFailures != 2 || !h.Stale || h.Healthy() {
+		t.Errorf("health after start = %+v, want 2 failures and stale", h)
+	}
+	run := func() {
+		t.Helper()
+		n := f.count("wiki")
+		if err := s.RunNow("wiki"); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { return f.count("wiki") == n+1 && !s.Status()[0].Running })
+	}
+	run()
+	if h := health(); h.ConsecutiveFailures != 3 || h.LastError != fail.Error() {
+		t.Errorf("health after a failure = %+v", h)
+	}
+	// A success clears failures and staleness.
+	mu.Lock()
+	next = nil
+	mu.Unlock()
+	run()
+	if h := health(); !h.Healthy() || h.ConsecutiveFailures != 0 || h.MissedRuns != 0 || !h.LastSuccess.Equal(clk.Now()) {
+		t.Errorf("health after a success = %+v", h)
+	}
+	// Failing again; time passes: two runs due, then a third: stale.
+	mu.Lock()
+	next = fail
+	mu.Unlock()
+	run()
+	clk.Advance(31 * time.Minute)
+	s.CheckHealth()
+	if h := health(); h.Stale || h.MissedRuns != 2 || h.ConsecutiveFailures != 1 {
+		t.Errorf("health 31 minutes on = %+v, want 2 runs due, not stale", h)
+	}
+	clk.Advance(15 * time.Minute)
+	s.CheckHealth()
+	s.CheckHealth() // logged once, not at every check
+	if h := health(); !h.Stale || h.MissedRuns != 3 {
+		t.Errorf("health 46 minutes on = %+v, want stale", h)
+	}
+	repMu.Lock()
+	if r := reported["wiki"]; !r.Stale || r.ConsecutiveFailures != 1 {
+		t.Errorf("OnHealth got %+v", r)
+	}
+	repMu.Unlock()
+	logMu.Lock()
+	out := logs.String()
+	logMu.Unlock()
+	if n := strings.Count(out, "source is stale"); n != 2 { // at start (seeded), and now
+		t.Errorf("stale warnings logged %d times, want 2:\n%s", n, out)
+	}
+	if !strings.Contains(out, "source is failing") || !strings.Contains(out, "consecutive_failures=3") {
+		t.Errorf("failures not logged at warn:\n%s", out)
+	}
+}
+
+type lockedWriter struct {
+	w  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// stallingSource hands over its documents, then stalls mid-listing until
+// its context ends, as a slow wiki does when shutdown comes.
+type stallingSource struct {
+	*connectorstest.Source
+	after   int
+	stalled chan struct{}
+}
+
+func (s *stallingSource) List(ctx context.Context, cursor string, l connectors.Listing) (connectors.Listed, error) {
+	return s.Source.List(ctx, cursor, &stallingListing{Listing: l, ctx: ctx, s: s})
+}
+
+type stallingListing struct {
+	connectors.Listing
+	ctx context.Context
+	s   *stallingSource
+	n   int
+}
+
+func (l *stallingListing) Document(ctx context.Context, d docent.Document) error {
+	if err := l.Listing.Document(ctx, d); err != nil {
+		return err
+	}
+	if l.n++; l.n == l.s.after {
+		close(l.s.stalled)
+		<-l.ctx.Done()
+		return l.ctx.Err()
+	}
+	return nil
+}
+
+// TestSchedulerShutdownMidRun stops the scheduler while a real sync is
+// half way through a listing: the run is recorded as interrupted, nothing
+// is deleted, and the next run converges on the source.
+func TestSchedulerShutdownMidRun(t *testing.T) {
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.opts.BatchSize = 2
+	var docs []docent.Document
+	for i := range 12 {
+		docs = append(docs, doc(fmt.Sprintf("p%02d.md", i), fmt.Sprintf("Page %d.\n\nMore about %d.", i, i)))
+	}
+	e.src.Put(docs...)
+	e.sync()
+	e.src.Put(doc("p03.md", "Page 3, revised."), doc("p20.md", "A new page."))
+	e.src.Delete("hb:p05.md")
+	src := &stallingSource{Source: e.src, after: 1, stalled: make(chan struct{})}
+	s := connectors.NewScheduler(e.engine(), nil, connectors.SchedulerOptions{})
+	if err := s.Add(src, "@yearly"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunNow("hb"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-src.stalled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sync never started listing")
+	}
+	cancel()
+	s.Wait()
+	run, err := e.db.LastRun(context.Background(), "hb")
+	if err != nil || run.Status != docent.RunFailed || run.Err != "interrupted" {
+		t.Errorf("interrupted run recorded as %+v, %v", run, err)
+	}
+	if _, ok := e.chunkIDs()["hb:p05.md"]; !ok {
+		t.Errorf("an interrupted run deleted a document")
+	}
+	// The next run, uninterrupted, converges.
+	res := e.sync()
+	if res.Deleted != 1 {
+		t.Errorf("recovery run = %+v", res)
+	}
 	e.converged(e.src.Docs())
 }

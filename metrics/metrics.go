@@ -24,6 +24,12 @@ type Metrics struct {
 	syncRuns   *prometheus.CounterVec
 	syncDocs   *prometheus.CounterVec
 	syncLength *prometheus.HistogramVec
+	syncHTTP   *prometheus.CounterVec
+	syncWaited *prometheus.CounterVec
+
+	syncFailures    *prometheus.GaugeVec
+	syncLastSuccess *prometheus.GaugeVec
+	syncStale       *prometheus.GaugeVec
 }
 
 // New creates the instruments on a fresh registry, with Go runtime and
@@ -58,8 +64,29 @@ func New() *Metrics {
 			Help:    "Duration of sync runs by source.",
 			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
 		}, []string{"source"}),
+		syncHTTP: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docent_sync_requests_total",
+			Help: "HTTP requests remote sources made while syncing, by source and kind (sent: every request; retry: sent again after a failure; rate_limited: answers that asked to wait).",
+		}, []string{"source", "kind"}),
+		syncWaited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docent_sync_wait_seconds_total",
+			Help: "Time remote sources spent waiting on backoff, Retry-After and their rate limiter, by source.",
+		}, []string{"source"}),
+		syncFailures: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "docent_sync_consecutive_failures",
+			Help: "Failed sync runs of a source since its last successful one.",
+		}, []string{"source"}),
+		syncLastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "docent_sync_last_success_timestamp_seconds",
+			Help: "When a source's last successful sync finished (Unix time; 0 if none has).",
+		}, []string{"source"}),
+		syncStale: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "docent_sync_stale",
+			Help: "1 when a source has had no successful sync in its last scheduled runs (3 by default), else 0.",
+		}, []string{"source"}),
 	}
-	reg.MustRegister(m.turns, m.shed, m.stages, m.syncRuns, m.syncDocs, m.syncLength,
+	reg.MustRegister(m.turns, m.shed, m.stages, m.syncRuns, m.syncDocs, m.syncLength, m.syncHTTP, m.syncWaited,
+		m.syncFailures, m.syncLastSuccess, m.syncStale,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -79,9 +106,14 @@ func (m *Metrics) ObserveTurn(platform string, a docent.Answer) {
 	}
 }
 
-// SyncCounts are the per-run document counts a sync reports.
+// SyncCounts are the per-run counts a sync reports: documents by
+// outcome, and what a remote source's requests cost.
 type SyncCounts struct {
 	Added, Updated, Unchanged, Deleted, Failed int
+	// Requests, Retries and RateLimited count HTTP requests (0 for local
+	// sources); Waited is the time spent waiting between them.
+	Requests, Retries, RateLimited int
+	Waited                         time.Duration
 }
 
 // ObserveSync records one finished sync run of source.
@@ -98,4 +130,37 @@ func (m *Metrics) ObserveSync(source string, ok bool, c SyncCounts, d time.Durat
 		m.syncDocs.WithLabelValues(source, result).Add(float64(n))
 	}
 	m.syncLength.WithLabelValues(source).Observe(d.Seconds())
+	if c.Requests > 0 {
+		m.syncHTTP.WithLabelValues(source, "sent").Add(float64(c.Requests))
+		m.syncHTTP.WithLabelValues(source, "retry").Add(float64(c.Retries))
+		m.syncHTTP.WithLabelValues(source, "rate_limited").Add(float64(c.RateLimited))
+		m.syncWaited.WithLabelValues(source).Add(c.Waited.Seconds())
+	}
+}
+
+// SyncHealth is how a source's syncs have been going, as the scheduler
+// reports it.
+type SyncHealth struct {
+	// ConsecutiveFailures counts failed runs since the last success.
+	ConsecutiveFailures int
+	// LastSuccess is when the last successful run finished (zero if none).
+	LastSuccess time.Time
+	// Stale is true when no run succeeded in the source's last scheduled
+	// runs.
+	Stale bool
+}
+
+// SetSyncHealth exports a source's health as gauges.
+func (m *Metrics) SetSyncHealth(source string, h SyncHealth) {
+	m.syncFailures.WithLabelValues(source).Set(float64(h.ConsecutiveFailures))
+	last := 0.0
+	if !h.LastSuccess.IsZero() {
+		last = float64(h.LastSuccess.UnixNano()) / 1e9
+	}
+	m.syncLastSuccess.WithLabelValues(source).Set(last)
+	stale := 0.0
+	if h.Stale {
+		stale = 1
+	}
+	m.syncStale.WithLabelValues(source).Set(stale)
 }

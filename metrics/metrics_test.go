@@ -20,6 +20,9 @@ func TestObserve(t *testing.T) {
 	m.ObserveSync("wiki", false, SyncCounts{}, time.Second)
 	m.ObserveShed("overloaded")
 	m.ObserveShed("overloaded")
+	m.ObserveSync("wiki", true, SyncCounts{Updated: 1, Requests: 12, Retries: 2, RateLimited: 1, Waited: 2500 * time.Millisecond}, time.Second)
+	m.SetSyncHealth("wiki", SyncHealth{ConsecutiveFailures: 3, LastSuccess: time.Unix(1767000000, 0), Stale: true})
+	m.SetSyncHealth("handbook", SyncHealth{})
 
 	tests := []struct {
 		name string
@@ -33,6 +36,15 @@ func TestObserve(t *testing.T) {
 		{"added docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "added")), 3},
 		{"failed docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "failed")), 1},
 		{"shed asks", testutil.ToFloat64(m.shed.WithLabelValues("overloaded")), 2},
+		{"requests sent", testutil.ToFloat64(m.syncHTTP.WithLabelValues("wiki", "sent")), 12},
+		{"retries", testutil.ToFloat64(m.syncHTTP.WithLabelValues("wiki", "retry")), 2},
+		{"rate limited", testutil.ToFloat64(m.syncHTTP.WithLabelValues("wiki", "rate_limited")), 1},
+		{"waited", testutil.ToFloat64(m.syncWaited.WithLabelValues("wiki")), 2.5},
+		{"consecutive failures", testutil.ToFloat64(m.syncFailures.WithLabelValues("wiki")), 3},
+		{"last success", testutil.ToFloat64(m.syncLastSuccess.WithLabelValues("wiki")), 1767000000},
+		{"stale", testutil.ToFloat64(m.syncStale.WithLabelValues("wiki")), 1},
+		{"never succeeded", testutil.ToFloat64(m.syncLastSuccess.WithLabelValues("handbook")), 0},
+		{"healthy", testutil.ToFloat64(m.syncStale.WithLabelValues("handbook")), 0},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

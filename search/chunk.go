@@ -33,7 +33,10 @@ const (
 //     before the first heading has an empty Section. Sections are never
 //     merged, however small: a chunk then cites one precise anchor, and a
 //     small section is a good retrieval unit on its own. A heading with no
-//     content of its own gives no chunk.
+//     content of its own gives no chunk when a subsection follows (its
+//     name is in the subsection's path); a heading with nothing under it
+//     at all gives one chunk of its heading path alone, so that no word
+//     of the document is lost.
 //   - Blocks. Within a section, whole blocks (paragraphs, lists, tables,
 //     code blocks, quotes) are packed greedily up to TargetTokens. A block
 //     that does not fit in the space left starts a new chunk rather than
@@ -121,7 +124,11 @@ func (c Chunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
 	var chunks []docent.Chunk
 	seen := map[string]int{}
 	for _, s := range sections {
-		for _, text := range packSection(s.units, target, overlap) {
+		texts := packSection(s.units, target, overlap)
+		if len(s.units) == 0 {
+			texts = []string{""} // an empty leaf section: its heading path alone
+		}
+		for _, text := range texts {
 			ch := docent.Chunk{
 				DocID:     doc.ID,
 				Ord:       len(chunks),
@@ -133,6 +140,9 @@ func (c Chunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
 				Section:   s.path,
 				URL:       doc.URL,
 				Text:      chunkPrefix(doc.Title, s.path) + text,
+			}
+			if text == "" {
+				ch.Text = strings.TrimRight(ch.Text, "\n")
 			}
 			if doc.URL != "" && s.anchor != "" {
 				ch.URL = doc.URL + "#" + s.anchor
@@ -299,15 +309,35 @@ func markdownSections(body, title string) []mdSection {
 	}
 
 	out := sections[:0]
-	for _, s := range sections {
-		if len(s.units) > 0 {
-			if len(s.path) == 0 {
-				s.path = nil
+	for i, s := range sections {
+		if len(s.units) == 0 {
+			// No content of its own: the intro or the title H1 gives
+			// nothing; a heading whose subsection follows is named in
+			// that subsection's path; an empty leaf heading is kept.
+			if len(s.path) == 0 || (i+1 < len(sections) && hasPrefix(sections[i+1].path, s.path)) {
+				continue
 			}
-			out = append(out, s)
 		}
+		if len(s.path) == 0 {
+			s.path = nil
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// hasPrefix reports whether path starts with the whole of prefix and is
+// longer.
+func hasPrefix(path, prefix []string) bool {
+	if len(path) <= len(prefix) {
+		return false
+	}
+	for i := range prefix {
+		if path[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // blockUnit turns the top-level block n, whose source is src[start:end],

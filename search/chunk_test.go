@@ -123,10 +123,15 @@ func TestChunkStructure(t *testing.T) {
 			{[]string{"Time off", "Sick leave"}, base + "#sick-leave", "Employee Handbook > Time off > Sick leave\n\n"},
 			{[]string{"Expenses & travel (2024)"}, base + "#expenses--travel-2024", "Employee Handbook > Expenses & travel (2024)\n\nBook travel"},
 			{[]string{"Equipment", "Laptops"}, base + "#laptops", "Employee Handbook > Equipment > Laptops\n\n"},
+			// An empty leaf heading keeps its words in a chunk of its own.
+			{[]string{"Empty section"}, base + "#empty-section", "Employee Handbook > Empty section"},
 			{[]string{"Equipment"}, base + "#equipment-1", "Employee Handbook > Equipment\n\nA second section"},
 		}
 		if len(chunks) != len(wants) {
-			t.Fatalf("got %d chunks, want %d (an empty section gives none)", len(chunks), len(wants))
+			t.Fatalf("got %d chunks, want %d (Equipment, with only a subsection, gives none)", len(chunks), len(wants))
+		}
+		if got := chunks[6].Text; got != "Employee Handbook > Empty section" {
+			t.Errorf("empty leaf section chunk text = %q", got)
 		}
 		for i, w := range wants {
 			c := chunks[i]
@@ -282,11 +287,16 @@ func lastLine(s string) string {
 }
 
 func TestChunkEmpty(t *testing.T) {
-	for _, b := range []string{"", "   \n\n\t\n", "# Title only\n", "## Just\n### Headings\n"} {
+	for _, b := range []string{"", "   \n\n\t\n", "# Title only\n"} {
 		chunks, err := Chunker{}.Chunk(docent.Document{ID: "d", Title: "Title only", Body: b})
 		if err != nil || len(chunks) != 0 {
 			t.Errorf("Chunk(%q) = %d chunks, %v; want none and no error", b, len(chunks), err)
 		}
+	}
+	// Headings alone are not nothing: the leaf keeps the words of both.
+	chunks, err := Chunker{}.Chunk(docent.Document{ID: "d", Title: "Title only", Body: "## Just\n### Headings\n"})
+	if err != nil || len(chunks) != 1 || chunks[0].Text != "Title only > Just > Headings" {
+		t.Errorf("Chunk(headings only) = %+v, %v; want one chunk of the heading path", chunks, err)
 	}
 }
 

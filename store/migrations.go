@@ -139,4 +139,11 @@ var migrations = []string{
 		last_used TEXT NOT NULL
 	);
 	CREATE INDEX trace_chunks_last_used ON trace_chunks (last_used);`,
+
+	// v8: what a run cost a remote API: requests, retries, waits the
+	// server asked for, and the time spent waiting.
+	`ALTER TABLE sync_runs ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sync_runs ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sync_runs ADD COLUMN rate_limited INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sync_runs ADD COLUMN waited_ms INTEGER NOT NULL DEFAULT 0;`,
 }

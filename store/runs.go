@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/docent-hq/docent"
 )
@@ -44,9 +45,11 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r docent.RunResult) error
 		finished = db.stamp()
 	}
 	res, err := db.exec(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, seen = ?, added = ?,
-			updated = ?, unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?
+			updated = ?, unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?,
+			requests = ?, retries = ?, rate_limited = ?, waited_ms = ?
 		WHERE id = ?`,
-		finished, status, r.Seen, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err, id)
+		finished, status, r.Seen, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err,
+		r.Requests, r.Retries, r.RateLimited, r.Waited.Milliseconds(), id)
 	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
 	}
@@ -72,7 +75,8 @@ func (db *DB) AbandonRuns(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-const runColumns = `id, source, started_at, finished_at, status, seen, added, updated, unchanged, deleted, failed, errors, error`
+const runColumns = `id, source, started_at, finished_at, status, seen, added, updated, unchanged, deleted, failed,
+	errors, error, requests, retries, rate_limited, waited_ms`
 
 // ListRuns returns the latest runs, newest first: of source, or of every
 // source when source is "". limit defaults to 50.
@@ -109,10 +113,12 @@ func scanRun(s scanner) (docent.SyncRun, error) {
 	var r docent.SyncRun
 	var started, finished sql.NullString
 	var errs string
+	var waitedMS int64
 	if err := s.Scan(&r.ID, &r.Source, &started, &finished, &r.Status, &r.Seen, &r.Added, &r.Updated,
-		&r.Unchanged, &r.Deleted, &r.Failed, &errs, &r.Err); err != nil {
+		&r.Unchanged, &r.Deleted, &r.Failed, &errs, &r.Err, &r.Requests, &r.Retries, &r.RateLimited, &waitedMS); err != nil {
 		return r, err
 	}
+	r.Waited = time.Duration(waitedMS) * time.Millisecond
 	var err error
 	if r.Started, err = parseTime(started); err != nil {
 		return r, err
@@ -126,4 +132,25 @@ func scanRun(s scanner) (docent.SyncRun, error) {
 		}
 	}
 	return r, nil
+}
+
+// RunHealth returns, for source, when its last successful run finished
+// (zero if none has) and how many runs have failed since (or ever, when
+// none succeeded). Runs still running are not counted.
+func (db *DB) RunHealth(ctx context.Context, source string) (lastOK time.Time, failures int, err error) {
+	var finished sql.NullString
+	var lastOKID sql.NullInt64
+	err = db.r.QueryRowContext(ctx, `SELECT id, finished_at FROM sync_runs
+		WHERE source = ? AND status = 'ok' ORDER BY id DESC LIMIT 1`, source).Scan(&lastOKID, &finished)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, 0, fmt.Errorf("store: run health of %s: %w", source, err)
+	}
+	if lastOK, err = parseTime(finished); err != nil {
+		return time.Time{}, 0, fmt.Errorf("store: run health of %s: %w", source, err)
+	}
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sync_runs
+		WHERE source = ? AND status = 'failed' AND id > ?`, source, lastOKID.Int64).Scan(&failures); err != nil {
+		return time.Time{}, 0, fmt.Errorf("store: run health of %s: %w", source, err)
+	}
+	return lastOK, failures, nil
 }

@@ -540,7 +540,8 @@ func TestRuns(t *testing.T) {
 	}
 	ok := docent.RunResult{Source: "git", Finished: t0.Add(time.Minute), Seen: 16, Added: 3, Updated: 2,
 		Unchanged: 10, Deleted: 1, Failed: 2, Errors: []docent.DocError{{ID: "git:bin.png", Err: "binary"},
-			{ID: "git:slow.md", Err: "timeout", Retry: true}}}
+			{ID: "git:slow.md", Err: "timeout", Retry: true}},
+		Requests: 40, Retries: 3, RateLimited: 1, Waited: 2500 * time.Millisecond}
 	if err := db.FinishRun(ctx, id1, ok); err != nil {
 		t.Fatal(err)
 	}
@@ -575,6 +576,15 @@ func TestRuns(t *testing.T) {
 		t.Errorf("ListRuns(all) = %+v", all)
 	}
 
+	// Health: git failed once since its last good run; wiki never
+	// finished one.
+	if lastOK, failures, err := db.RunHealth(ctx, "git"); err != nil || !lastOK.Equal(t0.Add(time.Minute)) || failures != 1 {
+		t.Errorf("RunHealth(git) = %v, %d, %v; want %v, 1", lastOK, failures, err, t0.Add(time.Minute))
+	}
+	if lastOK, failures, err := db.RunHealth(ctx, "wiki"); err != nil || !lastOK.IsZero() || failures != 0 {
+		t.Errorf("RunHealth(wiki) while running = %v, %d, %v; want zero, 0", lastOK, failures, err)
+	}
+
 	n, err := db.AbandonRuns(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("AbandonRuns = %d, %v; want 1", n, err)
@@ -582,6 +592,9 @@ func TestRuns(t *testing.T) {
 	w, _ := db.LastRun(ctx, "wiki")
 	if w.Status != docent.RunFailed || w.Err == "" {
 		t.Errorf("abandoned run = %+v", w)
+	}
+	if lastOK, failures, err := db.RunHealth(ctx, "wiki"); err != nil || !lastOK.IsZero() || failures != 1 {
+		t.Errorf("RunHealth(wiki) after abandoning = %v, %d, %v; want zero, 1", lastOK, failures, err)
 	}
 	if err := db.FinishRun(ctx, 999, ok); !errors.Is(err, ErrNotFound) {
 		t.Errorf("FinishRun(999) = %v, want ErrNotFound", err)

@@ -226,6 +226,24 @@ func TestServeAskEndToEnd(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+	// The scheduler (started after the first sync) exports each source's
+	// health, seeded from the recorded runs: the first sync succeeded.
+	lastOK := regexp.MustCompile(`(?m)^docent_sync_last_success_timestamp_seconds\{source="handbook"\} [1-9]`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, _ := http.Get(base + "/metrics")
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if lastOK.Match(b) && strings.Contains(string(b), `docent_sync_stale{source="handbook"} 0`) &&
+			strings.Contains(string(b), `docent_sync_consecutive_failures{source="handbook"} 0`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("/metrics lacks the handbook's sync health:\n%s", grepLines(string(b), "docent_sync_"))
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 	// While serve runs, a second process may not sync into its data dir:
 	// the server keeps vectors in memory.
@@ -584,4 +602,15 @@ func TestEvalBEIR(t *testing.T) {
 			t.Errorf("comparison table lacks %q:\n%s", want, stdout.String())
 		}
 	}
+}
+
+// grepLines returns the lines of s that contain substr.
+func grepLines(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

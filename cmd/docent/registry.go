@@ -16,8 +16,10 @@ import (
 	"github.com/docent-hq/docent/answer/llmstage"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/confluence"
 	"github.com/docent-hq/docent/connectors/files"
 	"github.com/docent-hq/docent/connectors/git"
+	"github.com/docent-hq/docent/connectors/notion"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
 	"github.com/docent-hq/docent/llm"
@@ -60,6 +62,9 @@ var sourceTypes = map[string]impl[sourceOpener]{
 	config.SourceBundled: {"connectors/files over the example handbook embedded in the binary", openBundled},
 	config.SourceDir:     {"connectors/files over a local folder", openDir},
 	config.SourceGit:     {"connectors/git: a remote or local git repository (go-git)", openGit},
+	config.SourceConfluence: {"connectors/confluence: Confluence Cloud (REST v2) or Data Center (REST v1) spaces",
+		openConfluence},
+	config.SourceNotion: {"connectors/notion: the pages and databases shared with a Notion integration", openNotion},
 }
 
 var backends = map[string]impl[backendOpener]{
@@ -146,6 +151,25 @@ func openGit(m *Main, sc config.SourceConfig, dataDir string) (connectors.Source
 		Include: g.Include, Exclude: g.Exclude, WebURL: g.WebURL,
 		Auth:    git.Auth{Username: g.Username, Token: g.Token},
 		DataDir: dataDir, MaxBytes: int(m.Config.Sync.MaxDocBytes), Logger: m.Log,
+	})
+	return src, nil, err
+}
+
+func openConfluence(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
+	c := sc.Confluence
+	src, err := confluence.New(sc.Name, confluence.Options{
+		BaseURL: c.BaseURL, Flavor: confluence.Flavor(c.Flavor), Email: c.Email, Token: c.Token,
+		Spaces: c.Spaces, ExcludeLabels: c.ExcludeLabels, Roots: c.Roots, Overlap: c.Overlap,
+		RequestsPerSecond: c.RequestsPerSecond, MaxBytes: int(m.Config.Sync.MaxDocBytes), Logger: m.Log,
+	})
+	return src, nil, err
+}
+
+func openNotion(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
+	n := sc.Notion
+	src, err := notion.New(sc.Name, notion.Options{
+		APIURL: n.APIURL, Token: n.Token, Roots: n.Roots, Overlap: n.Overlap,
+		RequestsPerSecond: n.RequestsPerSecond, MaxBytes: int(m.Config.Sync.MaxDocBytes), Logger: m.Log,
 	})
 	return src, nil, err
 }
@@ -308,5 +332,9 @@ func modelStages(m *Main, model llm.Model) answer.Stages {
 	return st
 }
 
-// Registry is the document registry the sync engine records into.
-var _ connectors.Registry = (*store.DB)(nil)
+// Registry is the document registry the sync engine records into, and
+// the run history the scheduler's health starts from.
+var (
+	_ connectors.Registry    = (*store.DB)(nil)
+	_ connectors.HealthStore = (*store.DB)(nil)
+)

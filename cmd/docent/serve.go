@@ -17,6 +17,7 @@ import (
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/metrics"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
 )
@@ -55,8 +56,15 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
-	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log,
-		connectors.SchedulerOptions{Workers: m.Config.Sync.Workers})
+	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log, connectors.SchedulerOptions{
+		Workers: m.Config.Sync.Workers,
+		History: m.Store,
+		OnHealth: func(source string, h connectors.Health) {
+			m.Metrics.SetSyncHealth(source, metrics.SyncHealth{ConsecutiveFailures: h.ConsecutiveFailures,
+				LastSuccess: h.LastSuccess, Stale: h.Stale})
+		},
+	})
+	m.Scheduler = sched
 	for _, sc := range m.Config.Sources {
 		spec := sc.Schedule
 		if spec == "" {

@@ -81,7 +81,7 @@ func progressLine(p connectors.Progress) string {
 // writeSyncSummary prints one row per source and the documents that failed.
 func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "source\tseen\tadded\tupdated\tunchanged\tdeleted\tfailed\tdocs/s\ttime\tstatus\t")
+	fmt.Fprintln(tw, "source\tseen\tadded\tupdated\tunchanged\tdeleted\tfailed\trequests\tretries\tdocs/s\ttime\tstatus\t")
 	for _, r := range results {
 		d := r.Finished.Sub(r.Started)
 		rate := 0.0
@@ -92,13 +92,16 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 		if r.Err != "" {
 			status = "failed"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Source, r.Seen, r.Added, r.Updated,
-			r.Unchanged, r.Deleted, r.Failed, rate, d.Round(time.Millisecond), status)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Source, r.Seen, r.Added, r.Updated,
+			r.Unchanged, r.Deleted, r.Failed, r.Requests, r.Retries, rate, d.Round(time.Millisecond), status)
 	}
 	tw.Flush()
 	for _, r := range results {
 		if r.Err != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Source, r.Err)
+		}
+		if r.RateLimited > 0 || r.Waited >= time.Second {
+			fmt.Fprintf(w, "%s: waited %s for the API (%d rate-limit answers)\n", r.Source, r.Waited.Round(time.Millisecond), r.RateLimited)
 		}
 		for _, e := range r.Errors {
 			retry := ""

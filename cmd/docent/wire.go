@@ -52,6 +52,10 @@ type Main struct {
 	Retriever *search.Retriever
 	// Engine syncs sources into Index and Store.
 	Engine *connectors.Engine
+	// Scheduler runs the scheduled syncs while serve runs (nil
+	// otherwise); its RunNow is "sync now" and its Status each source's
+	// progress and health.
+	Scheduler *connectors.Scheduler
 	// Sources are the configured sources, in config order.
 	Sources []connectors.Source
 	// LocalDocs are the file systems of sources that live on this machine,
@@ -234,6 +238,7 @@ func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress
 	res, err := s.engine.Sync(ctx, src, progress)
 	s.metrics.ObserveSync(src.Name(), err == nil, metrics.SyncCounts{
 		Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged, Deleted: res.Deleted, Failed: res.Failed,
+		Requests: res.Requests, Retries: res.Retries, RateLimited: res.RateLimited, Waited: res.Waited,
 	}, time.Since(start))
 	if res.Added+res.Updated+res.Deleted > 0 {
 		s.corpus.Invalidate()

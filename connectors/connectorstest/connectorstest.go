@@ -19,7 +19,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
+	"unicode"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
@@ -227,6 +229,9 @@ type Collected struct {
 	// Deleted and Present are the IDs named by Listing.Deleted and
 	// Listing.Present, in order.
 	Deleted, Present []string
+	// Requests is what the listing cost a remote API, as the source
+	// reported it (connectors.ReportRequests).
+	Requests connectors.RequestStats
 	// Listed is what List returned.
 	connectors.Listed
 }
@@ -251,6 +256,10 @@ func Collect(ctx context.Context, src connectors.Source, cursor string) (Collect
 
 // collector is the Listing behind Collect.
 type collector struct{ out Collected }
+
+var _ connectors.RequestReporter = (*collector)(nil)
+
+func (c *collector) Requests(s connectors.RequestStats) { c.out.Requests = c.out.Requests.Add(s) }
 
 func (c *collector) Document(ctx context.Context, doc docent.Document) error {
 	if err := ctx.Err(); err != nil {
@@ -501,4 +510,107 @@ func (t *Trainable) Fits() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.fits
+}
+
+// Clock is a fake clock for sources and schedulers under test: Sleep
+// advances it at once (or returns the context's error) and records the
+// wait, so retry and rate-limit tests never sleep for real. It is safe for
+// concurrent use.
+type Clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+// NewClock returns a Clock set to start.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Sleep advances the clock by d and records it, unless ctx has ended.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	return nil
+}
+
+// Advance moves the clock forward by d without recording a sleep.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Sleeps returns the waits Sleep was asked for, in order.
+func (c *Clock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.sleeps)
+}
+
+// WithinDeadline runs fn and returns its result, failing the test if fn
+// has not returned within d (a conversion that hangs).
+func WithinDeadline[T any](tb testing.TB, d time.Duration, fn func() T) T {
+	tb.Helper()
+	done := make(chan T, 1)
+	go func() { done <- fn() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(d):
+		tb.Fatalf("did not return within %s", d)
+		var zero T
+		return zero
+	}
+}
+
+// Words returns the words of s: maximal runs of letters and digits.
+func Words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// AssertTextChunked chunks doc with the default search.Chunker and fails
+// the test for every word of visible (a page's visible text) that appears
+// neither in a chunk's text nor in the title: text lost between a
+// source's page and the index. A run without spaces of half a chunk or
+// more (a minified line) may be cut by the chunker, so only its start is
+// checked whole.
+func AssertTextChunked(tb testing.TB, visible string, doc docent.Document) {
+	tb.Helper()
+	chunks, err := search.Chunker{}.Chunk(doc)
+	if err != nil {
+		tb.Fatalf("chunk: %v", err)
+	}
+	var all strings.Builder
+	all.WriteString(doc.Title) // indexed with every chunk (a body of only the title H1 gives none)
+	all.WriteByte(0)
+	for _, c := range chunks {
+		all.WriteString(c.Text)
+		all.WriteByte(0)
+	}
+	text := strings.ToLower(all.String()) // search ignores case
+	var lost []string
+	for _, tok := range strings.Fields(visible) {
+		if search.EstimateTokens(tok) > search.DefaultTargetTokens/2 {
+			tok = string([]rune(tok)[:search.DefaultTargetTokens])
+		}
+		for _, w := range Words(tok) {
+			if !strings.Contains(text, strings.ToLower(w)) {
+				lost = append(lost, w)
+			}
+		}
+	}
+	if len(lost) > 0 {
+		tb.Errorf("%d words reach no chunk: %q\nmarkdown:\n%s", len(lost), lost, doc.Body)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/local"
 	"github.com/docent-hq/docent/store"
 )
@@ -487,4 +488,68 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// Synced is a source synced through the real engine into a real SQLite
+// registry and local index, with a fake embedder and the real chunker:
+// what a source's acceptance tests check against.
+type Synced struct {
+	T testing.TB
+	// Src is the source each Sync lists (tests may replace it).
+	Src connectors.Source
+	Reg *store.DB
+	Idx *local.Index
+	Emb *Embedder
+	Ch  search.Chunker
+	Eng *connectors.Engine
+}
+
+// NewSynced opens the stores and the engine for src.
+func NewSynced(t testing.TB, src connectors.Source) *Synced {
+	t.Helper()
+	s := &Synced{T: t, Src: src, Emb: NewEmbedder("v1")}
+	s.Reg, s.Idx = OpenStores(t)
+	s.Eng = connectors.NewEngine(s.Reg, s.Idx, s.Emb, s.Ch, nil, connectors.EngineOptions{})
+	return s
+}
+
+// Sync runs the engine over Src and fails the test on a run-level error.
+func (s *Synced) Sync() docent.RunResult {
+	s.T.Helper()
+	res, err := s.Eng.Sync(context.Background(), s.Src, nil)
+	if err != nil {
+		s.T.Fatalf("sync: %v", err)
+	}
+	return res
+}
+
+// Docs returns the registry's live documents of Src by ID.
+func (s *Synced) Docs() map[string]docent.DocRecord {
+	s.T.Helper()
+	recs, err := s.Reg.Documents(context.Background(), s.Src.Name())
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return recs
+}
+
+// Indexed returns the index's chunk IDs of Src's documents by document.
+func (s *Synced) Indexed() map[string][]string {
+	s.T.Helper()
+	m, err := s.Idx.ChunkIDs(context.Background(), s.Src.Name())
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return m
+}
+
+// Converged checks that the index and the registry hold what a complete
+// listing of Src holds now (AssertConverged).
+func (s *Synced) Converged() {
+	s.T.Helper()
+	want, err := Collect(context.Background(), s.Src, "")
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	AssertConverged(s.T, s.Idx, s.Reg, s.Ch, s.Emb, s.Src.Name(), want.Docs)
 }
