@@ -107,9 +107,11 @@ func TestDefault(t *testing.T) {
 
 func TestLoadFullFile(t *testing.T) {
 	c, err := Load("testdata/full.yaml", env(map[string]string{
-		"GIT_TOKEN":      "ghp_secret1",
-		"TYPESENSE_KEY":  "ts'key",
-		"GEMINI_API_KEY": `gem"ini\key`,
+		"GIT_TOKEN":            "ghp_secret1",
+		"TYPESENSE_KEY":        "ts'key",
+		"GEMINI_API_KEY":       `gem"ini\key`,
+		"SLACK_BOT_TOKEN":      "xoxb-1-secret",
+		"SLACK_SIGNING_SECRET": "s1gn1ng",
 	}), Builtin())
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +147,18 @@ func TestLoadFullFile(t *testing.T) {
 		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
 		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
 		Log:      LogConfig{Level: "debug", Format: "json"},
+		Slack: SlackConfig{Mode: "http", APIURL: "http://slack-proxy.internal:8080/api/", BotToken: "xoxb-1-secret",
+			SigningSecret: "s1gn1ng", EscalationChannel: "C0HELPDESK", UserGroup: "S0ITTEAM", GroupName: "the IT team",
+			FollowUps: "replies", History: 5, UserRate: 6, ChannelRate: 30, Reaction: "hourglass",
+			Default: SlackChannelConfig{Sources: []string{"handbook"}},
+			Channels: []SlackChannelConfig{
+				{ID: "C0PUBLIC", Sources: []string{"local_notes"}, Labels: []string{"public"}, AutoAnswer: true},
+				{ID: "C0ENG"},
+			},
+			// A file's prompts replace the default ones; unset keys keep their defaults.
+			Assistant: SlackAssistantConfig{Status: "Looking…", PromptsTitle: "Ask me about the docs",
+				Prompts: []SlackPrompt{{Title: "VPN", Message: "How do I reset my VPN token?"}}},
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
@@ -171,7 +185,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "data_dir: ./d\n\nfusion: rrf\n",
-			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, sources, sync)`},
+			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, slack, sources, sync)`},
 		},
 		{
 			name: "unknown key nested in a source",
