@@ -77,6 +77,14 @@ func (c *Client) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	ev, err := slackevents.ParseEvent(body, slackevents.OptionNoVerifyToken())
 	if err != nil {
+		var outer struct{ Type string }
+		if json.Unmarshal(body, &outer) == nil && outer.Type == slackevents.CallbackEvent {
+			// An event of a type this adapter does not know: acknowledged,
+			// so that Slack does not redeliver it.
+			c.log.DebugContext(r.Context(), "event ignored", slog.Any("error", err))
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		c.log.WarnContext(r.Context(), "unreadable event", slog.Any("error", err))
 		http.Error(w, "unreadable event", http.StatusBadRequest)
 		return

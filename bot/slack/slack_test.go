@@ -544,3 +544,19 @@ func TestShutdownFinishesAnswersInFlight(t *testing.T) {
 		t.Errorf("event after shutdown: HTTP %d, want 503 so Slack retries elsewhere", resp.StatusCode)
 	}
 }
+
+// TestUnknownEventsAcknowledged: an event type the adapter does not know
+// is acknowledged (Socket Mode) or answered 200 (HTTP), so that Slack
+// does not redeliver it, and nothing else happens.
+func TestUnknownEventsAcknowledged(t *testing.T) {
+	ev := func(ws *workspacetest.Workspace) workspacetest.Event {
+		return ws.Other(map[string]any{"type": "workflow_step_vanished", "event_ts": "1.2"})
+	}
+	socket := newHarness(t, setup{})
+	socket.deliver(t, ev(socket.ws)) // fails without an ack
+	web := newHarness(t, setup{http: true})
+	web.deliver(t, ev(web.ws)) // fails without a 200
+	if n := len(socket.ws.Calls("chat.postMessage")) + len(web.ws.Calls("chat.postMessage")); n != 0 {
+		t.Errorf("%d posts for an unknown event", n)
+	}
+}

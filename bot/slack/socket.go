@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,7 +54,21 @@ func (c *Client) socketEvent(ctx context.Context, smc *socketmode.Client, evt so
 		c.log.WarnContext(ctx, "socket mode connection failed; retrying", slog.Any("error", connErr(evt.Data)))
 	case socketmode.EventTypeInvalidAuth:
 		c.log.ErrorContext(ctx, "socket mode: the app-level token was refused")
-	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed:
+	case socketmode.EventTypeErrorBadMessage:
+		// An envelope slack-go cannot read (an event type it does not
+		// know): acknowledged, so that Slack does not redeliver it.
+		if bad, ok := evt.Data.(*socketmode.ErrorBadMessage); ok {
+			var env struct {
+				EnvelopeID string `json:"envelope_id"`
+			}
+			if json.Unmarshal(bad.Message, &env) == nil && env.EnvelopeID != "" {
+				if err := smc.AckCtx(ctx, env.EnvelopeID, nil); err != nil {
+					c.log.WarnContext(ctx, "socket mode ack", slog.Any("error", err))
+				}
+			}
+			c.log.DebugContext(ctx, "socket mode: envelope ignored", slog.Any("error", bad.Cause))
+		}
+	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
 		c.log.WarnContext(ctx, "socket mode", slog.String("event", string(evt.Type)))
 	case socketmode.EventTypeEventsAPI:
 		ev, ok := evt.Data.(slackevents.EventsAPIEvent)

@@ -81,6 +81,10 @@ func (w *Workspace) AssistantThreadStarted(channel, user string) (Event, string)
 	return ev, ts
 }
 
+// Other returns an event_callback carrying inner as its event, for
+// events the helpers above do not build.
+func (w *Workspace) Other(inner map[string]any) Event { return w.event(inner, "") }
+
 // say records a person's message and returns the inner event's common
 // fields.
 func (w *Workspace) say(s Said) (map[string]any, string) {
