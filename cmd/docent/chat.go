@@ -6,10 +6,14 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/config"
 )
+
+// The Recorder streams answers to the adapters when the model streams.
+var _ bot.StreamAsker = (*answer.Recorder)(nil)
 
 // chatAdapter is a chat platform serve runs beside the HTTP API.
 type chatAdapter interface {

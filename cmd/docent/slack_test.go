@@ -282,3 +282,70 @@ func freeAddr(tb testing.TB) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// TestSlackStreamsModelAnswers: with a model answerer (an OpenAI-compatible
+// server streaming a scripted model's reply), a question in an assistant
+// thread shows the status, streams into the thread through
+// chat.startStream / appendStream / stopStream, and ends as the verified
+// answer with its sources and buttons.
+func TestSlackStreamsModelAnswers(t *testing.T) {
+	servers := modelServers(t)
+	ws := workspacetest.New(t)
+	dir := t.TempDir()
+	copyHandbook(t, filepath.Join(dir, "data"))
+	cfg := llmConfig(t, dir, "openai", "offline", servers, fmt.Sprintf("slack:\n  api_url: %s\n  bot_token: %s\n  app_token: %s\n",
+		ws.APIURL(), ws.BotToken, ws.AppToken))
+	var logs syncBuffer
+	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(testKeys), Retry: fastRetry}
+	base, stop := serveMain(t, m)
+	stop = sync.OnceValue(stop)
+	t.Cleanup(func() { _ = stop() })
+	waitReady(t, base)
+
+	const dm = "D0ASKER001"
+	started, thread := ws.AssistantThreadStarted(dm, slackAsker)
+	ws.Send(t, "events_api", started.Body)
+	ws.Send(t, "events_api", ws.Post(workspacetest.Said{Channel: dm, User: slackAsker,
+		Text: "how many vacation days do employees get?", ThreadTS: thread}).Body)
+	var msg workspacetest.Message
+	ws.Wait(t, 60*time.Second, "the streamed answer, finished", func() bool {
+		msgs := ws.BotMessages(dm, thread)
+		if len(msgs) == 0 || msgs[0].Edits == 0 {
+			return false
+		}
+		msg = msgs[0]
+		return true
+	})
+	start, stopped := ws.Calls("chat.startStream"), ws.Calls("chat.stopStream")
+	if len(start) != 1 || len(stopped) != 1 {
+		t.Fatalf("%d chat.startStream and %d chat.stopStream calls, want one each", len(start), len(stopped))
+	}
+	streamed := start[0].Args["markdown_text"]
+	for _, a := range ws.Calls("chat.appendStream") {
+		streamed += a.Args["markdown_text"]
+	}
+	streamed += stopped[0].Args["markdown_text"]
+	turns, err := m.Store.ThreadTurns(context.Background(), "slack", dm, thread, 1)
+	if err != nil || len(turns) != 1 || turns[0].Answer.Status != docent.StatusAnswered {
+		t.Fatalf("turns = %+v, %v", turns, err)
+	}
+	if !strings.Contains(streamed, "[1]") || len(streamed) < len(turns[0].Answer.Text)/2 {
+		t.Errorf("streamed %q; the answer is %q", streamed, turns[0].Answer.Text)
+	}
+	if statuses := ws.Calls("assistant.threads.setStatus"); len(statuses) == 0 || !statuses[0].At.Before(start[0].At) {
+		t.Errorf("no status before the stream started: %+v", statuses)
+	}
+	if msg.Streaming || !strings.Contains(msg.AllText(), "|[1]>") || !strings.Contains(msg.AllText(), "<http://localhost:8080/docs/handbook/") ||
+		!slices.Equal(msg.ButtonTexts(), []string{"Helpful", "Not helpful", "Get a human"}) {
+		t.Errorf("final message: buttons %q\n%s", msg.ButtonTexts(), msg.AllText())
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	noSecrets(t, logs.String(), ws)
+	for _, key := range []string{testOpenAIKey, testGeminiKey} {
+		if strings.Contains(logs.String(), key) {
+			t.Errorf("logs quote a model key")
+		}
+	}
+}
