@@ -522,12 +522,7 @@ func TestResolve(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	git := func(g GitConfig) []SourceConfig { return []SourceConfig{{Name: "repo", Type: "git", Git: &g}} }
-	tests := []struct {
-		name    string
-		mutate  func(*Config)
-		wantKey string // "" means valid
-		wantMsg string
-	}{
+	runValidateCases(t, []validateCase{
 		{"defaults are valid", func(*Config) {}, "", ""},
 		{"empty source name", func(c *Config) { c.Sources[0].Name = "" }, "sources[0].name", "must not be empty"},
 		{"bad source name", func(c *Config) { c.Sources[0].Name = "Eng Docs" }, "sources[0].name", "a-z, 0-9"},
@@ -608,7 +603,30 @@ func TestValidate(t *testing.T) {
 		{"empty addr", func(c *Config) { c.Server.Addr = "" }, "server.addr", "must not be empty"},
 		{"zero shutdown timeout", func(c *Config) { c.Server.ShutdownTimeout = 0 }, "server.shutdown_timeout", "positive duration"},
 		{"empty data_dir", func(c *Config) { c.DataDir = "" }, "data_dir", "must not be empty"},
-	}
+	})
+
+	t.Run("reports every problem", func(t *testing.T) {
+		c := Default()
+		c.Sync.Workers = 0
+		c.Log.Format = "xml"
+		err := c.Validate(Builtin())
+		if err == nil || !strings.Contains(err.Error(), "sync.workers") || !strings.Contains(err.Error(), "log.format") {
+			t.Errorf("Validate() = %v, want both problems", err)
+		}
+	})
+}
+
+// validateCase is a change to the defaults and the error Validate gives.
+type validateCase struct {
+	name    string
+	mutate  func(*Config)
+	wantKey string // "" means valid
+	wantMsg string
+}
+
+// runValidateCases validates the defaults changed by each case.
+func runValidateCases(t *testing.T, tests []validateCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Default()
@@ -629,16 +647,6 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-
-	t.Run("reports every problem", func(t *testing.T) {
-		c := Default()
-		c.Sync.Workers = 0
-		c.Log.Format = "xml"
-		err := c.Validate(Builtin())
-		if err == nil || !strings.Contains(err.Error(), "sync.workers") || !strings.Contains(err.Error(), "log.format") {
-			t.Errorf("Validate() = %v, want both problems", err)
-		}
-	})
 }
 
 func TestNormalizeIncludes(t *testing.T) {

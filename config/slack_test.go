@@ -21,12 +21,7 @@ func slackOn(more func(s *SlackConfig)) func(*Config) {
 }
 
 func TestValidateSlack(t *testing.T) {
-	tests := []struct {
-		name    string
-		mutate  func(*Config)
-		wantKey string // "" means valid
-		wantMsg string
-	}{
+	runValidateCases(t, []validateCase{
 		{"off by default", func(*Config) {}, "", ""},
 		{"socket mode with both tokens", slackOn(nil), "", ""},
 		{"socket mode needs the app token", slackOn(func(s *SlackConfig) { s.AppToken = "" }), "slack.app_token", "required in socket mode"},
@@ -54,24 +49,7 @@ func TestValidateSlack(t *testing.T) {
 		{"prompt without a message", slackOn(func(s *SlackConfig) { s.Assistant.Prompts = []SlackPrompt{{Title: "VPN"}} }),
 			"slack.assistant.prompts[0]", "needs a title and a message"},
 		{"settings without a bot token", func(c *Config) { c.Slack.AppToken = "xapp-1" }, "slack.app_token", "slack.bot_token is not"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := Default()
-			tc.mutate(&c)
-			err := c.Validate(Builtin())
-			if tc.wantKey == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			want := "config: " + tc.wantKey + ": "
-			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("Validate() = %v, want %q ... %q", err, want, tc.wantMsg)
-			}
-		})
-	}
+	})
 
 	t.Run("a slack error names its line", func(t *testing.T) {
 		p := mustWrite(t, "docent.yaml", "slack:\n  bot_token: xoxb-1\n  app_token: xapp-1\n  channels:\n    - id: C1\n      sources: [wiki]\n")

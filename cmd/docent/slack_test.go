@@ -69,10 +69,7 @@ func TestSlackEndToEnd(t *testing.T) {
 		"\n  user_group: S0ITTEAM01\n  group_name: the IT team\n")
 	var logs syncBuffer
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
-	base, stop := serveMain(t, m)
-	stop = sync.OnceValue(stop)
-	t.Cleanup(func() { _ = stop() })
-	waitReady(t, base)
+	_, stop := serveReady(t, m)
 	ws.WaitConnected(t)
 	ctx := context.Background()
 
@@ -168,10 +165,7 @@ func TestSlackChannelScope(t *testing.T) {
 		"\n  channels:\n    - id: C0PUBLIC01\n      sources: [public]\n")
 	var logs syncBuffer
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
-	base, stop := serveMain(t, m)
-	stop = sync.OnceValue(stop)
-	t.Cleanup(func() { _ = stop() })
-	waitReady(t, base)
+	base, stop := serveReady(t, m)
 
 	ask := func(channel string) []docent.Citation {
 		t.Helper()
@@ -272,6 +266,17 @@ func TestSlackBinary(t *testing.T) {
 	noSecrets(t, logs.String(), ws)
 }
 
+// serveReady runs m.Serve on a free port until the test ends (or stop),
+// and waits until it is ready.
+func serveReady(t *testing.T, m *Main) (string, func() error) {
+	t.Helper()
+	base, stop := serveMain(t, m)
+	stop = sync.OnceValue(stop)
+	t.Cleanup(func() { _ = stop() })
+	waitReady(t, base)
+	return base, stop
+}
+
 // freeAddr returns a loopback address with a port free a moment ago.
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
@@ -297,10 +302,7 @@ func TestSlackStreamsModelAnswers(t *testing.T) {
 		ws.APIURL(), ws.BotToken, ws.AppToken))
 	var logs syncBuffer
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(testKeys), Retry: fastRetry}
-	base, stop := serveMain(t, m)
-	stop = sync.OnceValue(stop)
-	t.Cleanup(func() { _ = stop() })
-	waitReady(t, base)
+	_, stop := serveReady(t, m)
 
 	const dm = "D0ASKER001"
 	started, thread := ws.AssistantThreadStarted(dm, slackAsker)
