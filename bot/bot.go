@@ -73,8 +73,9 @@ type Thread struct {
 
 // Message is a platform message that may be a question to the bot.
 type Message struct {
-	// EventID identifies the delivery for dedupe (Slack event_id, Discord
-	// message ID); "" skips dedupe.
+	// EventID identifies the message for dedupe (Slack: channel/ts, as a
+	// mention arrives under two event IDs; Discord: the message ID); ""
+	// skips dedupe.
 	EventID string
 	// Thread is the conversation; for a new top-level message, the thread
 	// the reply starts.
