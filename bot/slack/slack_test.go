@@ -560,3 +560,22 @@ func TestUnknownEventsAcknowledged(t *testing.T) {
 		t.Errorf("%d posts for an unknown event", n)
 	}
 }
+
+// TestHandoffInThreadWithoutEscalationChannel: with no escalation channel
+// the handoff request, its group mention and its buttons go in the
+// asker's thread.
+func TestHandoffInThreadWithoutEscalationChannel(t *testing.T) {
+	h := newHarness(t, setup{opts: func(o *slack.Options) { o.EscalationChannel = "" }})
+	thread, r := h.ask(t, "How do I reset my VPN token?")
+	h.click(t, r, "docent_handoff", asker)
+	msgs := h.ws.WaitBotMessages(t, help, thread, 3)
+	post := msgs[1]
+	if !strings.Contains(post.AllText(), "<!subteam^"+group+">") || !slices.Equal(labels(post), []string{"Claim", "Resolve"}) {
+		t.Errorf("handoff post in the thread: buttons %q\n%s", labels(post), post.AllText())
+	}
+	h.click(t, post, "docent_claim", staff)
+	h.ws.Wait(t, 10*time.Second, "the post redrawn", func() bool { return h.ws.BotMessages(help, thread)[1].Edits == 1 })
+	if got := labels(h.ws.BotMessages(help, thread)[1]); !slices.Equal(got, []string{"Resolve"}) {
+		t.Errorf("after claim: buttons %q", got)
+	}
+}
