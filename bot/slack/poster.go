@@ -246,6 +246,9 @@ func (s *stream) Finish(ctx context.Context, r bot.Reply) error {
 	if err != nil {
 		return errors.Join(stopErr, err)
 	}
+	if stopErr != nil {
+		c.log.WarnContext(ctx, "stop stream; the reply replaced it anyway", slog.Any("error", stopErr))
+	}
 	for _, m := range msgs[1:] {
 		if _, err := c.post(ctx, s.t.Channel, s.t.ID, m); err != nil {
 			return err
