@@ -65,6 +65,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/sergi/go-diff v1.4.0 // indirect
 	github.com/skeema/knownhosts v1.3.1 // indirect
+	github.com/slack-go/slack v0.36.0 // indirect
 	github.com/sony/gobreaker v0.5.0 // indirect
 	github.com/viterin/partial v1.1.0 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect

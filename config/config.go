@@ -45,6 +45,8 @@ type Config struct {
 	Sync SyncConfig `yaml:"sync"`
 	// Log sets the log level and format.
 	Log LogConfig `yaml:"log"`
+	// Slack connects the bot to a Slack workspace (off without a token).
+	Slack SlackConfig `yaml:"slack"`
 }
 
 // ServerConfig is the HTTP server section.
@@ -441,6 +443,7 @@ func Default() Config {
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
 		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, Workers: 2},
 		Log:      LogConfig{Level: "info", Format: "text"},
+		Slack:    defaultSlack(),
 	}
 }
 

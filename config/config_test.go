@@ -111,6 +111,8 @@ func TestLoadFullFile(t *testing.T) {
 		"TYPESENSE_KEY":    "ts'key",
 		"GEMINI_API_KEY":   `gem"ini\key`,
 		"CONFLUENCE_TOKEN": "atl-token", "CONFLUENCE_PAT": "dc-pat", "NOTION_TOKEN": "secret_notion",
+		"SLACK_BOT_TOKEN":      "xoxb-1-secret",
+		"SLACK_SIGNING_SECRET": "s1gn1ng",
 	}), Builtin())
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +160,18 @@ func TestLoadFullFile(t *testing.T) {
 		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
 		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
 		Log:      LogConfig{Level: "debug", Format: "json"},
+		Slack: SlackConfig{Mode: "http", APIURL: "http://slack-proxy.internal:8080/api/", BotToken: "xoxb-1-secret",
+			SigningSecret: "s1gn1ng", EscalationChannel: "C0HELPDESK", UserGroup: "S0ITTEAM", GroupName: "the IT team",
+			FollowUps: "replies", History: 5, UserRate: 6, ChannelRate: 30, Reaction: "hourglass",
+			Default: SlackChannelConfig{Sources: []string{"handbook"}},
+			Channels: []SlackChannelConfig{
+				{ID: "C0PUBLIC", Sources: []string{"local_notes"}, Labels: []string{"public"}, AutoAnswer: true},
+				{ID: "C0ENG"},
+			},
+			// A file's prompts replace the default ones; unset keys keep their defaults.
+			Assistant: SlackAssistantConfig{Status: "Looking…", PromptsTitle: "Ask me about the docs",
+				Prompts: []SlackPrompt{{Title: "VPN", Message: "How do I reset my VPN token?"}}},
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
@@ -184,7 +198,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "data_dir: ./d\n\nfusion: rrf\n",
-			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, sources, sync)`},
+			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, slack, sources, sync)`},
 		},
 		{
 			name: "unknown key nested in a source",
@@ -567,12 +581,7 @@ func TestValidate(t *testing.T) {
 		n.Token, n.APIURL = or(n.Token, "secret_x"), or(n.APIURL, DefaultNotionAPIURL)
 		return []SourceConfig{{Name: "notes", Type: "notion", Notion: &n}}
 	}
-	tests := []struct {
-		name    string
-		mutate  func(*Config)
-		wantKey string // "" means valid
-		wantMsg string
-	}{
+	runValidateCases(t, []validateCase{
 		{"defaults are valid", func(*Config) {}, "", ""},
 		{"empty source name", func(c *Config) { c.Sources[0].Name = "" }, "sources[0].name", "must not be empty"},
 		{"bad source name", func(c *Config) { c.Sources[0].Name = "Eng Docs" }, "sources[0].name", "a-z, 0-9"},
@@ -678,7 +687,30 @@ func TestValidate(t *testing.T) {
 		{"empty addr", func(c *Config) { c.Server.Addr = "" }, "server.addr", "must not be empty"},
 		{"zero shutdown timeout", func(c *Config) { c.Server.ShutdownTimeout = 0 }, "server.shutdown_timeout", "positive duration"},
 		{"empty data_dir", func(c *Config) { c.DataDir = "" }, "data_dir", "must not be empty"},
-	}
+	})
+
+	t.Run("reports every problem", func(t *testing.T) {
+		c := Default()
+		c.Sync.Workers = 0
+		c.Log.Format = "xml"
+		err := c.Validate(Builtin())
+		if err == nil || !strings.Contains(err.Error(), "sync.workers") || !strings.Contains(err.Error(), "log.format") {
+			t.Errorf("Validate() = %v, want both problems", err)
+		}
+	})
+}
+
+// validateCase is a change to the defaults and the error Validate gives.
+type validateCase struct {
+	name    string
+	mutate  func(*Config)
+	wantKey string // "" means valid
+	wantMsg string
+}
+
+// runValidateCases validates the defaults changed by each case.
+func runValidateCases(t *testing.T, tests []validateCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Default()
@@ -699,16 +731,6 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-
-	t.Run("reports every problem", func(t *testing.T) {
-		c := Default()
-		c.Sync.Workers = 0
-		c.Log.Format = "xml"
-		err := c.Validate(Builtin())
-		if err == nil || !strings.Contains(err.Error(), "sync.workers") || !strings.Contains(err.Error(), "log.format") {
-			t.Errorf("Validate() = %v, want both problems", err)
-		}
-	})
 }
 
 func TestNormalizeIncludes(t *testing.T) {

@@ -58,6 +58,7 @@ func (c Config) redact() Config {
 		out.Sources[i] = s
 	}
 	out.Index.Typesense.Nodes = append([]string(nil), c.Index.Typesense.Nodes...)
+	out.Slack = c.Slack.clone()
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }

@@ -112,7 +112,7 @@ func seams(cfg config.Config) []Seam {
 	for _, s := range cfg.Sources {
 		out = append(out, Seam{"source " + s.Name, s.Type, sourceTypes[s.Type].about})
 	}
-	return out
+	return append(out, chatSeams(cfg)...)
 }
 
 // formatSeams renders seams as YAML comments, one per line.

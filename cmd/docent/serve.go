@@ -82,6 +82,16 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		}
 	}
 
+	chats, err := m.openChats(ctx)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", server.Handler())
+	for _, c := range chats {
+		c.Routes(mux)
+	}
+
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
@@ -90,7 +100,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		m.OnListen(ln.Addr().String())
 	}
 	srv := &http.Server{
-		Handler:           server.Handler(),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      api.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
@@ -118,17 +128,41 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		sched.Wait()
 	})
 
+	// Chat adapters receive events under their own context: cancelled
+	// first at shutdown, so that no new question is taken.
+	chatCtx, stopChats := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopChats()
+	chatErr := make(chan error, len(chats))
+	var running sync.WaitGroup
+	for _, c := range chats {
+		running.Go(func() {
+			if err := c.Run(chatCtx); err != nil {
+				chatErr <- err
+			}
+		})
+	}
+
 	select {
 	case err = <-serveErr:
 		err = fmt.Errorf("serve: http: %w", err)
+	case err = <-chatErr:
 	case <-ctx.Done():
 		m.Log.Info("shutting down")
 	}
 	shutdownCtx, stop := context.WithTimeout(context.Background(), m.Config.Server.ShutdownTimeout)
 	defer stop()
+	// In order: stop taking chat events, stop taking requests, finish the
+	// answers in flight, then syncs.
+	stopChats()
+	running.Wait()
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
 		m.Log.Warn("in-flight requests did not finish in time; closing", slog.Any("error", serr))
 		_ = srv.Close()
+	}
+	for _, c := range chats {
+		if cerr := c.Shutdown(shutdownCtx); cerr != nil {
+			m.Log.Warn("chat answers in flight did not finish in time", slog.Any("error", cerr))
+		}
 	}
 	cancelSyncs()
 	syncs.Wait()

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/bot/slack"
+	"github.com/docent-hq/docent/config"
+)
+
+// The Recorder streams answers to the adapters when the model streams.
+var _ bot.StreamAsker = (*answer.Recorder)(nil)
+
+// chatAdapter is a chat platform serve runs beside the HTTP API.
+type chatAdapter interface {
+	// Routes adds the adapter's HTTP endpoints, if it has any.
+	Routes(mux *http.ServeMux)
+	// Run receives events until ctx ends; it returns an error only when
+	// it cannot go on (credentials refused).
+	Run(ctx context.Context) error
+	// Shutdown waits for the answers in flight, until ctx ends.
+	Shutdown(ctx context.Context) error
+}
+
+// chatOpeners open the chat adapters; each returns nil when its section
+// is off. A new platform is a package and a line here.
+var chatOpeners = []func(ctx context.Context, m *Main) (chatAdapter, error){
+	openSlack,
+}
+
+// openChats opens every chat adapter the configuration turns on.
+func (m *Main) openChats(ctx context.Context) ([]chatAdapter, error) {
+	var out []chatAdapter
+	for _, open := range chatOpeners {
+		a, err := open(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		if a != nil {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// chatSeams are the chat adapters cfg turns on, for `docent config`.
+func chatSeams(cfg config.Config) []Seam {
+	var out []Seam
+	if sc := cfg.Slack; sc.Enabled() {
+		about := "bot/slack over Socket Mode (app-level token, no public URL)"
+		if sc.Mode == config.SlackHTTP {
+			about = "bot/slack: Events API at " + strings.TrimRight(cfg.Server.PublicURL, "/") + slack.EventsPath +
+				", interactivity at " + slack.InteractionsPath
+		}
+		out = append(out, Seam{"chat slack", sc.Mode, about})
+	}
+	return out
+}
+
+// slackAdapter runs bot/slack in the configured mode.
+type slackAdapter struct {
+	client *slack.Client
+	mode   string
+}
+
+// openSlack wires the slack section to the bot core (answers through the
+// Recorder, state in the store) and checks the bot token.
+func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
+	sc := m.Config.Slack
+	if !sc.Enabled() {
+		return nil, nil
+	}
+	log := m.Log.With(slog.String("platform", "slack"))
+	core := bot.New("slack", m.Recorder, m.Store, nil, slackBotConfig(sc), log)
+	var prompts []slack.Prompt
+	for _, p := range sc.Assistant.Prompts {
+		prompts = append(prompts, slack.Prompt{Title: p.Title, Message: p.Message})
+	}
+	client := slack.NewClient(core, slack.Options{
+		APIURL: sc.APIURL, BotToken: sc.BotToken, AppToken: sc.AppToken, SigningSecret: sc.SigningSecret,
+		EscalationChannel: sc.EscalationChannel, UserGroup: sc.UserGroup, Reaction: sc.Reaction,
+		AssistantStatus: sc.Assistant.Status, PromptsTitle: sc.Assistant.PromptsTitle, Prompts: prompts,
+		Logger: m.Log,
+	})
+	if err := client.Start(ctx); err != nil {
+		return nil, err
+	}
+	return &slackAdapter{client: client, mode: sc.Mode}, nil
+}
+
+// slackBotConfig maps the slack section to the core's configuration.
+func slackBotConfig(sc config.SlackConfig) bot.Config {
+	channel := func(c config.SlackChannelConfig) bot.ChannelConfig {
+		return bot.ChannelConfig{Sources: c.Sources, Labels: c.Labels, AutoAnswer: c.AutoAnswer}
+	}
+	cfg := bot.Config{Default: channel(sc.Default), Channels: map[string]bot.ChannelConfig{},
+		FollowUps: bot.FollowUps(sc.FollowUps), History: sc.History, GroupName: sc.GroupName,
+		UserRate: sc.UserRate, ChannelRate: sc.ChannelRate}
+	for _, c := range sc.Channels {
+		cfg.Channels[c.ID] = channel(c)
+	}
+	return cfg
+}
+
+func (a *slackAdapter) Routes(mux *http.ServeMux) {
+	if a.mode == config.SlackHTTP {
+		h := a.client.Handler()
+		mux.Handle("POST "+slack.EventsPath, h)
+		mux.Handle("POST "+slack.InteractionsPath, h)
+	}
+}
+
+func (a *slackAdapter) Run(ctx context.Context) error {
+	if a.mode == config.SlackSocket {
+		return a.client.RunSocketMode(ctx)
+	}
+	<-ctx.Done() // events arrive over HTTP
+	return nil
+}
+
+func (a *slackAdapter) Shutdown(ctx context.Context) error { return a.client.Shutdown(ctx) }
