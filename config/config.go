@@ -45,6 +45,8 @@ type Config struct {
 	Sync SyncConfig `yaml:"sync"`
 	// Log sets the log level and format.
 	Log LogConfig `yaml:"log"`
+	// Discord connects the bot to Discord (off without a token).
+	Discord DiscordConfig `yaml:"discord"`
 }
 
 // ServerConfig is the HTTP server section.
@@ -374,6 +376,7 @@ func Default() Config {
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
 		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, Workers: 2},
 		Log:      LogConfig{Level: "info", Format: "text"},
+		Discord:  defaultDiscord(),
 	}
 }
 

@@ -110,6 +110,7 @@ func TestLoadFullFile(t *testing.T) {
 		"GIT_TOKEN":      "ghp_secret1",
 		"TYPESENSE_KEY":  "ts'key",
 		"GEMINI_API_KEY": `gem"ini\key`,
+		"DISCORD_TOKEN":  "MTE.discord.secret",
 	}), Builtin())
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +146,16 @@ func TestLoadFullFile(t *testing.T) {
 		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
 		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
 		Log:      LogConfig{Level: "debug", Format: "json"},
+		Discord: DiscordConfig{Token: "MTE.discord.secret", APIURL: "http://discord-proxy.internal:8080/api/v10",
+			ApplicationID: "1100000000000000001", PublicKey: strings.Repeat("ab", 32), EscalationChannel: "1100000000000000002",
+			EscalationRole: "1100000000000000003", GroupName: "the docs team", Command: "docs", FollowUps: "replies",
+			History: 4, UserRate: 6, ChannelRate: 30,
+			Default: DiscordChannelConfig{Sources: []string{"handbook"}},
+			Channels: []DiscordChannelConfig{
+				{ID: "1100000000000000004", Sources: []string{"local_notes"}, Labels: []string{"public"}, AutoAnswer: true},
+				{ID: "1100000000000000005", AutoAnswer: true},
+			},
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
@@ -171,7 +182,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "data_dir: ./d\n\nfusion: rrf\n",
-			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, sources, sync)`},
+			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, discord, embedder, index, llm, log, server, sources, sync)`},
 		},
 		{
 			name: "unknown key nested in a source",

@@ -47,6 +47,7 @@ func (c Config) redact() Config {
 		out.Sources[i] = s
 	}
 	out.Index.Typesense.Nodes = append([]string(nil), c.Index.Typesense.Nodes...)
+	out.Discord = c.Discord.clone()
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }

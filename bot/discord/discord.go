@@ -78,11 +78,12 @@ type Client struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	closing  bool
-	inflight sync.WaitGroup
-	botID    string
-	appID    string
+	mu        sync.Mutex
+	closing   bool
+	connected bool
+	inflight  sync.WaitGroup
+	botID     string
+	appID     string
 
 	chanMu   sync.Mutex
 	channels map[string]channelInfo
@@ -182,10 +183,23 @@ func NewClient(cfg Config, core *bot.Bot, log *slog.Logger) (*Client, error) {
 }
 
 // Open connects to the gateway (identify, READY) and registers the slash
-// command. It makes one attempt; discordgo reconnects on its own after.
+// command. It makes one attempt, and may be called again after a failure
+// (a connected gateway is kept); once connected, discordgo reconnects on
+// its own.
 func (c *Client) Open(ctx context.Context) error {
-	if err := c.s.Open(); err != nil {
-		return fmt.Errorf("discord: connect to the gateway: %w", clean(err))
+	c.mu.Lock()
+	closing, connected := c.closing, c.connected
+	c.mu.Unlock()
+	if closing {
+		return errors.New("discord: client is closed")
+	}
+	if !connected {
+		if err := c.s.Open(); err != nil {
+			return fmt.Errorf("discord: connect to the gateway: %w", clean(err))
+		}
+		c.mu.Lock()
+		c.connected = true
+		c.mu.Unlock()
 	}
 	c.mu.Lock()
 	appID := c.appID

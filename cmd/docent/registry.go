@@ -107,6 +107,9 @@ func seams(cfg config.Config) []Seam {
 	for _, s := range cfg.Sources {
 		out = append(out, Seam{"source " + s.Name, s.Type, sourceTypes[s.Type].about})
 	}
+	if cfg.Discord.Enabled() {
+		out = append(out, Seam{"chat discord", cfg.Discord.APIURL, "bot/discord: discordgo gateway and REST"})
+	}
 	return out
 }
 

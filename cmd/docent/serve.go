@@ -22,9 +22,11 @@ import (
 )
 
 // Serve syncs when the index is empty, then serves HTTP until ctx ends,
-// running scheduled syncs meanwhile. On SIGINT/SIGTERM it stops accepting
-// requests, lets in-flight ones finish (server.shutdown_timeout), cancels
-// running syncs and waits for them before closing the index.
+// running scheduled syncs meanwhile; configured chat adapters (Discord)
+// connect once the first sync is through. On SIGINT/SIGTERM it stops
+// accepting requests, lets in-flight ones finish (server.shutdown_timeout),
+// closes the chat adapters (no new events; answers in flight are posted),
+// cancels running syncs and waits for them before closing the index.
 func (m *Main) Serve(ctx context.Context, args []string) error {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(m.Stderr)
@@ -49,6 +51,10 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log)
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
+	}
+	chat, err := m.openChat()
+	if err != nil {
+		return err
 	}
 	sched := connectors.NewScheduler(readySyncer{m.syncer(), server}, m.Log,
 		connectors.SchedulerOptions{Workers: m.Config.Sync.Workers})
@@ -77,7 +83,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		m.OnListen(ln.Addr().String())
 	}
 	srv := &http.Server{
-		Handler:           server.Handler(),
+		Handler:           chat.handler(server.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      api.AskTimeout + 10*time.Second,
@@ -90,16 +96,20 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	// Syncs run under their own context, cancelled after HTTP has drained.
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
+	indexed := make(chan struct{}) // the chat adapters connect once the first sync is through
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
 			server.SetReady(true)
 		}
+		close(indexed)
 		if err := sched.Start(syncCtx); err != nil {
 			m.Log.Error("start scheduler", slog.Any("error", err))
 			return
 		}
 		sched.Wait()
 	})
+
+	chat.start(indexed)
 
 	select {
 	case err = <-serveErr:
@@ -113,6 +123,11 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		m.Log.Warn("in-flight requests did not finish in time; closing", slog.Any("error", serr))
 		_ = srv.Close()
 	}
+	// Then the chat adapters stop taking events and post their answers in
+	// flight, before syncs stop and the store closes.
+	chatCtx, stopChat := context.WithTimeout(context.Background(), m.Config.Server.ShutdownTimeout)
+	defer stopChat()
+	chat.stop(chatCtx)
 	cancelSyncs()
 	syncs.Wait()
 	if errors.Is(err, http.ErrServerClosed) {

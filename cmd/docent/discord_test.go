@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/bot/discord/discordtest"
+	"github.com/docent-hq/docent/store"
+)
+
+// discordYAML is a config with Discord pointed at a local server; extra
+// is appended (more sources, channel scopes).
+func discordYAML(dataDir string, srv *discordtest.Server, staff, role string, sources, channels string) string {
+	return `data_dir: ` + dataDir + `
+server:
+  public_url: http://docent.test
+sync:
+  schedule: "off"
+` + sources + `
+discord:
+  token: ${DISCORD_TOKEN}
+  api_url: ` + srv.URL + `
+  escalation_channel: "` + staff + `"
+  escalation_role: "` + role + `"
+  group_name: the docs team
+` + channels
+}
+
+// mustServeConfig boots docent serve in this process with a config file
+// and returns a stop function that waits for a graceful shutdown.
+func mustServeConfig(tb testing.TB, configPath string, env map[string]string, stderr io.Writer) func() error {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	m := &Main{ConfigPath: configPath, Stdout: io.Discard, Stderr: stderr, Getenv: envOf(env),
+		OnListen: func(a string) { addr <- a }}
+	done := make(chan error, 1)
+	go func() {
+		err := m.Serve(ctx, []string{"--addr", "127.0.0.1:0"})
+		m.Close()
+		done <- err
+	}()
+	select {
+	case <-addr:
+		var once sync.Once
+		var err error
+		stop := func() error { once.Do(func() { cancel(); err = <-done }); return err }
+		tb.Cleanup(func() { stop() })
+		return stop
+	case err := <-done:
+		cancel()
+		tb.Fatalf("serve exited before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		tb.Fatal("serve did not listen within 30s")
+	}
+	return nil
+}
+
+// answerIn waits for the bot's answer (the message with buttons) in a
+// thread and returns it.
+func answerIn(t *testing.T, srv *discordtest.Server, thread string) discordtest.Message {
+	t.Helper()
+	var m discordtest.Message
+	srv.WaitFor(t, "an answer in thread "+thread, func() bool {
+		for _, b := range srv.BotMessages(thread) {
+			if len(b.Components) > 0 {
+				m = b
+				return true
+			}
+		}
+		return false
+	})
+	return m
+}
+
+// cited returns the links of an answer's sources embed.
+func cited(m discordtest.Message) []string {
+	var out []string
+	for _, e := range m.Embeds {
+		for _, l := range regexp.MustCompile(`\]\((https?://[^)]+)\)`).FindAllStringSubmatch(e.Description, -1) {
+			out = append(out, l[1])
+		}
+	}
+	return out
+}
+
+// TestServeDiscordEndToEnd: docent serve with discord.api_url pointed at
+// a local Discord answers a mention from the bundled handbook in a new
+// thread, through the real wiring, and shuts the gateway down with it.
+func TestServeDiscordEndToEnd(t *testing.T) {
+	srv := discordtest.NewServer(t)
+	general := srv.AddChannel("general", discordtest.ChannelText)
+	staff := srv.AddChannel("staff", discordtest.ChannelText)
+	role := srv.AddRole("docs-team")
+	alice := srv.AddUser("alice")
+	dataDir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	if err := os.WriteFile(cfg, []byte(discordYAML(dataDir, srv, staff.ID, role, "", "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, &logs)
+	srv.WaitReady(t)
+
+	q := srv.Post(general.ID, alice, srv.Bot.Mention()+" How do I reset my VPN token?")
+	m := answerIn(t, srv, q.ID)
+	links := cited(m)
+	if len(links) == 0 || !strings.HasPrefix(links[0], "http://docent.test/docs/handbook/") ||
+		!strings.Contains(m.Content, "](<http://docent.test/docs/handbook/") {
+		t.Errorf("answer %q cites %q, want the handbook pages linked", m.Content, links)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dataDir, "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns, err := db.ThreadTurns(context.Background(), "discord", general.ID, q.ID, 5)
+	db.Close()
+	if err != nil || len(turns) != 1 || turns[0].Answer.Status != docent.StatusAnswered {
+		t.Errorf("stored turns = %+v, %v", turns, err)
+	}
+
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if srv.Connected() != 0 {
+		t.Errorf("the gateway session outlived serve")
+	}
+	if strings.Contains(logs.String(), srv.Token) {
+		t.Errorf("the bot token is in the logs")
+	}
+}
+
+// TestDiscordChannelScope: a question in the public channel never cites
+// the internal source, even though the internal runbook is the best
+// match (which the unscoped staff channel shows).
+func TestDiscordChannelScope(t *testing.T) {
+	srv := discordtest.NewServer(t)
+	public := srv.AddChannel("community-help", discordtest.ChannelText)
+	staff := srv.AddChannel("staff", discordtest.ChannelText)
+	role := srv.AddRole("docs-team")
+	alice := srv.AddUser("alice")
+	internal := t.TempDir()
+	runbook := `# Resetting VPN tokens (IT runbook)
+
+How do I reset my VPN token? To reset a VPN token, open the Kestrel VPN admin console, find the
+person's VPN token under Tokens, choose Reset VPN token, and read them the one-time VPN token reset code.
+
+## VPN token reset for contractors
+
+A contractor's VPN token is reset the same way, after their manager approves the VPN token reset.
+`
+	if err := os.WriteFile(filepath.Join(internal, "vpn-token-reset.md"), []byte(runbook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	sources := `sources:
+  - name: handbook
+    type: bundled
+  - name: internal
+    type: dir
+    dir:
+      path: ` + internal
+	channels := `  channels:
+    - id: "` + public.ID + `"
+      sources: [handbook]
+      auto_answer: true
+    - id: "` + staff.ID + `"
+      auto_answer: true
+`
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	if err := os.WriteFile(cfg, []byte(discordYAML(dataDir, srv, staff.ID, role, sources, channels)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, io.Discard)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	srv.WaitReady(t)
+
+	const question = "How do I reset my VPN token?"
+	control := srv.Post(staff.ID, alice, question)
+	if links := cited(answerIn(t, srv, control.ID)); len(links) == 0 || !strings.Contains(links[0], "/docs/internal/") {
+		t.Fatalf("unscoped answer cites %q: want the internal runbook first (the test needs it to be the best match)", links)
+	}
+	q := srv.Post(public.ID, alice, question)
+	m := answerIn(t, srv, q.ID)
+	links := cited(m)
+	if len(links) == 0 {
+		t.Fatalf("public answer %q cites nothing", m.Content)
+	}
+	for _, msg := range srv.BotMessages(q.ID) {
+		all := msg.Content
+		for _, e := range msg.Embeds {
+			all += e.Description
+		}
+		if strings.Contains(all, "/docs/internal/") || strings.Contains(all, "IT runbook") {
+			t.Errorf("the public channel's answer cites the internal source: %q", all)
+		}
+	}
+	if !slices.ContainsFunc(links, func(l string) bool { return strings.Contains(l, "/docs/handbook/") }) {
+		t.Errorf("public answer cites %q, want the handbook", links)
+	}
+}
+
+// TestDocentBinaryServesDiscord builds the real binary and runs `docent
+// serve` with only discord.api_url (and the token) pointing at a local
+// Discord: a question is answered, SIGTERM shuts it down cleanly.
+func TestDocentBinaryServesDiscord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "docent")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv := discordtest.NewServer(t)
+	help := srv.AddChannel("help", discordtest.ChannelText)
+	alice := srv.AddUser("alice")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "docent.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\ndiscord:\n  token: ${DISCORD_TOKEN}\n  api_url: " + srv.URL + "\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", cfg, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "DISCORD_TOKEN="+srv.Token)
+	var stderr syncBuffer
+	cmd.Stderr, cmd.Stdout = &stderr, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	srv.WaitReady(t)
+
+	q := srv.Post(help.ID, alice, srv.Bot.Mention()+" How do I reset my VPN token?")
+	m := answerIn(t, srv, q.ID)
+	if links := cited(m); len(links) == 0 || !strings.Contains(links[0], "/docs/handbook/") {
+		t.Errorf("answer %q cites %q, want the handbook", m.Content, links)
+	}
+	if cmds := srv.Commands(); len(cmds) != 1 || cmds[0].Name != "ask" {
+		t.Errorf("registered commands = %+v, want /ask", cmds)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("docent serve exited with %v\n%s", err, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("docent serve did not stop on SIGTERM\n%s", stderr.String())
+	}
+	if srv.Connected() != 0 {
+		t.Errorf("the gateway session outlived the process")
+	}
+	if strings.Contains(stderr.String(), srv.Token) {
+		t.Errorf("the bot token is in the logs")
+	}
+}
+
+func TestConfigRedactsDiscordToken(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	yaml := "discord:\n  token: ${DISCORD_TOKEN}\n  escalation_channel: \"1234\"\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	m := &Main{ConfigPath: cfg, Stdout: &out, Stderr: io.Discard, Getenv: envOf(map[string]string{"DISCORD_TOKEN": "MTE.secret.token"})}
+	if err := m.PrintConfig(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "MTE.secret.token") || !strings.Contains(out.String(), "token: REDACTED") ||
+		!strings.Contains(out.String(), "chat discord:") {
+		t.Errorf("docent config =\n%s\nwant the token redacted and the Discord adapter listed", out.String())
+	}
+}
