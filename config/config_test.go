@@ -152,7 +152,7 @@ func TestLoadFullFile(t *testing.T) {
 			History: 4, UserRate: 6, ChannelRate: 30,
 			Default: DiscordChannelConfig{Sources: []string{"handbook"}},
 			Channels: []DiscordChannelConfig{
-				{ID: "1100000000000000004", Sources: []string{"local_notes"}, Labels: []string{"public"}, AutoAnswer: true},
+				{ID: "1100000000000000004", Sources: []string{"local_notes"}, Labels: []string{"public"}, AutoAnswer: true, Reply: "inline"},
 				{ID: "1100000000000000005", AutoAnswer: true},
 			},
 		},

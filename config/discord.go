@@ -65,6 +65,11 @@ type DiscordChannelConfig struct {
 	// AutoAnswer answers new messages that read as questions without a
 	// mention (a help channel), and every new post in a forum.
 	AutoAnswer bool `yaml:"auto_answer,omitempty"`
+	// Reply is the reply style for a question asked in the channel:
+	// "thread" (the default) starts a thread for the answer; "inline"
+	// answers as a reply in the channel, and a reply to the answer
+	// follows up. Threads and forum posts are always answered in place.
+	Reply string `yaml:"reply,omitempty"`
 }
 
 // Enabled reports whether Discord is configured.
@@ -168,8 +173,12 @@ func (c Config) validateDiscord(bad func(key, format string, args ...any)) {
 	}
 }
 
-// validateDiscordScope checks that a channel's sources are configured.
+// validateDiscordScope checks a channel's reply style and that its
+// sources are configured.
 func (c Config) validateDiscordScope(key string, ch DiscordChannelConfig, bad func(key, format string, args ...any)) {
+	if !slices.Contains([]string{"", "thread", "inline"}, ch.Reply) {
+		bad(key+".reply", "unknown reply style %q (want thread or inline)", ch.Reply)
+	}
 	var names []string
 	for _, s := range c.Sources {
 		names = append(names, s.Name)

@@ -36,6 +36,11 @@ func TestValidateDiscord(t *testing.T) {
 			c.Discord.Channels = []DiscordChannelConfig{{ID: "12", Sources: []string{"intranet"}}}
 		}, "discord.channels[0].sources", `unknown source "intranet" (configured: handbook)`},
 		{"unknown source in the default scope", func(c *Config) { on(c); c.Discord.Default.Sources = []string{"wiki"} }, "discord.default.sources", "unknown source"},
+		{"unknown reply style", func(c *Config) {
+			on(c)
+			c.Discord.Channels = []DiscordChannelConfig{{ID: "12", Reply: "dm"}}
+		}, "discord.channels[0].reply", `unknown reply style "dm"`},
+		{"inline replies", func(c *Config) { on(c); c.Discord.Channels = []DiscordChannelConfig{{ID: "12", Reply: "inline"}} }, "", ""},
 		{"default with an ID", func(c *Config) { on(c); c.Discord.Default.ID = "12" }, "discord.default.id", "not allowed"},
 	}
 	for _, tc := range tests {

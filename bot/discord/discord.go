@@ -58,6 +58,11 @@ type Config struct {
 	EscalationRole string
 	// Command is the slash command's name; "ask" when empty.
 	Command string
+	// Inline lists the channels (by ID) where an answer replies to the
+	// question in the channel instead of starting a thread; a reply to
+	// one of the bot's answers there is a follow-up. A handoff still
+	// starts a thread, where people talk.
+	Inline map[string]bool
 	// StreamInterval is the least time between two edits of an answer
 	// being written; 1s when zero (Discord allows about 5 edits in 5s).
 	StreamInterval time.Duration

@@ -749,3 +749,33 @@ func TestCloseFinishesAnswersInFlight(t *testing.T) {
 		t.Errorf("the gateway session is still connected after Close")
 	}
 }
+
+func TestInlineChannelAnswersWithoutAThread(t *testing.T) {
+	e := newEnv(t, withConfig(func(e *env, c *discord.Config) { c.Inline = map[string]bool{e.help.ID: true} }))
+	q := e.srv.Post(e.help.ID, e.alice, "How do I reset my VPN token?")
+	var answers []discordtest.Message
+	e.srv.WaitFor(t, "an inline answer", func() bool { answers = e.srv.BotMessages(e.help.ID); return len(answers) == 1 })
+	a := answers[0]
+	checkAnswer(t, a)
+	if a.MessageReference == nil || a.MessageReference.MessageID != q.ID {
+		t.Errorf("answer reference = %+v, want a reply to the question", a.MessageReference)
+	}
+	if _, ok := e.srv.Channel(q.ID); ok {
+		t.Errorf("an inline channel got a thread")
+	}
+	// A reply to the answer is a follow-up in the same conversation, and
+	// is answered inline too.
+	e.srv.Post(e.help.ID, e.bob, "and on a phone?", discordtest.ReplyTo(a))
+	e.srv.WaitFor(t, "the follow-up answer", func() bool { answers = e.srv.BotMessages(e.help.ID); return len(answers) == 2 })
+	qs := e.pipe.questions()
+	if len(qs) != 2 || qs[1].Thread != q.ID || len(qs[1].History) != 1 || answers[1].MessageReference.MessageID != q.ID {
+		t.Errorf("follow-up asked %+v; want it in the question's conversation with history", qs)
+	}
+	// Get a human moves the conversation into a thread where people talk.
+	e.srv.Click(answers[1], button(t, answers[1], "Get a human"), e.bob)
+	e.srv.WaitFor(t, "a thread for the handoff", func() bool { _, ok := e.srv.Channel(q.ID); return ok })
+	notice := e.botReply(t, q.ID, 1)
+	if !strings.Contains(notice.Content, "<@&"+e.role+">") {
+		t.Errorf("handoff notice %q, want it in the new thread with the role", notice.Content)
+	}
+}

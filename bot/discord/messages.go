@@ -52,6 +52,11 @@ func (c *Client) onMessage(ctx context.Context, m *discordgo.Message) {
 					msg.Text = postText(ch.name, msg.Text)
 				}
 			}
+		case c.cfg.Inline[m.ChannelID] && msg.ReplyToBot && m.ReferencedMessage.MessageReference != nil &&
+			m.ReferencedMessage.MessageReference.MessageID != "":
+			// A reply to an answer given inline continues its conversation:
+			// every inline answer replies to the conversation's root.
+			msg.Thread = bot.Thread{Platform: Platform, Channel: m.ChannelID, ID: m.ReferencedMessage.MessageReference.MessageID}
 		default:
 			msg.Thread = bot.Thread{Platform: Platform, Channel: m.ChannelID, ID: m.ID}
 			msg.TopLevel = true

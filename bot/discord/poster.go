@@ -62,10 +62,14 @@ func (p *poster) Reply(ctx context.Context, t bot.Thread, r bot.Reply) error {
 		}
 		return nil
 	}
-	// Answers (and a handoff) start a thread; a notice about a message
-	// with no thread yet is a reply to it in the channel.
-	create := r.Kind != bot.ReplyNote && r.Kind != bot.ReplyRateLimited
-	target, ref, err := p.c.target(ctx, t, create, p.question)
+	// Answers (and a handoff) start a thread, unless the channel answers
+	// inline; a notice about a message with no thread yet is a reply to
+	// it in the channel.
+	place := placeAnswer
+	if r.Kind == bot.ReplyNote || r.Kind == bot.ReplyRateLimited {
+		place = placeNotice
+	}
+	target, ref, err := p.c.target(ctx, t, place, p.question)
 	if err != nil {
 		return err
 	}
@@ -120,10 +124,11 @@ func messageEdit(channel, id string, m *discordgo.MessageSend) *discordgo.Messag
 		Components: e.Components, AllowedMentions: e.AllowedMentions}
 }
 
-// send posts parts in a channel; the first one answers ref when set.
+// send posts parts in a channel; each one replies to ref when set (so a
+// reply to any of them finds the conversation).
 func (c *Client) send(ctx context.Context, channel string, ref *discordgo.MessageReference, parts []*discordgo.MessageSend) error {
-	for i, m := range parts {
-		if i == 0 && ref != nil {
+	for _, m := range parts {
+		if ref != nil {
 			cp := *m
 			cp.Reference = ref
 			m = &cp
@@ -135,11 +140,25 @@ func (c *Client) send(ctx context.Context, channel string, ref *discordgo.Messag
 	return nil
 }
 
+// placement says where a post goes when its conversation has no thread
+// yet.
+type placement int
+
+const (
+	// placeNotice replies to the root message in its channel.
+	placeNotice placement = iota
+	// placeAnswer starts a thread, or in an inline channel replies to the
+	// root message.
+	placeAnswer
+	// placeThread always starts a thread (a handoff: people talk there).
+	placeThread
+)
+
 // target returns the channel to post in for conversation t. A DM is its
-// own channel; a thread that exists is posted in; otherwise, with create,
-// a thread is started from the root message (it takes the message's ID),
-// and without, the post replies to the root message in its channel.
-func (c *Client) target(ctx context.Context, t bot.Thread, create bool, question string) (string, *discordgo.MessageReference, error) {
+// own channel; a thread that exists is posted in; otherwise the post
+// starts a thread from the root message (the thread takes the message's
+// ID) or replies to the root message in its channel, per place.
+func (c *Client) target(ctx context.Context, t bot.Thread, place placement, question string) (string, *discordgo.MessageReference, error) {
 	if t.ID == t.Channel {
 		return t.Channel, nil, nil
 	}
@@ -149,7 +168,7 @@ func (c *Client) target(ctx context.Context, t bot.Thread, create bool, question
 	if known && info.thread() {
 		return t.ID, nil, nil
 	}
-	if create {
+	if place == placeThread || (place == placeAnswer && !c.cfg.Inline[t.Channel]) {
 		th, err := c.s.MessageThreadStartComplex(t.Channel, t.ID, &discordgo.ThreadStart{
 			Name: threadName(question), AutoArchiveDuration: 1440}, discordgo.WithContext(ctx))
 		switch {
@@ -174,8 +193,8 @@ func (p *poster) Working(ctx context.Context, t bot.Thread) func() {
 	if p.ix != nil {
 		return func() {}
 	}
-	target, ref, err := p.c.target(ctx, t, true, p.question)
-	if err != nil || ref != nil {
+	target, _, err := p.c.target(ctx, t, placeAnswer, p.question)
+	if err != nil {
 		p.c.log.DebugContext(ctx, "discord: no typing indicator", slog.Any("error", err))
 		return func() {}
 	}
@@ -213,7 +232,7 @@ func (p *poster) Escalate(ctx context.Context, e bot.Escalation) (string, error)
 	}
 	channel := p.c.cfg.EscalationChannel
 	if channel == "" {
-		if channel, _, err = p.c.target(ctx, t, true, h.Question); err != nil {
+		if channel, _, err = p.c.target(ctx, t, placeThread, h.Question); err != nil {
 			return "", err
 		}
 	}
@@ -272,7 +291,7 @@ func (c *Client) threadLink(ctx context.Context, t bot.Thread, question string) 
 	if t.ID == t.Channel {
 		return "https://discord.com/channels/@me/" + t.Channel, nil
 	}
-	target, _, err := c.target(ctx, t, true, question)
+	target, _, err := c.target(ctx, t, placeThread, question)
 	if err != nil {
 		return "", err
 	}
@@ -291,7 +310,7 @@ func (p *poster) StartStream(ctx context.Context, t bot.Thread) (bot.Stream, err
 		s.original = true
 		return s, nil
 	}
-	target, ref, err := p.c.target(ctx, t, true, p.question)
+	target, ref, err := p.c.target(ctx, t, placeAnswer, p.question)
 	if err != nil {
 		return nil, err
 	}

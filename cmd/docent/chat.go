@@ -56,9 +56,10 @@ func (m *Main) openDiscord() (*discord.Client, error) {
 	scope := func(c config.DiscordChannelConfig) bot.ChannelConfig {
 		return bot.ChannelConfig{Sources: c.Sources, Labels: c.Labels, AutoAnswer: c.AutoAnswer}
 	}
-	channels := map[string]bot.ChannelConfig{}
+	channels, inline := map[string]bot.ChannelConfig{}, map[string]bool{}
 	for _, c := range d.Channels {
 		channels[c.ID] = scope(c)
+		inline[c.ID] = c.Reply == "inline"
 	}
 	log := m.Log.With(slog.String("platform", discord.Platform))
 	core := bot.New(discord.Platform, m.Recorder, m.Store, nil, bot.Config{
@@ -67,7 +68,7 @@ func (m *Main) openDiscord() (*discord.Client, error) {
 	}, log)
 	return discord.NewClient(discord.Config{
 		Token: d.Token, APIURL: d.APIURL, ApplicationID: d.ApplicationID, PublicKey: d.PublicKey,
-		EscalationChannel: d.EscalationChannel, EscalationRole: d.EscalationRole, Command: d.Command,
+		EscalationChannel: d.EscalationChannel, EscalationRole: d.EscalationRole, Command: d.Command, Inline: inline,
 	}, core, log)
 }
 
