@@ -193,42 +193,6 @@ type Poster interface {
 	UpdateEscalation(ctx context.Context, h docent.Handoff) error
 }
 
-// StreamAsker is an Asker that can also report an answer's text while it
-// is being written (answer.Recorder.AskStream with a streaming model).
-// onDelta receives provisional text, in order; the returned turn holds the
-// verified answer that replaces it. Errors are as for Ask.
-type StreamAsker interface {
-	AskStream(ctx context.Context, q docent.Question, onDelta func(delta string)) (docent.Turn, error)
-}
-
-// Streamer is a Poster that can show an answer while it is written. The
-// core uses it only when the Asker is a StreamAsker, and opens a stream
-// only once the first text arrives: answers that never stream (not
-// found, failures) go through Reply.
-type Streamer interface {
-	// StartStream opens a provisional reply in thread t.
-	StartStream(ctx context.Context, t Thread) (Stream, error)
-}
-
-// Stream is a reply being written.
-type Stream interface {
-	// Append adds provisional text; adapters may batch appends to respect
-	// their platform's rate limits.
-	Append(ctx context.Context, delta string) error
-	// Finish replaces the provisional text with the final reply (verified
-	// citations, sources, buttons) and closes the stream. The core calls
-	// it exactly once per opened stream, also when answering failed.
-	Finish(ctx context.Context, r Reply) error
-}
-
-// Indicator is a Poster that can show that an answer is on its way (a
-// typing indicator, a reaction, a status line).
-type Indicator interface {
-	// Working shows the indicator in thread t until done is called. It
-	// never fails: an indicator that cannot be shown is skipped.
-	Working(ctx context.Context, t Thread) (done func())
-}
-
 // FollowUps says which messages in a thread the bot answers without a
 // mention.
 type FollowUps string
@@ -387,59 +351,18 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	for _, tu := range history {
 		q.History = append(q.History, docent.Exchange{Question: tu.Question.Text, Answer: tu.Answer.Text})
 	}
-	if ind, ok := out.(Indicator); ok {
-		done := ind.Working(ctx, t)
-		defer done()
-	}
-	turn, stream, askErr := b.ask(ctx, q, t, out)
-	post := out.Reply
-	if stream != nil {
-		post = func(ctx context.Context, _ Thread, r Reply) error { return stream.Finish(ctx, r) }
-	}
-	if errors.Is(askErr, docent.ErrEmptyQuestion) && stream == nil {
+	turn, askErr := b.asker.Ask(ctx, q)
+	if errors.Is(askErr, docent.ErrEmptyQuestion) {
 		return nil
 	}
 	if askErr != nil {
 		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
 			slog.String("error", turn.Answer.Trace.Error))
-		err := post(ctx, t, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
+		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
 			Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"})
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}
-	return post(ctx, t, b.reply(ctx, turn))
-}
-
-// ask answers q. When both the asker and out can stream, the answer's
-// text is shown in thread t as it is written, and the open stream is
-// returned for the final reply; a stream that cannot be opened is logged
-// and the answer goes through Reply instead.
-func (b *Bot) ask(ctx context.Context, q docent.Question, t Thread, out Poster) (docent.Turn, Stream, error) {
-	sa, ok := b.asker.(StreamAsker)
-	st, canStream := out.(Streamer)
-	if !ok || !canStream {
-		turn, err := b.asker.Ask(ctx, q)
-		return turn, nil, err
-	}
-	var stream Stream
-	failed := false
-	turn, err := sa.AskStream(ctx, q, func(delta string) {
-		if failed || delta == "" {
-			return
-		}
-		if stream == nil {
-			s, err := st.StartStream(ctx, t)
-			if err != nil {
-				failed = true
-				b.log.WarnContext(ctx, "start stream failed", slog.String("thread", t.ID), slog.Any("error", err))
-				return
-			}
-			stream = s
-		}
-		if err := stream.Append(ctx, delta); err != nil {
-			b.log.WarnContext(ctx, "stream append failed", slog.String("thread", t.ID), slog.Any("error", err))
-		}
-	})
-	return turn, stream, err
+	return out.Reply(ctx, t, b.reply(ctx, turn))
 }
 
 // followUp reports whether a message in a thread the bot answers is a

@@ -103,25 +103,23 @@ func newEnvAt(t *testing.T, path string, cfg bot.Config, stale bot.StaleChecker)
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &env{db: db, out: &poster{}, status: docent.StatusAnswered}
-	rec := answer.NewRecorder(answererFunc(e.answer), db, nil, slog.New(slog.DiscardHandler), nil)
+	ans := answererFunc(func(_ context.Context, q docent.Question) (docent.Answer, error) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.asks = append(e.asks, q)
+		if e.err != nil {
+			return docent.Answer{Status: docent.StatusError}, e.err
+		}
+		a := docent.Answer{Status: e.status, Text: "Answer to " + q.Text + " [1].",
+			Citations: []docent.Citation{{N: 1, DocID: "hb:it/vpn.md", Title: "VPN", URL: "https://docs/vpn"}}}
+		if e.status == docent.StatusNotFound {
+			a.Text, a.Citations = answer.NotFoundText, nil
+		}
+		return a, nil
+	})
+	rec := answer.NewRecorder(ans, db, nil, slog.New(slog.DiscardHandler), nil)
 	e.bot = bot.New("slack", rec, db, stale, cfg, nil)
 	return e
-}
-
-// answer is the scripted pipeline: it records q and answers as scripted.
-func (e *env) answer(_ context.Context, q docent.Question) (docent.Answer, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.asks = append(e.asks, q)
-	if e.err != nil {
-		return docent.Answer{Status: docent.StatusError}, e.err
-	}
-	a := docent.Answer{Status: e.status, Text: "Answer to " + q.Text + " [1].",
-		Citations: []docent.Citation{{N: 1, DocID: "hb:it/vpn.md", Title: "VPN", URL: "https://docs/vpn"}}}
-	if e.status == docent.StatusNotFound {
-		a.Text, a.Citations = answer.NotFoundText, nil
-	}
-	return a, nil
 }
 
 func (e *env) questions() []docent.Question {
@@ -453,136 +451,5 @@ func TestEscalationFailureTellsTheAsker(t *testing.T) {
 	// The thread is not left silenced.
 	if h, ok, _ := e.db.ThreadHandoff(ctx, thread.Platform, thread.Channel, thread.ID); ok && h.State != docent.HandoffResolved {
 		t.Errorf("a failed escalation left the thread handed off: %+v", h)
-	}
-}
-
-func TestForumPostInAutoAnswerForumIsAQuestion(t *testing.T) {
-	cfg := bot.Config{Channels: map[string]bot.ChannelConfig{"F-help": {AutoAnswer: true}}}
-	for _, tt := range []struct {
-		name string
-		post bool
-		want bool
-	}{{"forum post", true, true}, {"plain message", false, false}} {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, cfg, nil)
-			m := bot.Message{Thread: bot.Thread{Platform: "slack", Channel: "F-help", ID: "7"}, User: "U1",
-				Text: "VPN token stopped working after the update", TopLevel: true, Post: tt.post}
-			if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
-				t.Fatal(err)
-			}
-			if got := len(e.questions()) == 1; got != tt.want {
-				t.Errorf("answered = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// streamAsker is a scripted streaming model in front of the real
-// Recorder: it reports deltas, then answers (or fails) as the env says.
-type streamAsker struct {
-	rec    *answer.Recorder
-	deltas []string
-}
-
-func (s streamAsker) Ask(ctx context.Context, q docent.Question) (docent.Turn, error) {
-	return s.rec.Ask(ctx, q)
-}
-
-func (s streamAsker) AskStream(ctx context.Context, q docent.Question, onDelta func(string)) (docent.Turn, error) {
-	for _, d := range s.deltas {
-		onDelta(d)
-	}
-	return s.rec.Ask(ctx, q)
-}
-
-// streamPoster records streams and working indicators besides replies.
-type streamPoster struct {
-	poster
-	events []string
-	finals []bot.Reply
-}
-
-func (p *streamPoster) StartStream(_ context.Context, t bot.Thread) (bot.Stream, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.events = append(p.events, "start "+t.ID)
-	return &recStream{p}, nil
-}
-
-func (p *streamPoster) Working(_ context.Context, t bot.Thread) func() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.events = append(p.events, "working "+t.ID)
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.events = append(p.events, "done")
-	}
-}
-
-type recStream struct{ p *streamPoster }
-
-func (s *recStream) Append(_ context.Context, d string) error {
-	s.p.mu.Lock()
-	defer s.p.mu.Unlock()
-	s.p.events = append(s.p.events, "append "+d)
-	return nil
-}
-
-func (s *recStream) Finish(_ context.Context, r bot.Reply) error {
-	s.p.mu.Lock()
-	defer s.p.mu.Unlock()
-	s.p.events = append(s.p.events, "finish "+string(r.Kind))
-	s.p.finals = append(s.p.finals, r)
-	return nil
-}
-
-func TestStreamingAnswer(t *testing.T) {
-	tests := []struct {
-		name       string
-		deltas     []string
-		status     docent.Status
-		err        error
-		wantEvents []string
-		wantReply  bot.ReplyKind // through Reply, when nothing streamed
-	}{
-		{"answer streams then finishes with sources and buttons", []string{"Open the ", "VPN portal [1]."}, docent.StatusAnswered, nil,
-			[]string{"working 100.1", "start 100.1", "append Open the ", "append VPN portal [1].", "finish answer", "done"}, ""},
-		{"failure after streaming finishes the stream with an apology", []string{"Open the "}, docent.StatusAnswered, errors.New("provider down"),
-			[]string{"working 100.1", "start 100.1", "append Open the ", "finish failed", "done"}, ""},
-		{"not found never streams", nil, docent.StatusNotFound, nil,
-			[]string{"working 100.1", "done"}, bot.ReplyNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, bot.Config{}, nil)
-			e.status, e.err = tt.status, tt.err
-			rec := answer.NewRecorder(answererFunc(func(c context.Context, q docent.Question) (docent.Answer, error) {
-				return e.answer(c, q)
-			}), e.db, nil, slog.New(slog.DiscardHandler), nil)
-			b := bot.New("slack", streamAsker{rec, tt.deltas}, e.db, nil, bot.Config{}, nil)
-			out := &streamPoster{}
-			m := msg("Ev1", "U1", "how do I reset my vpn token?")
-			m.Mentioned = true
-			err := b.HandleMessage(ctx, m, out)
-			if (err != nil) != (tt.err != nil) {
-				t.Fatalf("err = %v, want %v", err, tt.err)
-			}
-			if !slices.Equal(out.events, tt.wantEvents) {
-				t.Errorf("events = %q, want %q", out.events, tt.wantEvents)
-			}
-			if len(out.finals) == 1 {
-				f := out.finals[0]
-				if f.TurnID == 0 || len(f.Buttons) == 0 || (f.Kind == bot.ReplyAnswer && len(f.Citations) != 1) {
-					t.Errorf("final reply = %+v, want the turn, its sources and buttons", f)
-				}
-			}
-			if tt.wantReply != "" && (out.count() != 1 || out.last(t).Kind != tt.wantReply) {
-				t.Errorf("replies = %+v, want one %s", out.replies, tt.wantReply)
-			}
-			if tt.wantReply == "" && out.count() != 0 {
-				t.Errorf("a streamed answer was also posted through Reply: %+v", out.replies)
-			}
-		})
 	}
 }
