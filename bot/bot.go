@@ -193,6 +193,42 @@ type Poster interface {
 	UpdateEscalation(ctx context.Context, h docent.Handoff) error
 }
 
+// Indicator is a Poster that can show people the bot is working on their
+// question (a reaction, a status line, a typing indicator).
+type Indicator interface {
+	// Working is called once the core has decided to answer m, before it
+	// asks; first is true for the conversation's first question. The
+	// returned function is called after the reply was posted.
+	Working(ctx context.Context, m Message, first bool) (done func())
+}
+
+// StreamAsker is an Asker that can hand out an answer's text while it is
+// being written (answer.Recorder, with a streaming model).
+type StreamAsker interface {
+	Asker
+	// AskStream is Ask, calling onDelta with each new piece of the
+	// provisional answer text, in order and never concurrently. The
+	// returned turn holds the verified answer, which replaces what was
+	// streamed.
+	AskStream(ctx context.Context, q docent.Question, onDelta func(delta string)) (docent.Turn, error)
+}
+
+// Streamer is a Poster that can show an answer growing in a thread. The
+// core streams only when both its Asker and the Poster can.
+type Streamer interface {
+	// StartStream starts a message in thread t that Append grows.
+	StartStream(ctx context.Context, t Thread) (Stream, error)
+}
+
+// Stream is an answer being shown while it is written.
+type Stream interface {
+	// Append adds text to the message.
+	Append(ctx context.Context, text string) error
+	// Finish ends the stream with the final reply (verified text,
+	// sources, buttons), which replaces the streamed text.
+	Finish(ctx context.Context, r Reply) error
+}
+
 // FollowUps says which messages in a thread the bot answers without a
 // mention.
 type FollowUps string
@@ -351,18 +387,78 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	for _, tu := range history {
 		q.History = append(q.History, docent.Exchange{Question: tu.Question.Text, Answer: tu.Answer.Text})
 	}
-	turn, askErr := b.asker.Ask(ctx, q)
+	if ind, ok := out.(Indicator); ok {
+		done := ind.Working(ctx, m, len(history) == 0)
+		defer done()
+	}
+	s := &streaming{b: b, t: t, out: out}
+	turn, askErr := s.ask(ctx, q)
 	if errors.Is(askErr, docent.ErrEmptyQuestion) {
 		return nil
 	}
 	if askErr != nil {
 		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
 			slog.String("error", turn.Answer.Trace.Error))
-		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
+		err := s.post(ctx, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
 			Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"})
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}
-	return out.Reply(ctx, t, b.reply(ctx, turn))
+	return s.post(ctx, b.reply(ctx, turn))
+}
+
+// streaming asks a question and posts its reply, showing the answer
+// while it is written when both the Asker and the Poster can stream. The
+// stream starts with the first piece of text, so an answer decided before
+// generation (not found, uncertain) is posted as a plain reply.
+type streaming struct {
+	b   *Bot
+	t   Thread
+	out Poster
+	// s is the stream once started; broken stops appending after a
+	// failure (the final reply still replaces what was shown).
+	s      Stream
+	broken bool
+}
+
+func (s *streaming) ask(ctx context.Context, q docent.Question) (docent.Turn, error) {
+	sa, canAsk := s.b.asker.(StreamAsker)
+	st, canPost := s.out.(Streamer)
+	if !canAsk || !canPost {
+		return s.b.asker.Ask(ctx, q)
+	}
+	return sa.AskStream(ctx, q, func(delta string) {
+		if s.broken || delta == "" {
+			return
+		}
+		if s.s == nil {
+			stream, err := st.StartStream(ctx, s.t)
+			if err != nil {
+				s.b.log.WarnContext(ctx, "start stream", slog.String("thread", s.t.ID), slog.Any("error", err))
+				s.broken = true
+				return
+			}
+			s.s = stream
+		}
+		if err := s.s.Append(ctx, delta); err != nil {
+			s.b.log.WarnContext(ctx, "append to stream", slog.String("thread", s.t.ID), slog.Any("error", err))
+			s.broken = true
+		}
+	})
+}
+
+// post posts the final reply: it replaces the streamed message when one
+// was started, and is posted on its own otherwise (or when finishing the
+// stream fails: never silent).
+func (s *streaming) post(ctx context.Context, r Reply) error {
+	if s.s == nil {
+		return s.out.Reply(ctx, s.t, r)
+	}
+	err := s.s.Finish(ctx, r)
+	if err == nil {
+		return nil
+	}
+	s.b.log.WarnContext(ctx, "finish stream; posting the reply on its own", slog.String("thread", s.t.ID), slog.Any("error", err))
+	return s.out.Reply(ctx, s.t, r)
 }
 
 // followUp reports whether a message in a thread the bot answers is a

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -451,5 +452,165 @@ func TestEscalationFailureTellsTheAsker(t *testing.T) {
 	// The thread is not left silenced.
 	if h, ok, _ := e.db.ThreadHandoff(ctx, thread.Platform, thread.Channel, thread.ID); ok && h.State != docent.HandoffResolved {
 		t.Errorf("a failed escalation left the thread handed off: %+v", h)
+	}
+}
+
+// busyPoster is a poster that shows it is working, and records when.
+type busyPoster struct {
+	poster
+	events []string
+}
+
+func (p *busyPoster) Working(_ context.Context, m bot.Message, first bool) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, "working:"+m.Text+":"+strconv.FormatBool(first))
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.events = append(p.events, "done:"+strconv.Itoa(len(p.replies)))
+	}
+}
+
+func TestIndicatorWrapsTheAnswer(t *testing.T) {
+	e := newEnv(t, bot.Config{UserRate: 2}, nil)
+	out := &busyPoster{}
+	first := msg("Ev1", "U1", "how many vacation days do employees get?")
+	first.Mentioned, first.TopLevel = true, true
+	for _, m := range []bot.Message{first, msg("Ev2", "U1", "thanks!"), msg("Ev3", "U1", "and for contractors?"),
+		msg("Ev4", "U1", "and for interns?")} {
+		if err := e.bot.HandleMessage(ctx, m, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The remark is not answered and the rate-limited question gets a
+	// notice: neither shows the bot working.
+	want := []string{"working:how many vacation days do employees get?:true", "done:1",
+		"working:and for contractors?:false", "done:2"}
+	if !slices.Equal(out.events, want) {
+		t.Errorf("indicator events = %q, want %q", out.events, want)
+	}
+}
+
+// streamAsker is the real Recorder with a scripted stream of text before
+// the answer.
+type streamAsker struct {
+	*answer.Recorder
+	deltas []string
+}
+
+func (s streamAsker) AskStream(ctx context.Context, q docent.Question, onDelta func(string)) (docent.Turn, error) {
+	for _, d := range s.deltas {
+		onDelta(d)
+	}
+	return s.Ask(ctx, q)
+}
+
+// streamPoster records streams: each is its appended text and final reply.
+type streamPoster struct {
+	poster
+	streams   []*stream
+	startErr  error
+	finishErr error
+}
+
+type stream struct {
+	p      *streamPoster
+	thread bot.Thread
+	text   string
+	final  *bot.Reply
+}
+
+func (p *streamPoster) StartStream(_ context.Context, t bot.Thread) (bot.Stream, error) {
+	if p.startErr != nil {
+		return nil, p.startErr
+	}
+	s := &stream{p: p, thread: t}
+	p.streams = append(p.streams, s)
+	return s, nil
+}
+
+func (s *stream) Append(_ context.Context, text string) error {
+	s.text += text
+	return nil
+}
+
+func (s *stream) Finish(_ context.Context, r bot.Reply) error {
+	if s.p.finishErr != nil {
+		return s.p.finishErr
+	}
+	s.final = &r
+	return nil
+}
+
+func TestStreamedAnswers(t *testing.T) {
+	tests := []struct {
+		name      string
+		deltas    []string
+		status    docent.Status
+		err       error
+		startErr  error
+		finishErr error
+		// streamed is the text the stream showed ("" when none started);
+		// final the kind that replaced it; replies the plain replies.
+		streamed string
+		final    bot.ReplyKind
+		replies  int
+	}{
+		{name: "answer streams, then the verified reply replaces it", deltas: []string{"Reset it ", "in Gatekeeper [1]."},
+			status: docent.StatusAnswered, streamed: "Reset it in Gatekeeper [1].", final: bot.ReplyAnswer},
+		{name: "no text streamed: a plain reply", status: docent.StatusNotFound, replies: 1},
+		{name: "declined after streaming: not found replaces the text", deltas: []string{"Maybe"},
+			status: docent.StatusNotFound, streamed: "Maybe", final: bot.ReplyNotFound},
+		{name: "failed after streaming: the apology replaces the text", deltas: []string{"Reset"},
+			err: errors.New("provider down"), streamed: "Reset", final: bot.ReplyFailed},
+		{name: "stream refused: a plain reply", deltas: []string{"Reset"}, status: docent.StatusAnswered,
+			startErr: errors.New("not_allowed"), replies: 1},
+		{name: "finishing fails: the reply is posted on its own", deltas: []string{"Reset"}, status: docent.StatusAnswered,
+			finishErr: errors.New("message_not_found"), streamed: "Reset", replies: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := store.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			ans := answererFunc(func(_ context.Context, q docent.Question) (docent.Answer, error) {
+				if tt.err != nil {
+					return docent.Answer{Status: docent.StatusError}, tt.err
+				}
+				return docent.Answer{Status: tt.status, Text: "Reset it in Gatekeeper [1].",
+					Citations: []docent.Citation{{N: 1, DocID: "hb:it/vpn.md", Title: "VPN", URL: "https://docs/vpn"}}}, nil
+			})
+			rec := answer.NewRecorder(ans, db, nil, slog.New(slog.DiscardHandler), nil)
+			b := bot.New("slack", streamAsker{rec, tt.deltas}, db, nil, bot.Config{}, nil)
+			out := &streamPoster{startErr: tt.startErr, finishErr: tt.finishErr}
+			m := msg("Ev1", "U1", "how do I reset my vpn token?")
+			m.Mentioned = true
+			err = b.HandleMessage(ctx, m, out)
+			if (err != nil) != (tt.err != nil) {
+				t.Fatalf("err = %v, want %v", err, tt.err)
+			}
+			if tt.streamed == "" {
+				if len(out.streams) != 0 {
+					t.Errorf("%d streams started, want none", len(out.streams))
+				}
+			} else {
+				if len(out.streams) != 1 {
+					t.Fatalf("%d streams started, want 1", len(out.streams))
+				}
+				s := out.streams[0]
+				if s.text != tt.streamed || s.thread != thread {
+					t.Errorf("stream showed %q in %+v, want %q in %+v", s.text, s.thread, tt.streamed, thread)
+				}
+				if got := s.final; (got == nil) != (tt.final == "") || got != nil && (got.Kind != tt.final || got.TurnID == 0) {
+					t.Errorf("stream finished with %+v, want kind %q", got, tt.final)
+				}
+			}
+			if n := out.count(); n != tt.replies {
+				t.Errorf("%d plain replies, want %d", n, tt.replies)
+			}
+		})
 	}
 }
