@@ -187,9 +187,11 @@ func (c *Client) target(ctx context.Context, t bot.Thread, place placement, ques
 	return t.Channel, &discordgo.MessageReference{MessageID: t.ID, ChannelID: t.Channel, FailIfNotExists: &no}, nil
 }
 
-// Working shows Discord's typing indicator in the thread the answer goes
-// to, refreshed until done (a deferred /ask already shows one).
-func (p *poster) Working(ctx context.Context, t bot.Thread) func() {
+// Working shows Discord's typing indicator where the answer to m goes
+// (starting its thread), refreshed until done; a deferred /ask already
+// shows one.
+func (p *poster) Working(ctx context.Context, m bot.Message, _ bool) func() {
+	t := m.Thread
 	if p.ix != nil {
 		return func() {}
 	}
