@@ -7,10 +7,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/discord"
 	"github.com/docent-hq/docent/config"
 )
+
+// The recorder streams answers to the chat adapters that can show them.
+var _ bot.StreamAsker = (*answer.Recorder)(nil)
 
 // chatAdapter is a chat platform's adapter as serve runs it.
 type chatAdapter interface {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot/discord/discordtest"
+	"github.com/docent-hq/docent/llm/llmtest"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -296,5 +297,38 @@ func TestConfigRedactsDiscordToken(t *testing.T) {
 	if strings.Contains(out.String(), "MTE.secret.token") || !strings.Contains(out.String(), "token: REDACTED") ||
 		!strings.Contains(out.String(), "chat discord:") {
 		t.Errorf("docent config =\n%s\nwant the token redacted and the Discord adapter listed", out.String())
+	}
+}
+
+// TestServeDiscordStreamsAModelAnswer: with a streaming model (the
+// OpenAI-compatible API, served locally), serve wires answer.Recorder's
+// AskStream to the Discord adapter: the answer appears in one message
+// while it is written, then becomes the verified answer with its sources
+// and buttons.
+func TestServeDiscordStreamsAModelAnswer(t *testing.T) {
+	srv := discordtest.NewServer(t)
+	help := srv.AddChannel("help", discordtest.ChannelText)
+	alice := srv.AddUser("alice")
+	dir := t.TempDir()
+	copyHandbook(t, filepath.Join(dir, "data"))
+	servers := modelServers(t)
+	cfg := llmConfig(t, dir, "openai", "offline", servers, "discord:\n  token: ${DISCORD_TOKEN}\n  api_url: "+srv.URL+"\n")
+	env := map[string]string{"DISCORD_TOKEN": srv.Token}
+	for k, v := range testKeys {
+		env[k] = v
+	}
+	mustServeConfig(t, cfg, env, io.Discard)
+	srv.WaitReady(t)
+
+	q := srv.Post(help.ID, alice, srv.Bot.Mention()+" How much are hotel stays reimbursed per night?")
+	m := answerIn(t, srv, q.ID)
+	if len(srv.BotMessages(q.ID)) != 1 || m.Edits < 2 || len(m.History) < 2 || !strings.HasSuffix(m.History[len(m.History)-1], " ▍") {
+		t.Errorf("answer message edited %d times through %q: want it posted at once, shown growing, then replaced", m.Edits, m.History)
+	}
+	if links := cited(m); len(links) == 0 || !strings.Contains(links[0], "/docs/handbook/") {
+		t.Errorf("streamed answer %q cites %q, want the handbook", m.Content, links)
+	}
+	if calls := servers["openai"].Calls(); !slices.ContainsFunc(calls, func(c llmtest.Call) bool { return c.Stream }) {
+		t.Errorf("the model was never asked to stream")
 	}
 }
