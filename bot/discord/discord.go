@@ -238,13 +238,15 @@ func (c *Client) Close(ctx context.Context) error {
 		return nil
 	}
 	c.closing = true
+	connected := c.connected
 	c.mu.Unlock()
 
-	// A close before discordgo's first heartbeat could otherwise start a
-	// reconnect loop.
-	c.s.Lock()
-	c.s.ShouldReconnectOnError = false
-	c.s.Unlock()
+	// discordgo sends its first heartbeat without checking whether the
+	// session is closing: closed before that beat, the session would
+	// reconnect. It marks DataReady once the beat is out.
+	for deadline := time.Now().Add(5 * time.Second); connected && !c.beating() && time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(10 * time.Millisecond)
+	}
 	err := c.s.Close()
 
 	done := make(chan struct{})
@@ -261,6 +263,13 @@ func (c *Client) Close(ctx context.Context) error {
 		return fmt.Errorf("discord: close gateway: %w", err)
 	}
 	return nil
+}
+
+// beating reports whether the gateway session has sent a heartbeat.
+func (c *Client) beating() bool {
+	c.s.RLock()
+	defer c.s.RUnlock()
+	return c.s.DataReady
 }
 
 // spawn runs fn for one event in its own goroutine, unless the client is
