@@ -157,6 +157,10 @@ func (c *Client) onCommand(ctx context.Context, ix *discordgo.Interaction) {
 	if err := c.core.HandleMessage(ctx, msg, p); err != nil {
 		c.log.ErrorContext(ctx, "discord: handle /"+c.cfg.Command, slog.String("interaction", ix.ID),
 			slog.String("thread", msg.Thread.ID), slog.Any("error", err))
+		if p.takePending() { // failed before any reply: say so rather than spin
+			_ = p.fillOriginal(ctx, c.render(bot.Reply{Kind: bot.ReplyFailed,
+				Text: "Sorry, something went wrong. Please try again in a moment."}, msg.Thread))
+		}
 	}
 }
 
