@@ -39,34 +39,16 @@ discord:
 }
 
 // mustServeConfig boots docent serve in this process with a config file
-// and returns a stop function that waits for a graceful shutdown.
+// (see serveMain) and returns a stop function, also run at cleanup, that
+// waits for a graceful shutdown.
 func mustServeConfig(tb testing.TB, configPath string, env map[string]string, stderr io.Writer) func() error {
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
-	m := &Main{ConfigPath: configPath, Stdout: io.Discard, Stderr: stderr, Getenv: envOf(env),
-		OnListen: func(a string) { addr <- a }}
-	done := make(chan error, 1)
-	go func() {
-		err := m.Serve(ctx, []string{"--addr", "127.0.0.1:0"})
-		m.Close()
-		done <- err
-	}()
-	select {
-	case <-addr:
-		var once sync.Once
-		var err error
-		stop := func() error { once.Do(func() { cancel(); err = <-done }); return err }
-		tb.Cleanup(func() { stop() })
-		return stop
-	case err := <-done:
-		cancel()
-		tb.Fatalf("serve exited before listening: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		tb.Fatal("serve did not listen within 30s")
-	}
-	return nil
+	_, stopServe := serveMain(tb, &Main{ConfigPath: configPath, Stdout: io.Discard, Stderr: stderr, Getenv: envOf(env)})
+	var once sync.Once
+	var err error
+	stop := func() error { once.Do(func() { err = stopServe() }); return err }
+	tb.Cleanup(func() { stop() })
+	return stop
 }
 
 // answerIn waits for the bot's answer (the message with buttons) in a

@@ -365,16 +365,20 @@ func (s *Server) webhookMessageLocked(w http.ResponseWriter, r *http.Request, st
 	return m, true
 }
 
-func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) {
+// webhookMessage runs fn, under the lock, on the message a webhook URL
+// names: "@original" or a follow-up.
+func (s *Server) webhookMessage(w http.ResponseWriter, r *http.Request, fn func(m *Message)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, ok := s.webhookLocked(w, r)
-	if !ok {
-		return
+	if st, ok := s.webhookLocked(w, r); ok {
+		if m, ok := s.webhookMessageLocked(w, r, st); ok {
+			fn(m)
+		}
 	}
-	if m, ok := s.webhookMessageLocked(w, r, st); ok {
-		writeJSON(w, http.StatusOK, m)
-	}
+}
+
+func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) {
+	s.webhookMessage(w, r, func(m *Message) { writeJSON(w, http.StatusOK, m) })
 }
 
 func (s *Server) editWebhookMessage(w http.ResponseWriter, r *http.Request) {
@@ -382,37 +386,21 @@ func (s *Server) editWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &body) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.webhookLocked(w, r)
-	if !ok {
-		return
-	}
-	m, ok := s.webhookMessageLocked(w, r, st)
-	if !ok {
-		return
-	}
-	if e := s.editLocked(m, &body); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	writeJSON(w, http.StatusOK, m)
+	s.webhookMessage(w, r, func(m *Message) {
+		if e := s.editLocked(m, &body); e != nil {
+			writeErr(w, http.StatusBadRequest, e)
+			return
+		}
+		writeJSON(w, http.StatusOK, m)
+	})
 }
 
 func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.webhookLocked(w, r)
-	if !ok {
-		return
-	}
-	m, ok := s.webhookMessageLocked(w, r, st)
-	if !ok {
-		return
-	}
-	delete(s.messages, m.ID)
-	s.touchLocked()
-	w.WriteHeader(http.StatusNoContent)
+	s.webhookMessage(w, r, func(m *Message) {
+		delete(s.messages, m.ID)
+		s.touchLocked()
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // followup is "create followup message". Right after a deferred channel
