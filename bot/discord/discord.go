@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
 
 	"github.com/docent-hq/docent/bot"
 )
@@ -200,6 +201,9 @@ func (c *Client) Open(ctx context.Context) error {
 	}
 	if !connected {
 		if err := c.s.Open(); err != nil {
+			if unauthorized(err) {
+				return fmt.Errorf("%w: %w", ErrUnauthorized, clean(err))
+			}
 			return fmt.Errorf("discord: connect to the gateway: %w", clean(err))
 		}
 		c.mu.Lock()
@@ -228,14 +232,13 @@ func (c *Client) Open(ctx context.Context) error {
 	return nil
 }
 
-// Close stops taking events, closes the gateway, and waits for the
-// answers in flight to be posted (until ctx ends, when they are
-// cancelled).
-func (c *Client) Close(ctx context.Context) error {
+// Stop stops taking events and closes the gateway; answers in flight go
+// on (Close waits for them).
+func (c *Client) Stop() {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
-		return nil
+		return
 	}
 	c.closing = true
 	connected := c.connected
@@ -244,11 +247,19 @@ func (c *Client) Close(ctx context.Context) error {
 	// discordgo sends its first heartbeat without checking whether the
 	// session is closing: closed before that beat, the session would
 	// reconnect. It marks DataReady once the beat is out.
-	for deadline := time.Now().Add(5 * time.Second); connected && !c.beating() && time.Now().Before(deadline) && ctx.Err() == nil; {
+	for deadline := time.Now().Add(5 * time.Second); connected && !c.beating() && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	err := c.s.Close()
+	if err := c.s.Close(); err != nil {
+		c.log.Warn("discord: close the gateway", slog.Any("error", err))
+	}
+}
 
+// Close stops taking events, closes the gateway, and waits for the
+// answers in flight to be posted (until ctx ends, when they are
+// cancelled).
+func (c *Client) Close(ctx context.Context) error {
+	c.Stop()
 	done := make(chan struct{})
 	go func() { c.inflight.Wait(); close(done) }()
 	select {
@@ -259,9 +270,6 @@ func (c *Client) Close(ctx context.Context) error {
 		<-done
 	}
 	c.cancel()
-	if err != nil {
-		return fmt.Errorf("discord: close gateway: %w", err)
-	}
 	return nil
 }
 
@@ -389,6 +397,20 @@ func clean(err error) error {
 		return fmt.Errorf("%s request: %w", ue.Op, ue.Err)
 	}
 	return err
+}
+
+// ErrUnauthorized is returned by Open when Discord refuses the token.
+var ErrUnauthorized = errors.New("discord: the bot token was refused")
+
+// unauthorized reports whether err is Discord refusing the token: 401
+// from the API, or the gateway closing with 4004.
+func unauthorized(err error) bool {
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+		return true
+	}
+	var ce *websocket.CloseError
+	return errors.As(err, &ce) && ce.Code == 4004
 }
 
 // restCode returns the Discord error code of a REST error, or 0.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,20 +38,22 @@ discord:
   escalation_channel: "` + staff + `"
   escalation_role: "` + role + `"
   group_name: the docs team
+  public_key: ` + srv.PublicKey() + `
 ` + channels
 }
 
 // mustServeConfig boots docent serve in this process with a config file
-// (see serveMain) and returns a stop function, also run at cleanup, that
-// waits for a graceful shutdown.
-func mustServeConfig(tb testing.TB, configPath string, env map[string]string, stderr io.Writer) func() error {
+// (see serveMain), waits until it is ready, and returns its base URL and a
+// stop function, also run at cleanup, that waits for a graceful shutdown.
+func mustServeConfig(tb testing.TB, configPath string, env map[string]string, stderr io.Writer) (string, func() error) {
 	tb.Helper()
-	_, stopServe := serveMain(tb, &Main{ConfigPath: configPath, Stdout: io.Discard, Stderr: stderr, Getenv: envOf(env)})
+	base, stopServe := serveMain(tb, &Main{ConfigPath: configPath, Stdout: io.Discard, Stderr: stderr, Getenv: envOf(env)})
 	var once sync.Once
 	var err error
 	stop := func() error { once.Do(func() { err = stopServe() }); return err }
 	tb.Cleanup(func() { stop() })
-	return stop
+	waitReady(tb, base)
+	return base, stop
 }
 
 // answerIn waits for the bot's answer (the message with buttons) in a
@@ -94,8 +99,29 @@ func TestServeDiscordEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs syncBuffer
-	stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, &logs)
+	base, stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, &logs)
 	srv.WaitReady(t)
+
+	// With the application's public key configured, interactions are
+	// served beside the API, verified.
+	ping := []byte(`{"type":1,"id":"1","application_id":"` + srv.AppID + `","token":"t","version":1}`)
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	for _, tc := range []struct {
+		sig  string
+		want int
+	}{{srv.Sign(ts, ping), http.StatusOK}, {srv.Sign(ts, []byte("{}")), http.StatusUnauthorized}} {
+		req, _ := http.NewRequest(http.MethodPost, base+"/discord/interactions", bytes.NewReader(ping))
+		req.Header.Set("X-Signature-Ed25519", tc.sig)
+		req.Header.Set("X-Signature-Timestamp", ts)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("POST /discord/interactions = %d, want %d", resp.StatusCode, tc.want)
+		}
+	}
 
 	q := srv.Post(general.ID, alice, srv.Bot.Mention()+" How do I reset my VPN token?")
 	m := answerIn(t, srv, q.ID)
@@ -166,7 +192,7 @@ A contractor's VPN token is reset the same way, after their manager approves the
 	if err := os.WriteFile(cfg, []byte(discordYAML(dataDir, srv, staff.ID, role, sources, channels)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, io.Discard)
+	_, stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, io.Discard)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("serve: %v", err)
@@ -236,6 +262,12 @@ func TestDocentBinaryServesDiscord(t *testing.T) {
 		}
 	})
 	srv.WaitReady(t)
+	var addr []string
+	srv.WaitFor(t, "the serving line", func() bool {
+		addr = regexp.MustCompile(`msg=serving addr=(\S+)`).FindStringSubmatch(stderr.String())
+		return addr != nil
+	})
+	waitReady(t, "http://"+addr[1])
 
 	q := srv.Post(help.ID, alice, srv.Bot.Mention()+" How do I reset my VPN token?")
 	m := answerIn(t, srv, q.ID)
@@ -312,5 +344,33 @@ func TestServeDiscordStreamsAModelAnswer(t *testing.T) {
 	}
 	if calls := servers["openai"].Calls(); !slices.ContainsFunc(calls, func(c llmtest.Call) bool { return c.Stream }) {
 		t.Errorf("the model was never asked to stream")
+	}
+}
+
+// TestServeStopsOnARefusedDiscordToken: a token Discord refuses stops
+// serve with an error that says so (without the token), rather than
+// retrying forever.
+func TestServeStopsOnARefusedDiscordToken(t *testing.T) {
+	srv := discordtest.NewServer(t)
+	dataDir := handbookData(t)
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	yaml := "data_dir: " + dataDir + "\nsync:\n  schedule: \"off\"\ndiscord:\n  token: ${DISCORD_TOKEN}\n  api_url: " + srv.URL + "\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(map[string]string{"DISCORD_TOKEN": "MTE.wrong.token"})}
+	done := make(chan error, 1)
+	go func() { done <- m.Serve(context.Background(), []string{"--addr", "127.0.0.1:0"}); m.Close() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "token was refused") || strings.Contains(err.Error(), "MTE.wrong.token") {
+			t.Errorf("serve = %v, want the refused token named (not shown)", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve kept running with a refused token")
+	}
+	if strings.Contains(logs.String(), "MTE.wrong.token") {
+		t.Errorf("the token is in the logs")
 	}
 }

@@ -107,10 +107,7 @@ func seams(cfg config.Config) []Seam {
 	for _, s := range cfg.Sources {
 		out = append(out, Seam{"source " + s.Name, s.Type, sourceTypes[s.Type].about})
 	}
-	if cfg.Discord.Enabled() {
-		out = append(out, Seam{"chat discord", cfg.Discord.APIURL, "bot/discord: discordgo gateway and REST"})
-	}
-	return out
+	return append(out, chatSeams(cfg)...)
 }
 
 // formatSeams renders seams as YAML comments, one per line.

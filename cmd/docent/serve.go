@@ -22,11 +22,9 @@ import (
 )
 
 // Serve syncs when the index is empty, then serves HTTP until ctx ends,
-// running scheduled syncs meanwhile; configured chat adapters (Discord)
-// connect once the first sync is through. On SIGINT/SIGTERM it stops
-// accepting requests, lets in-flight ones finish (server.shutdown_timeout),
-// closes the chat adapters (no new events; answers in flight are posted),
-// cancels running syncs and waits for them before closing the index.
+// running scheduled syncs meanwhile. On SIGINT/SIGTERM it stops accepting
+// requests, lets in-flight ones finish (server.shutdown_timeout), cancels
+// running syncs and waits for them before closing the index.
 func (m *Main) Serve(ctx context.Context, args []string) error {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(m.Stderr)
@@ -52,10 +50,6 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
-	chat, err := m.openChat()
-	if err != nil {
-		return err
-	}
 	sched := connectors.NewScheduler(readySyncer{m.syncer(), server}, m.Log,
 		connectors.SchedulerOptions{Workers: m.Config.Sync.Workers})
 	for _, sc := range m.Config.Sources {
@@ -75,6 +69,16 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		}
 	}
 
+	chats, err := m.openChats(ctx)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", server.Handler())
+	for _, c := range chats {
+		c.Routes(mux)
+	}
+
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
@@ -83,7 +87,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		m.OnListen(ln.Addr().String())
 	}
 	srv := &http.Server{
-		Handler:           chat.handler(server.Handler()),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      api.AskTimeout + 10*time.Second,
@@ -96,12 +100,10 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	// Syncs run under their own context, cancelled after HTTP has drained.
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
-	indexed := make(chan struct{}) // the chat adapters connect once the first sync is through
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
 			server.SetReady(true)
 		}
-		close(indexed)
 		if err := sched.Start(syncCtx); err != nil {
 			m.Log.Error("start scheduler", slog.Any("error", err))
 			return
@@ -109,25 +111,42 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		sched.Wait()
 	})
 
-	chat.start(indexed)
+	// Chat adapters receive events under their own context: cancelled
+	// first at shutdown, so that no new question is taken.
+	chatCtx, stopChats := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopChats()
+	chatErr := make(chan error, len(chats))
+	var running sync.WaitGroup
+	for _, c := range chats {
+		running.Go(func() {
+			if err := c.Run(chatCtx); err != nil {
+				chatErr <- err
+			}
+		})
+	}
 
 	select {
 	case err = <-serveErr:
 		err = fmt.Errorf("serve: http: %w", err)
+	case err = <-chatErr:
 	case <-ctx.Done():
 		m.Log.Info("shutting down")
 	}
 	shutdownCtx, stop := context.WithTimeout(context.Background(), m.Config.Server.ShutdownTimeout)
 	defer stop()
+	// In order: stop taking chat events, stop taking requests, finish the
+	// answers in flight, then syncs.
+	stopChats()
+	running.Wait()
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
 		m.Log.Warn("in-flight requests did not finish in time; closing", slog.Any("error", serr))
 		_ = srv.Close()
 	}
-	// Then the chat adapters stop taking events and post their answers in
-	// flight, before syncs stop and the store closes.
-	chatCtx, stopChat := context.WithTimeout(context.Background(), m.Config.Server.ShutdownTimeout)
-	defer stopChat()
-	chat.stop(chatCtx)
+	for _, c := range chats {
+		if cerr := c.Shutdown(shutdownCtx); cerr != nil {
+			m.Log.Warn("chat answers in flight did not finish in time", slog.Any("error", cerr))
+		}
+	}
 	cancelSyncs()
 	syncs.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
