@@ -105,6 +105,7 @@ type env struct {
 	dbPath                      string
 	stale                       bot.StaleChecker
 	streaming                   bool
+	userRate                    float64
 	// configure changes the adapter's config once the channels exist.
 	configure []func(*env, *discord.Config)
 }
@@ -151,6 +152,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 			e.forum.ID: {AutoAnswer: true},
 		},
 		GroupName: "the docs team",
+		UserRate:  e.userRate,
 	}, nil)
 	e.cfg = discord.Config{Token: e.srv.Token, APIURL: e.srv.URL, EscalationChannel: e.staff.ID,
 		EscalationRole: e.role, StreamInterval: 20 * time.Millisecond}
@@ -777,5 +779,23 @@ func TestInlineChannelAnswersWithoutAThread(t *testing.T) {
 	notice := e.botReply(t, q.ID, 1)
 	if !strings.Contains(notice.Content, "<@&"+e.role+">") {
 		t.Errorf("handoff notice %q, want it in the new thread with the role", notice.Content)
+	}
+}
+
+func TestRateLimitedAskerGetsAPoliteNoticeInTheChannel(t *testing.T) {
+	e := newEnv(t, func(e *env) { e.userRate = 1 })
+	first := e.srv.Post(e.help.ID, e.alice, "How do I reset my VPN token?")
+	e.botReply(t, first.ID, 1)
+	second := e.srv.Post(e.help.ID, e.alice, "Where is the expense policy?")
+	var notice []discordtest.Message
+	e.srv.WaitFor(t, "the notice", func() bool { notice = e.srv.BotMessages(e.help.ID); return len(notice) == 1 })
+	if n := notice[0]; !strings.Contains(n.Content, "try again") || n.MessageReference == nil || n.MessageReference.MessageID != second.ID {
+		t.Errorf("notice = %+v, want a polite reply to the second question", n)
+	}
+	if _, ok := e.srv.Channel(second.ID); ok {
+		t.Errorf("a thread was started just to say slow down")
+	}
+	if n := len(e.pipe.questions()); n != 1 {
+		t.Errorf("asked %d questions, want 1", n)
 	}
 }
