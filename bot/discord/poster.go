@@ -321,7 +321,7 @@ func (p *poster) StartStream(ctx context.Context, t bot.Thread) (bot.Stream, err
 	if err != nil {
 		return nil, fmt.Errorf("discord: start an answer in %s: %w", target, clean(err))
 	}
-	s.channel, s.message = target, m.ID
+	s.channel, s.message, s.ref = target, m.ID, ref
 	return s, nil
 }
 
@@ -334,8 +334,10 @@ type stream struct {
 	original bool
 	channel  string
 	message  string
-	text     strings.Builder
-	last     time.Time
+	// ref is the root message the answer replies to (inline channels).
+	ref  *discordgo.MessageReference
+	text strings.Builder
+	last time.Time
 }
 
 // Append adds text and shows it when the interval since the last edit
@@ -389,5 +391,5 @@ func (s *stream) Finish(ctx context.Context, r bot.Reply) error {
 		}
 		return nil
 	}
-	return s.p.c.send(ctx, s.channel, nil, rest)
+	return s.p.c.send(ctx, s.channel, s.ref, rest)
 }

@@ -93,7 +93,7 @@ func TestServeDiscordEndToEnd(t *testing.T) {
 	staff := srv.AddChannel("staff", discordtest.ChannelText)
 	role := srv.AddRole("docs-team")
 	alice := srv.AddUser("alice")
-	dataDir := t.TempDir()
+	dataDir := handbookData(t) // the handbook, already indexed
 	cfg := filepath.Join(t.TempDir(), "docent.yaml")
 	if err := os.WriteFile(cfg, []byte(discordYAML(dataDir, srv, staff.ID, role, "", "")), 0o600); err != nil {
 		t.Fatal(err)
@@ -241,6 +241,7 @@ func TestDocentBinaryServesDiscord(t *testing.T) {
 	help := srv.AddChannel("help", discordtest.ChannelText)
 	alice := srv.AddUser("alice")
 	dir := t.TempDir()
+	copyHandbook(t, filepath.Join(dir, "data")) // already indexed: the binary starts ready
 	cfg := filepath.Join(dir, "docent.yaml")
 	yaml := "data_dir: " + filepath.Join(dir, "data") + "\ndiscord:\n  token: ${DISCORD_TOKEN}\n  api_url: " + srv.URL + "\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
