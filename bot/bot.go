@@ -93,6 +93,10 @@ type Message struct {
 	TopLevel bool
 	// ReplyToBot: a reply to one of the bot's own messages.
 	ReplyToBot bool
+	// Post: a new post in a forum channel (TopLevel too). In an
+	// auto-answer forum every post is a question, whether or not it
+	// reads as one.
+	Post bool
 	// FromBot: written by a bot (the bot itself included); ignored.
 	FromBot bool
 }
@@ -366,7 +370,7 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	cc := b.channel(t.Channel)
 	switch {
 	case m.Direct, m.Mentioned:
-	case m.TopLevel && cc.AutoAnswer && looksLikeQuestion(text):
+	case m.TopLevel && cc.AutoAnswer && (m.Post || looksLikeQuestion(text)):
 	case !m.TopLevel && len(history) > 0 && b.followUp(m, text):
 	default:
 		return nil

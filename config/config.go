@@ -47,6 +47,8 @@ type Config struct {
 	Log LogConfig `yaml:"log"`
 	// Slack connects the bot to a Slack workspace (off without a token).
 	Slack SlackConfig `yaml:"slack"`
+	// Discord connects the bot to Discord (off without a token).
+	Discord DiscordConfig `yaml:"discord"`
 }
 
 // ServerConfig is the HTTP server section.
@@ -444,6 +446,7 @@ func Default() Config {
 		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, Workers: 2},
 		Log:      LogConfig{Level: "info", Format: "text"},
 		Slack:    defaultSlack(),
+		Discord:  defaultDiscord(),
 	}
 }
 

@@ -113,6 +113,7 @@ func TestLoadFullFile(t *testing.T) {
 		"CONFLUENCE_TOKEN": "atl-token", "CONFLUENCE_PAT": "dc-pat", "NOTION_TOKEN": "secret_notion",
 		"SLACK_BOT_TOKEN":      "xoxb-1-secret",
 		"SLACK_SIGNING_SECRET": "s1gn1ng",
+		"DISCORD_TOKEN":        "MTE.discord.secret",
 	}), Builtin())
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +173,16 @@ func TestLoadFullFile(t *testing.T) {
 			Assistant: SlackAssistantConfig{Status: "Looking…", PromptsTitle: "Ask me about the docs",
 				Prompts: []SlackPrompt{{Title: "VPN", Message: "How do I reset my VPN token?"}}},
 		},
+		Discord: DiscordConfig{Token: "MTE.discord.secret", APIURL: "http://discord-proxy.internal:8080/api/v10",
+			ApplicationID: "1100000000000000001", PublicKey: strings.Repeat("ab", 32), EscalationChannel: "1100000000000000002",
+			EscalationRole: "1100000000000000003", GroupName: "the docs team", Command: "docs", FollowUps: "replies",
+			History: 4, UserRate: 6, ChannelRate: 30,
+			Default: DiscordChannelConfig{Sources: []string{"handbook"}},
+			Channels: []DiscordChannelConfig{
+				{ID: "1100000000000000004", Sources: []string{"local_notes"}, Labels: []string{"public"}, AutoAnswer: true, Reply: "inline"},
+				{ID: "1100000000000000005", AutoAnswer: true},
+			},
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
@@ -198,7 +209,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "data_dir: ./d\n\nfusion: rrf\n",
-			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, embedder, index, llm, log, server, slack, sources, sync)`},
+			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, discord, embedder, index, llm, log, server, slack, sources, sync)`},
 		},
 		{
 			name: "unknown key nested in a source",

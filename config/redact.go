@@ -59,6 +59,7 @@ func (c Config) redact() Config {
 	}
 	out.Index.Typesense.Nodes = append([]string(nil), c.Index.Typesense.Nodes...)
 	out.Slack = c.Slack.clone()
+	out.Discord = c.Discord.clone()
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }

@@ -100,6 +100,7 @@ func (c Config) Validate(impl Implementations) error {
 	c.validateIndex(impl, bad)
 	c.validateModels(impl, bad)
 	c.validateSlack(bad)
+	c.validateDiscord(bad)
 
 	if c.Chunker.TargetTokens <= 0 {
 		bad("chunker.target_tokens", "must be positive, got %d", c.Chunker.TargetTokens)

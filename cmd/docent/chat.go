@@ -30,6 +30,7 @@ type chatAdapter interface {
 // is off. A new platform is a package and a line here.
 var chatOpeners = []func(ctx context.Context, m *Main) (chatAdapter, error){
 	openSlack,
+	openDiscord,
 }
 
 // openChats opens every chat adapter the configuration turns on.
@@ -57,6 +58,9 @@ func chatSeams(cfg config.Config) []Seam {
 				", interactivity at " + slack.InteractionsPath
 		}
 		out = append(out, Seam{"chat slack", sc.Mode, about})
+	}
+	if dc := cfg.Discord; dc.Enabled() {
+		out = append(out, discordSeam(cfg))
 	}
 	return out
 }
