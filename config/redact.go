@@ -47,6 +47,8 @@ func (c Config) redact() Config {
 		out.Sources[i] = s
 	}
 	out.Index.Typesense.Nodes = append([]string(nil), c.Index.Typesense.Nodes...)
+	out.Auth.Admins = append([]AdminConfig(nil), c.Auth.Admins...)
+	out.Auth.TrustedHeader.Allowed = append([]string(nil), c.Auth.TrustedHeader.Allowed...)
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }
