@@ -162,7 +162,7 @@ func TestSearchTurnsMissesAndStats(t *testing.T) {
 	notFound := mustTurn(t, db, docent.Turn{Question: docent.Question{Text: "Cafeteria 100%_menu?", Platform: "api"},
 		Answer: docent.Answer{Status: docent.StatusNotFound, Trace: stage(20)}, CreatedAt: day.Add(time.Hour)})
 	rated := mustTurn(t, db, docent.Turn{Question: docent.Question{Text: "Per diem?", Platform: "slack", Channel: "C2"},
-		Answer: docent.Answer{Status: docent.StatusAnswered, Citations: cite("handbook:travel/expense-policy-2021.md"), Trace: stage(30)},
+		Answer:    docent.Answer{Status: docent.StatusAnswered, Citations: cite("handbook:travel/expense-policy-2021.md"), Trace: stage(30)},
 		CreatedAt: day.Add(24 * time.Hour)})
 	golden := mustTurn(t, db, docent.Turn{Question: docent.Question{Text: "eval q", Platform: "eval"},
 		Answer: docent.Answer{Status: docent.StatusNotFound, Trace: stage(40)}, CreatedAt: day.Add(25 * time.Hour)})
