@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"strings"
 
 	"github.com/docent-hq/docent/eval"
@@ -112,4 +113,11 @@ func goldenFromForm(f templates.GoldenForm) (store.GoldenQuestion, map[string]st
 		errs["question"] = err.Error()
 	}
 	return q, errs
+}
+
+// ImportGolden writes a parsed golden set to the store (replacing it, or
+// adding and updating by ID): how `docent serve` seeds the demo's set
+// from the bundled handbook.
+func ImportGolden(ctx context.Context, st *store.DB, g *eval.Golden, replace bool) error {
+	return st.ImportGolden(ctx, fromEval(g), replace)
 }

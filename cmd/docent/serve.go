@@ -69,6 +69,16 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		}
 	}
 
+	handler, web, err := m.webHandler(ctx, *addr, server.Handler(), sched)
+	if err != nil {
+		return err
+	}
+	defer web.Close()
+	stopMetrics, err := m.serveMetrics(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
@@ -77,7 +87,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		m.OnListen(ln.Addr().String())
 	}
 	srv := &http.Server{
-		Handler:           server.Handler(),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      api.AskTimeout + 10*time.Second,
@@ -113,6 +123,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		m.Log.Warn("in-flight requests did not finish in time; closing", slog.Any("error", serr))
 		_ = srv.Close()
 	}
+	web.Close() // a golden run in progress is recorded as failed
 	cancelSyncs()
 	syncs.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
