@@ -61,16 +61,32 @@ func goldenFormFromTurn(t docent.Turn) templates.GoldenForm {
 	if t.Answer.Status == docent.StatusNotFound && len(t.Answer.Citations) == 0 {
 		f.Kind = "unanswerable"
 	}
-	f.Candidates = candidateDocs(t.Answer.Trace.Candidates)
+	f.Candidates = candidateDocs(t.Answer.Citations, t.Answer.Trace.Candidates)
 	return f
 }
 
-// candidateDocs lists the distinct documents among hits, best first,
-// each with the section of its best chunk.
-func candidateDocs(hits []docent.Hit) []templates.DocChoice {
+// candidateDocs lists the distinct documents the answer cited, in
+// citation order, then the other candidates', best first, each with the
+// section of its cited or best chunk.
+func candidateDocs(cites []docent.Citation, hits []docent.Hit) []templates.DocChoice {
 	seen := map[string]bool{}
 	var out []templates.DocChoice
+	byChunk := map[string]docent.Hit{}
 	for _, h := range hits {
+		byChunk[h.Chunk.ID] = h
+	}
+	var ordered []docent.Hit
+	for _, c := range cites {
+		h, ok := byChunk[c.ChunkID]
+		if !ok {
+			h = docent.Hit{Chunk: docent.Chunk{ID: c.ChunkID, DocID: c.DocID, Title: c.Title}}
+			if c.Section != "" {
+				h.Chunk.Section = strings.Split(c.Section, " › ")
+			}
+		}
+		ordered = append(ordered, h)
+	}
+	for _, h := range append(ordered, hits...) {
 		if seen[h.Chunk.DocID] {
 			continue
 		}
