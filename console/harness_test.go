@@ -275,6 +275,8 @@ func (c *client) loginAs(user, password string) *response {
 // text returns the trimmed text of the selection.
 func text(s *goquery.Selection) string { return strings.TrimSpace(s.Text()) }
 
-func questionText(s string) docent.Question { return docent.Question{Text: s, Platform: "slack", Channel: "C-help"} }
+func questionText(s string) docent.Question {
+	return docent.Question{Text: s, Platform: "slack", Channel: "C-help"}
+}
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

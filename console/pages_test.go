@@ -50,11 +50,11 @@ func TestOverview(t *testing.T) {
 		t.Fatalf("GET / = %d", r.StatusCode)
 	}
 	for sel, want := range map[string]string{
-		"questions":     "3", // the golden run's turn is left out
+		"questions":      "3", // the golden run's turn is left out
 		"not-found-rate": "33.3%",
-		"helpful":       "1",
-		"not-helpful":   "0",
-		"handoff-rate":  "0.0%",
+		"helpful":        "1",
+		"not-helpful":    "0",
+		"handoff-rate":   "0.0%",
 	} {
 		if got := text(r.doc.Find(`[data-testid=` + sel + `]`)); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)
@@ -183,7 +183,7 @@ func TestTurnDetailTrace(t *testing.T) {
 		t.Fatal("the answer has no linked citation")
 	}
 	for _, m := range markers {
-		if r.doc.Find(`tr` + m).Length() != 1 {
+		if r.doc.Find(`tr`+m).Length() != 1 {
 			t.Errorf("marker %s links to no candidate row", m)
 		}
 	}

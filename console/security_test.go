@@ -201,7 +201,7 @@ func TestSecurityHeadersAndNoInlineScript(t *testing.T) {
 			t.Errorf("GET %s has inline styles", p)
 		}
 		for _, a := range []string{"onclick", "onload", "onsubmit", "onchange"} {
-			if r.doc.Find("[" + a + "]").Length() > 0 {
+			if r.doc.Find("["+a+"]").Length() > 0 {
 				t.Errorf("GET %s has an inline %s handler", p, a)
 			}
 		}
