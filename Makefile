@@ -5,8 +5,11 @@ SCIFACT  ?= ../shared/eval/scifact
 BASELINE ?= bin/baseline
 ROUNDS   ?= 3
 PKGS     := ./...
+# templ's generator runs at the version of the runtime in go.mod, so the
+# committed *_templ.go files are what CI regenerates.
+TEMPL    = $(GO) run github.com/a-h/templ/cmd/templ@$(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
-.PHONY: build run test test-typesense bench baseline load fuzz generate lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench baseline load fuzz generate templ-check lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -14,8 +17,9 @@ build:
 run: build
 	./$(BIN) serve
 
-# The test command the README and CI use: formatting, vet, then every test with the race detector.
-test: fmt-check vet
+# The test command the README and CI use: formatting, vet, generated templ
+# code up to date, then every test with the race detector.
+test: fmt-check vet templ-check
 	$(GO) test -race -cover -count=1 -timeout 15m $(PKGS)
 
 # The Typesense backend's contract suite against a real cluster:
@@ -83,7 +87,15 @@ eval: build
 	./$(BIN) eval --beir $(SCIFACT) --mode all
 
 generate:
+	$(TEMPL) generate -path templates
 	$(GO) generate $(PKGS)
+
+# Regenerates the templ components and fails when that changes a
+# committed file (as templ's own ensure-generated task does).
+templ-check:
+	@$(TEMPL) generate -path templates >/dev/null 2>&1 || { echo "templ generate failed"; exit 1; }
+	@git diff --exit-code -- templates || { echo "templates/*_templ.go are out of date: run make generate and commit"; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard -- templates)" || { echo "generated files not committed:"; git ls-files --others --exclude-standard -- templates; exit 1; }
 
 clean:
 	rm -rf bin

@@ -49,17 +49,97 @@ type Config struct {
 	Slack SlackConfig `yaml:"slack"`
 	// Discord connects the bot to Discord (off without a token).
 	Discord DiscordConfig `yaml:"discord"`
+	// Auth protects the admin console and the JSON API.
+	Auth AuthConfig `yaml:"auth"`
+	// Console tunes the admin console.
+	Console ConsoleConfig `yaml:"console"`
+}
+
+// Auth modes.
+const (
+	// AuthPassword (the default, also written "") requires a console
+	// login and, beyond localhost, API tokens.
+	AuthPassword = "password"
+	// AuthNone leaves the console and the API open to anyone who can
+	// reach the address: only for a network that is itself private.
+	AuthNone = "none"
+)
+
+// API token policies.
+const (
+	// TokensAuto requires API tokens when serving beyond localhost and
+	// leaves the API open on localhost (the demo).
+	TokensAuto = "auto"
+	// TokensRequired requires a token on every /api/ request.
+	TokensRequired = "required"
+)
+
+// AuthConfig is who may use the console and the API.
+type AuthConfig struct {
+	// Mode is AuthPassword (default) or AuthNone.
+	Mode string `yaml:"mode,omitempty"`
+	// Admins may log in to the console; `docent admin hash-password`
+	// makes a password_hash.
+	Admins []AdminConfig `yaml:"admins,omitempty"`
+	// TrustedHeader signs people in from a header an SSO proxy sets.
+	TrustedHeader TrustedHeaderConfig `yaml:"trusted_header,omitempty"`
+	// SessionIdle logs a console session out after this long unused.
+	SessionIdle time.Duration `yaml:"session_idle"`
+	// APITokens is TokensAuto (default) or TokensRequired.
+	APITokens string `yaml:"api_tokens,omitempty"`
+	// APIRatePerMinute bounds each API token's requests per minute,
+	// unless the token sets its own.
+	APIRatePerMinute int `yaml:"api_rate_per_minute"`
+}
+
+// AdminConfig is one console administrator.
+type AdminConfig struct {
+	// User is the login name (an email works well).
+	User string `yaml:"user"`
+	// PasswordHash is the bcrypt hash of the password (secret).
+	PasswordHash string `yaml:"password_hash" secret:"true"`
+}
+
+// TrustedHeaderConfig signs people in from a header set by an
+// authenticating proxy in front of docent. Only use it when every request
+// reaches docent through that proxy.
+type TrustedHeaderConfig struct {
+	// Header carries the signed-in person's email, e.g. X-Forwarded-Email.
+	Header string `yaml:"header,omitempty"`
+	// Allowed are the emails that may use the console.
+	Allowed []string `yaml:"allowed,omitempty"`
+}
+
+// ConsoleConfig tunes the admin console.
+type ConsoleConfig struct {
+	// StaleAfterDays is the default stale policy: a document not updated
+	// for longer is flagged. A source may set its own (stale_after_days).
+	StaleAfterDays int `yaml:"stale_after_days"`
+}
+
+// StaleAfterDays is the stale policy of the named source: its own
+// stale_after_days, else console.stale_after_days.
+func (c Config) StaleAfterDays(source string) int {
+	for _, s := range c.Sources {
+		if s.Name == source && s.StaleAfterDays > 0 {
+			return s.StaleAfterDays
+		}
+	}
+	return c.Console.StaleAfterDays
 }
 
 // ServerConfig is the HTTP server section.
 type ServerConfig struct {
-	// Addr is the listen address, for example ":8080".
+	// Addr is the listen address, for example ":8080". The default,
+	// localhost:8080, is the demo: reachable from this machine only.
 	Addr string `yaml:"addr"`
 	// PublicURL is the absolute URL people reach the console at; links in
 	// chat replies point to it.
 	PublicURL string `yaml:"public_url"`
 	// ShutdownTimeout bounds graceful shutdown, written as a duration ("10s").
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// MetricsAddr, when set, serves /metrics on this address instead of Addr.
+	MetricsAddr string `yaml:"metrics_addr,omitempty"`
 }
 
 // Source types.
@@ -90,6 +170,9 @@ type SourceConfig struct {
 	// Schedule optionally overrides sync.schedule for this source (a cron
 	// spec; "off" disables scheduled syncs of this source).
 	Schedule string `yaml:"schedule,omitempty"`
+	// StaleAfterDays overrides console.stale_after_days for this source's
+	// documents; 0 keeps the default.
+	StaleAfterDays int `yaml:"stale_after_days,omitempty"`
 	// Dir configures a "dir" source.
 	Dir *DirConfig `yaml:"dir,omitempty" source:"dir"`
 	// Git configures a "git" source.
@@ -420,7 +503,7 @@ func Default() Config {
 	return Config{
 		DataDir: "./data",
 		Server: ServerConfig{
-			Addr:            ":8080",
+			Addr:            "localhost:8080",
 			PublicURL:       "http://localhost:8080",
 			ShutdownTimeout: 10 * time.Second,
 		},
@@ -447,6 +530,8 @@ func Default() Config {
 		Log:      LogConfig{Level: "info", Format: "text"},
 		Slack:    defaultSlack(),
 		Discord:  defaultDiscord(),
+		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60},
+		Console:  ConsoleConfig{StaleAfterDays: 365},
 	}
 }
 

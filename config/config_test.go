@@ -42,7 +42,7 @@ func TestDefault(t *testing.T) {
 		got, want any
 	}{
 		{"data_dir", c.DataDir, "./data"},
-		{"server.addr", c.Server.Addr, ":8080"},
+		{"server.addr", c.Server.Addr, "localhost:8080"},
 		{"server.public_url", c.Server.PublicURL, "http://localhost:8080"},
 		{"server.shutdown_timeout", c.Server.ShutdownTimeout, 10 * time.Second},
 		{"sources", c.Sources, []SourceConfig{{Name: "handbook", Type: SourceBundled}}},
@@ -129,7 +129,7 @@ func TestLoadFullFile(t *testing.T) {
 				WebURL: "https://github.com/example/docs/blob/{branch}/{path}",
 				Token:  "ghp_secret1", Username: "x-access-token",
 			}},
-			{Name: "local_notes", Type: "dir", Dir: &DirConfig{
+			{Name: "local_notes", Type: "dir", StaleAfterDays: 90, Dir: &DirConfig{
 				Path: "./notes", Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/",
 			}},
 			{Name: "wiki", Type: "confluence", Schedule: "@every 15m", Confluence: &ConfluenceConfig{
@@ -183,6 +183,12 @@ func TestLoadFullFile(t *testing.T) {
 				{ID: "1100000000000000005", AutoAnswer: true},
 			},
 		},
+		Auth: AuthConfig{
+			Admins:        []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
+			TrustedHeader: TrustedHeaderConfig{Header: "X-Forwarded-Email", Allowed: []string{"bob@example.com"}},
+			SessionIdle:   30 * time.Minute, APITokens: TokensRequired, APIRatePerMinute: 120,
+		},
+		Console: ConsoleConfig{StaleAfterDays: 180},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
@@ -209,7 +215,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "data_dir: ./d\n\nfusion: rrf\n",
-			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, chunker, data_dir, discord, embedder, index, llm, log, server, slack, sources, sync)`},
+			want: []string{`config: docent.yaml:3: fusion: unknown key "fusion" (known here: answerer, auth, chunker, console, data_dir, discord, embedder, index, llm, log, server, slack, sources, sync)`},
 		},
 		{
 			name: "unknown key nested in a source",
@@ -423,8 +429,10 @@ func TestExpand(t *testing.T) {
 
 func TestRedaction(t *testing.T) {
 	secrets := []string{"ghp_secret1", "ts-admin-key", "gemini-key-123", "openai-key-456", "hunter2",
-		"ghp_userToken77", "sk-user-88", "atl-confluence-tok", "secret_notion_tok"}
+		"ghp_userToken77", "sk-user-88", "atl-confluence-tok", "secret_notion_tok",
+		"$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}
 	c := Default()
+	c.Auth.Admins = []AdminConfig{{User: "alice", PasswordHash: secrets[len(secrets)-1]}}
 	c.Sources = append(c.Sources, SourceConfig{Name: "repo", Type: "git", Git: &GitConfig{
 		URL: "https://bot:hunter2@git.example.com/docs.git", Token: "ghp_secret1",
 	}}, SourceConfig{Name: "gh", Type: "git", Git: &GitConfig{
@@ -447,6 +455,10 @@ func TestRedaction(t *testing.T) {
 	c.LLM.OpenAI.BaseURL = "https://sk-user-88@llm.example.com/v1"
 	if err := c.Validate(Builtin()); err != nil {
 		t.Fatal(err)
+	}
+	_ = c.Redacted()
+	if c.Auth.Admins[0].PasswordHash != secrets[len(secrets)-1] {
+		t.Fatal("Redacted changed the config it was called on")
 	}
 
 	var textLog, jsonLog bytes.Buffer
@@ -696,6 +708,23 @@ func TestValidate(t *testing.T) {
 		{"bad log format", func(c *Config) { c.Log.Format = "xml" }, "log.format", "unknown format"},
 		{"relative public_url", func(c *Config) { c.Server.PublicURL = "docent.local" }, "server.public_url", "absolute URL"},
 		{"empty addr", func(c *Config) { c.Server.Addr = "" }, "server.addr", "must not be empty"},
+		{"bad auth mode", func(c *Config) { c.Auth.Mode = "open" }, "auth.mode", "want password or none"},
+		{"auth none", func(c *Config) { c.Auth.Mode = AuthNone }, "", ""},
+		{"bad api_tokens", func(c *Config) { c.Auth.APITokens = "sometimes" }, "auth.api_tokens", "want auto or required"},
+		{"admin without user", func(c *Config) {
+			c.Auth.Admins = []AdminConfig{{PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}}
+		}, "auth.admins[0].user", "must not be empty"},
+		{"plain password", func(c *Config) { c.Auth.Admins = []AdminConfig{{User: "a", PasswordHash: "hunter2"}} }, "auth.admins[0].password_hash", "docent admin hash-password"},
+		{"duplicate admin", func(c *Config) {
+			h := "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"
+			c.Auth.Admins = []AdminConfig{{User: "a", PasswordHash: h}, {User: "a", PasswordHash: h}}
+		}, "auth.admins[1].user", "already used"},
+		{"trusted header without emails", func(c *Config) { c.Auth.TrustedHeader.Header = "X-Email" }, "auth.trusted_header.allowed", "list the emails"},
+		{"emails without header", func(c *Config) { c.Auth.TrustedHeader.Allowed = []string{"a@b"} }, "auth.trusted_header.header", "must name the header"},
+		{"zero session_idle", func(c *Config) { c.Auth.SessionIdle = 0 }, "auth.session_idle", "positive duration"},
+		{"zero api rate", func(c *Config) { c.Auth.APIRatePerMinute = 0 }, "auth.api_rate_per_minute", "at least 1"},
+		{"zero stale policy", func(c *Config) { c.Console.StaleAfterDays = 0 }, "console.stale_after_days", "positive"},
+		{"negative source stale policy", func(c *Config) { c.Sources[0].StaleAfterDays = -1 }, "sources[0].stale_after_days", ">= 0"},
 		{"zero shutdown timeout", func(c *Config) { c.Server.ShutdownTimeout = 0 }, "server.shutdown_timeout", "positive duration"},
 		{"empty data_dir", func(c *Config) { c.DataDir = "" }, "data_dir", "must not be empty"},
 	})

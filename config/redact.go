@@ -60,6 +60,8 @@ func (c Config) redact() Config {
 	out.Index.Typesense.Nodes = append([]string(nil), c.Index.Typesense.Nodes...)
 	out.Slack = c.Slack.clone()
 	out.Discord = c.Discord.clone()
+	out.Auth.Admins = append([]AdminConfig(nil), c.Auth.Admins...)
+	out.Auth.TrustedHeader.Allowed = append([]string(nil), c.Auth.TrustedHeader.Allowed...)
 	redactSecrets(reflect.ValueOf(&out).Elem())
 	return out
 }

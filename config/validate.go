@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/robfig/cron/v3"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/docent-hq/docent/internal/redact"
 )
@@ -122,6 +123,16 @@ func (c Config) Validate(impl Implementations) error {
 	}
 	if c.Sync.Workers < 1 {
 		bad("sync.workers", "must be at least 1, got %d", c.Sync.Workers)
+	}
+
+	c.validateAuth(bad)
+	if c.Console.StaleAfterDays <= 0 {
+		bad("console.stale_after_days", "must be positive, got %d", c.Console.StaleAfterDays)
+	}
+	for i, s := range c.Sources {
+		if s.StaleAfterDays < 0 {
+			bad(fmt.Sprintf("sources[%d].stale_after_days", i), "must be >= 0, got %d", s.StaleAfterDays)
+		}
 	}
 
 	switch strings.ToLower(c.Log.Level) {
@@ -396,5 +407,47 @@ func checkModel(key, model, embeddingModel string, dims, maxTokens int, timeoutO
 func checkURL(key, s string, bad func(key, format string, args ...any)) {
 	if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad(key, "must be an absolute http(s) URL, got %q", redact.URL(s))
+	}
+}
+
+func (c Config) validateAuth(bad func(key, format string, args ...any)) {
+	a := c.Auth
+	switch a.Mode {
+	case "", AuthPassword, AuthNone:
+	default:
+		bad("auth.mode", "unknown mode %q (want %s or %s)", a.Mode, AuthPassword, AuthNone)
+	}
+	switch a.APITokens {
+	case "", TokensAuto, TokensRequired:
+	default:
+		bad("auth.api_tokens", "unknown value %q (want %s or %s)", a.APITokens, TokensAuto, TokensRequired)
+	}
+	users := map[string]int{}
+	for i, ad := range a.Admins {
+		key := fmt.Sprintf("auth.admins[%d]", i)
+		if strings.TrimSpace(ad.User) == "" {
+			bad(key+".user", "must not be empty")
+		} else if j, dup := users[ad.User]; dup {
+			bad(key+".user", "%q is already used by auth.admins[%d]", ad.User, j)
+		} else {
+			users[ad.User] = i
+		}
+		// A redacted dump loads back; its admins cannot log in.
+		if _, err := bcrypt.Cost([]byte(ad.PasswordHash)); err != nil && ad.PasswordHash != redactedValue {
+			bad(key+".password_hash", "must be a bcrypt hash (make one with `docent admin hash-password`)")
+		}
+	}
+	th := a.TrustedHeader
+	if th.Header != "" && len(th.Allowed) == 0 {
+		bad("auth.trusted_header.allowed", "list the emails that may sign in through %s", th.Header)
+	}
+	if th.Header == "" && len(th.Allowed) > 0 {
+		bad("auth.trusted_header.header", "must name the header that carries the email")
+	}
+	if a.SessionIdle <= 0 {
+		bad("auth.session_idle", "must be a positive duration like 2h")
+	}
+	if a.APIRatePerMinute < 1 {
+		bad("auth.api_rate_per_minute", "must be at least 1, got %d", a.APIRatePerMinute)
 	}
 }

@@ -110,10 +110,14 @@ func loadDocent(t *testing.T, text string) config.Config {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"TYPESENSE_API_KEY": "k"}
+	env := map[string]string{"TYPESENSE_API_KEY": "k",
+		"DOCENT_ADMIN_PASSWORD_HASH": "$2a$10$abcdefghijklmnopqrstuuFZJJlZ8vQ6Hq8p4QoG7H6bYVbq8yZ4S"}
 	cfg, err := config.Load(path, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, config.Builtin())
 	if err != nil {
 		t.Fatalf("docent config: %v", err)
+	}
+	if len(cfg.Auth.Admins) == 0 {
+		t.Fatal("docent config: no console admin, so serving on :8080 would refuse to start")
 	}
 	if cfg.Index.Backend != config.BackendTypesense || cfg.Index.Typesense.APIKey != "k" {
 		t.Fatalf("docent config: backend %q, key from ${TYPESENSE_API_KEY}: %v", cfg.Index.Backend, cfg.Index.Typesense.APIKey == "k")

@@ -146,4 +146,73 @@ var migrations = []string{
 	ALTER TABLE sync_runs ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE sync_runs ADD COLUMN rate_limited INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE sync_runs ADD COLUMN waited_ms INTEGER NOT NULL DEFAULT 0;`,
+
+	// v9: the admin console's state: API tokens (hashed), the review and
+	// assignment of missed turns, acknowledged stale documents, the golden
+	// set, and golden runs with the configuration they ran under and one
+	// row per question.
+	`CREATE TABLE api_tokens (
+		id              INTEGER PRIMARY KEY AUTOINCREMENT,
+		name            TEXT NOT NULL,
+		hash            TEXT NOT NULL UNIQUE,
+		prefix          TEXT NOT NULL,
+		rate_per_minute INTEGER NOT NULL DEFAULT 0,
+		created_by      TEXT NOT NULL DEFAULT '',
+		created_at      TEXT NOT NULL,
+		last_used_at    TEXT,
+		revoked_at      TEXT
+	);
+	CREATE TABLE miss_reviews (
+		turn_id     INTEGER PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
+		reviewed_at TEXT,
+		reviewed_by TEXT NOT NULL DEFAULT '',
+		assignee    TEXT NOT NULL DEFAULT '',
+		assigned_at TEXT,
+		assigned_by TEXT NOT NULL DEFAULT ''
+	);
+	CREATE TABLE stale_acks (
+		doc_id   TEXT PRIMARY KEY,
+		until    TEXT NOT NULL,
+		acked_by TEXT NOT NULL DEFAULT '',
+		acked_at TEXT NOT NULL,
+		note     TEXT NOT NULL DEFAULT ''
+	);
+	CREATE TABLE golden_questions (
+		id         TEXT PRIMARY KEY,
+		position   INTEGER NOT NULL,
+		question   TEXT NOT NULL,
+		kind       TEXT NOT NULL,
+		expect     TEXT NOT NULL DEFAULT '[]',
+		facts      TEXT NOT NULL DEFAULT '[]',
+		covered    TEXT NOT NULL DEFAULT '',
+		uncovered  TEXT NOT NULL DEFAULT '',
+		source     TEXT NOT NULL DEFAULT '',
+		from_turn  INTEGER NOT NULL DEFAULT 0,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE TABLE golden_runs (
+		id          INTEGER PRIMARY KEY AUTOINCREMENT,
+		status      TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'ok', 'failed')),
+		started_at  TEXT NOT NULL,
+		finished_at TEXT,
+		started_by  TEXT NOT NULL DEFAULT '',
+		config      TEXT NOT NULL DEFAULT '',
+		questions   INTEGER NOT NULL DEFAULT 0,
+		report      TEXT NOT NULL DEFAULT '{}',
+		error       TEXT NOT NULL DEFAULT ''
+	);
+	CREATE TABLE golden_run_rows (
+		run_id      INTEGER NOT NULL REFERENCES golden_runs (id) ON DELETE CASCADE,
+		position    INTEGER NOT NULL,
+		question_id TEXT NOT NULL,
+		question    TEXT NOT NULL DEFAULT '',
+		kind        TEXT NOT NULL DEFAULT '',
+		status      TEXT NOT NULL DEFAULT '',
+		pass        INTEGER NOT NULL DEFAULT 0,
+		first_rank  INTEGER NOT NULL DEFAULT 0,
+		ranked      TEXT NOT NULL DEFAULT '[]',
+		row         TEXT NOT NULL DEFAULT '{}',
+		PRIMARY KEY (run_id, position)
+	);`,
 }

@@ -9,6 +9,7 @@
 //	docent bench                 index and query benchmarks
 //	docent reindex --to typesense  copy the local index into Typesense
 //	docent load                  load test of a server it starts
+//	docent admin hash-password   print a bcrypt hash for auth.admins
 package main
 
 import (
@@ -28,7 +29,7 @@ Usage:
   docent [--config FILE] <command> [flags]
 
 Commands:
-  serve     sync if the index is empty, then serve HTTP (default :8080)
+  serve     sync if the index is empty, then serve the API and the console (default localhost:8080)
   sync      sync all sources now (--source NAME for one)
   ask       answer a question: docent ask "how do I reset my VPN token?" [--json]
   eval      score retrieval: --golden FILE or --beir DIR [--mode bm25|vector|hybrid] [--json]
@@ -36,6 +37,7 @@ Commands:
   load      drive /api/ask with concurrent clients (--clients 32,200 --duration 60s)
   config    print the effective configuration, secrets redacted
   reindex   --to typesense: copy the local index (chunks and vectors, no re-embedding) into index.typesense
+  admin     hash-password: read a password and print its bcrypt hash for auth.admins
 
 The config file is --config, else $DOCENT_CONFIG, else ./docent.yaml if present;
 with none, docent runs the bundled example handbook with no keys or servers.
@@ -76,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return errUsage
 	}
-	m := &Main{ConfigPath: *configPath, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv}
+	m := &Main{ConfigPath: *configPath, Stdout: stdout, Stderr: stderr, Stdin: os.Stdin, Getenv: os.LookupEnv}
 	defer m.Close()
 	cmd, cmdArgs := rest[0], rest[1:]
 	switch cmd {
@@ -96,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return m.PrintConfig(ctx, cmdArgs)
 	case "reindex":
 		return m.Reindex(ctx, cmdArgs)
+	case "admin":
+		return m.Admin(ctx, cmdArgs)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

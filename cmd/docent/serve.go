@@ -82,12 +82,23 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		}
 	}
 
+	handler, web, err := m.webHandler(ctx, *addr, server.Handler(), sched)
+	if err != nil {
+		return err
+	}
+	defer web.Close()
+	stopMetrics, err := m.serveMetrics(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	chats, err := m.openChats(ctx)
 	if err != nil {
 		return err
 	}
+	// Chat platforms sign their requests; they bypass the console's login.
 	mux := http.NewServeMux()
-	mux.Handle("/", server.Handler())
+	mux.Handle("/", handler)
 	for _, c := range chats {
 		c.Routes(mux)
 	}
@@ -164,6 +175,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 			m.Log.Warn("chat answers in flight did not finish in time", slog.Any("error", cerr))
 		}
 	}
+	web.Close() // a golden run in progress is recorded as failed
 	cancelSyncs()
 	syncs.Wait()
 	if errors.Is(err, http.ErrServerClosed) {

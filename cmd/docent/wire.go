@@ -16,6 +16,7 @@ import (
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/metrics"
@@ -68,8 +69,15 @@ type Main struct {
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
 
-	// OnListen, when set, is called with the address serve listens on.
-	OnListen func(addr string)
+	// Stale flags stale documents (the console's page; chat answers).
+	Stale *stale.Checker
+
+	// Stdin is where `docent admin hash-password` reads a password from.
+	Stdin io.Reader
+	// OnListen, when set, is called with the address serve listens on;
+	// OnMetricsListen with the metrics address (server.metrics_addr).
+	OnListen        func(addr string)
+	OnMetricsListen func(addr string)
 	// Retry is the retry policy of model providers; the zero value takes
 	// llm's defaults (tests shorten the waits).
 	Retry llm.Retry

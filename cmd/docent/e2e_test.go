@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// browserPath finds Debian's chromium (installed by .ci/run when missing).
+func browserPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// TestConsoleInBrowser drives the console in real Chromium against
+// docent serve with the handbook demo: log in, ask in the playground,
+// open the turn from the logs, see its candidates with ranks and scores,
+// add it to the golden set, run the set and see the run's numbers, and
+// see the handbook's deliberately stale pages flagged. Each page is
+// screenshotted into a temp dir (DOCENT_SCREENSHOTS keeps them in a
+// folder of your choice; DOCENT_UPDATE_README_SCREENSHOT=1 rewrites
+// docs/console-turn.png) and any console error on a page fails the test.
+func TestConsoleInBrowser(t *testing.T) {
+	browser := browserPath()
+	if browser == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium in CI: .ci/run installs Debian's chromium")
+		}
+		t.Skip("no chromium on this machine (apt-get install chromium)")
+	}
+	shots := os.Getenv("DOCENT_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, logs syncBuffer
+	m := &Main{Stdout: &stdout, Stderr: &logs, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
+	base, stop := MustServeMain(t, m)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	waitReady(t, base)
+	match := oneTimePassword.FindStringSubmatch(stdout.String())
+	if match == nil {
+		t.Fatalf("no one-time password printed: %q", stdout.String())
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(browser),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	ctx, cancel := context.WithTimeout(ctx, 6*time.Minute)
+	defer cancel()
+
+	// Every console error, uncaught exception and error log entry (a CSP
+	// violation, a failed request) fails the test.
+	var mu sync.Mutex
+	var consoleErrors []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeAssert {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value))
+				}
+				consoleErrors = append(consoleErrors, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			consoleErrors = append(consoleErrors, "exception: "+e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.LevelError {
+				consoleErrors = append(consoleErrors, "log: "+e.Entry.Text+" "+e.Entry.URL)
+			}
+		}
+	})
+	step := func(name string, actions ...chromedp.Action) {
+		t.Helper()
+		sctx, scancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer scancel()
+		if err := chromedp.Run(sctx, actions...); err != nil {
+			t.Fatalf("%s: %v\nserver log:\n%s", name, err, tail(logs.String(), 3000))
+		}
+	}
+	shot := func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var png []byte
+			if err := chromedp.FullScreenshot(&png, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
+		})
+	}
+	// Start the browser on the tab's own context: a step's context ends
+	// with the step, and the first Run ties the browser to its context.
+	if err := chromedp.Run(ctx, log.Enable(), runtime.Enable()); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+
+	// Log in.
+	step("log in",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(`[data-testid=login-form]`, chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=user]`, "admin", chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=password]`, match[1], chromedp.ByQuery),
+		shot("01-login"),
+		chromedp.Click(`[data-testid=login-submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=questions]`, chromedp.ByQuery),
+		shot("02-overview"),
+	)
+
+	// Ask in the playground.
+	const question = "What does Gatekeeper error GK-409 mean?"
+	var status string
+	step("ask in the playground",
+		chromedp.Navigate(base+"/playground"),
+		chromedp.WaitVisible(`[data-testid=playground-question]`, chromedp.ByQuery),
+		chromedp.SendKeys(`[data-testid=playground-question]`, question, chromedp.ByQuery),
+		chromedp.Click(`[data-testid=playground-ask]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=candidate]`, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=answer] [data-testid=status]`, &status, chromedp.ByQuery),
+		shot("03-playground"),
+	)
+	if status != "answered" {
+		t.Fatalf("playground answer status = %q", status)
+	}
+
+	// Open the turn from the logs: the newest row is the playground's.
+	var firstQuestion string
+	step("open the turn from the logs",
+		chromedp.Navigate(base+"/turns"),
+		chromedp.WaitVisible(`[data-testid=turn-row]`, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=turn-row] [data-testid=turn-link]`, &firstQuestion, chromedp.ByQuery),
+		shot("04-logs"),
+		chromedp.Click(`[data-testid=turn-row] [data-testid=turn-link]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=candidates]`, chromedp.ByQuery),
+	)
+	if firstQuestion != question {
+		t.Fatalf("newest turn in the logs = %q, want the playground question", firstQuestion)
+	}
+	var kwRanks, vecRanks, fused []string
+	step("read the candidates",
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=candidate] [data-testid=keyword-rank]')).map(e => e.textContent.trim())`, &kwRanks),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=candidate] [data-testid=vector-rank]')).map(e => e.textContent.trim())`, &vecRanks),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=candidate] [data-testid=fused-score]')).map(e => e.textContent.trim())`, &fused),
+		shot("05-turn"),
+	)
+	if len(kwRanks) < 3 || kwRanks[0] != "1" || len(vecRanks) != len(kwRanks) || len(fused) != len(kwRanks) {
+		t.Fatalf("candidates: keyword ranks %v, vector ranks %v, fused %v", kwRanks, vecRanks, fused)
+	}
+	for _, f := range fused {
+		if v, err := strconv.ParseFloat(f, 64); err != nil || v <= 0 {
+			t.Errorf("fused score %q", f)
+		}
+	}
+	if slices.ContainsFunc(vecRanks, func(s string) bool { return s != "–" }) == false {
+		t.Errorf("no candidate has a vector rank: %v", vecRanks)
+	}
+	if os.Getenv("DOCENT_UPDATE_README_SCREENSHOT") == "1" {
+		step("README screenshot", chromedp.ActionFunc(func(ctx context.Context) error {
+			var png []byte
+			if err := chromedp.FullScreenshot(&png, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join("..", "..", "docs", "console-turn.png"), png, 0o644)
+		}))
+	}
+
+	// Add it to the golden set, with the expected document picked from the candidates.
+	var count string
+	step("add to the golden set",
+		chromedp.Click(`[data-testid=golden-from-turn] [data-testid=golden-pick]`, chromedp.ByQuery),
+		chromedp.SetValue(`[data-testid=golden-from-turn] [data-testid=golden-id]`, "e2e-gk-409", chromedp.ByQuery),
+		chromedp.Click(`[data-testid=golden-from-turn] [data-testid=golden-save]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=golden-questions]`, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=golden-count]`, &count, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=golden-question][data-id=e2e-gk-409]`, chromedp.ByQuery),
+	)
+	if count != "59" {
+		t.Errorf("golden set has %s questions, want the handbook's 58 and the new one", count)
+	}
+
+	// Run it and see the run and its numbers (the page refreshes itself
+	// while the run is in progress).
+	var hit5, mrr, nfa, passed string
+	step("run the golden set",
+		chromedp.Click(`[data-testid=golden-run]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=run-numbers]`, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-hit5]`, &hit5, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-mrr]`, &mrr, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-nfa]`, &nfa, chromedp.ByQuery),
+		chromedp.Text(`[data-testid=run-passed]`, &passed, chromedp.ByQuery),
+		shot("06-golden-run"),
+	)
+	for name, v := range map[string]string{"hit@5": hit5, "MRR@10": mrr, "not-found accuracy": nfa} {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0.7 || f > 1 {
+			t.Errorf("%s = %q, want the handbook's figure (>= 0.7)", name, v)
+		}
+	}
+	if !strings.HasSuffix(passed, "/59") {
+		t.Errorf("passed = %q, want out of 59", passed)
+	}
+	var e2eRow string
+	step("the new question's row",
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=run-row]')).map(r => r.textContent).find(t => t.includes('e2e-gk-409')) || ''`, &e2eRow),
+		chromedp.Navigate(base+"/golden"),
+		chromedp.WaitVisible(`[data-testid=golden-trend]`, chromedp.ByQuery),
+		shot("07-golden"),
+	)
+	if !strings.Contains(e2eRow, "pass") || !strings.Contains(e2eRow, "handbook:it/gatekeeper-error-codes.md") {
+		t.Errorf("the new question's run row = %q, want a pass with the Gatekeeper page ranked", e2eRow)
+	}
+
+	// The handbook's deliberately stale pages are flagged.
+	var flagged []string
+	var conflict string
+	step("stale documents",
+		chromedp.Navigate(base+"/stale"),
+		chromedp.WaitVisible(`[data-testid=stale-row]`, chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=stale-row]')).map(r => r.dataset.doc)`, &flagged),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=stale-row][data-doc="handbook:travel/expense-policy-2021.md"] [data-testid=stale-finding]')).map(f => f.dataset.kind).join(',')`, &conflict),
+		shot("08-stale"),
+	)
+	for _, doc := range []string{"product/legacy-v1-api.md", "it/guest-wifi.md", "engineering/code-review.md",
+		"travel/expense-policy-2021.md", "people/performance-reviews.md"} {
+		if !slices.Contains(flagged, "handbook:"+doc) {
+			t.Errorf("%s is not flagged stale; flagged: %v", doc, flagged)
+		}
+	}
+	if !strings.Contains(conflict, "conflict") {
+		t.Errorf("the 2021 expense policy's findings = %q, want a conflict with the current one", conflict)
+	}
+
+	// The other pages render in the browser too.
+	step("other pages",
+		chromedp.Navigate(base+"/misses"), chromedp.WaitVisible(`[data-testid=miss-total]`, chromedp.ByQuery), shot("09-misses"),
+		chromedp.Navigate(base+"/sources"), chromedp.WaitVisible(`[data-testid=source-row]`, chromedp.ByQuery), shot("10-sources"),
+		chromedp.Navigate(base+"/tokens"), chromedp.WaitVisible(`[data-testid=token-form]`, chromedp.ByQuery), shot("11-tokens"),
+	)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(consoleErrors) > 0 {
+		t.Errorf("console errors in the pages:\n%s", strings.Join(consoleErrors, "\n"))
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("…%s", s[len(s)-n:])
+}

@@ -1,0 +1,194 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent/templates"
+)
+
+// ErrRunInProgress is returned when a golden run is asked for while one runs.
+var ErrRunInProgress = errors.New("console: a golden run is in progress")
+
+// rankedDocs is how many top documents a run row keeps ("what ranked").
+const rankedDocs = 5
+
+// runGolden starts a run of the golden set in the background.
+func (h *handler) runGolden(w http.ResponseWriter, r *http.Request) {
+	id, err := h.StartGoldenRun(r.Context(), sessionOf(r.Context()).user)
+	switch {
+	case errors.Is(err, ErrRunInProgress):
+		h.renderError(w, r, http.StatusConflict, "A golden run is already in progress.")
+		return
+	case err != nil:
+		h.serverError(w, r, err)
+		return
+	}
+	redirect(w, r, "/golden/runs/"+templates.I64(id), "run")
+}
+
+// StartGoldenRun records a run of the stored golden set and runs it in
+// the background through the server's answer pipeline (eval.RunGolden),
+// storing the report, one row per question and the redacted
+// configuration. It returns the run's ID, or ErrRunInProgress.
+func (h *handler) StartGoldenRun(ctx context.Context, by string) (int64, error) {
+	h.runMu.Lock()
+	defer h.runMu.Unlock()
+	if h.runID != 0 {
+		return 0, ErrRunInProgress
+	}
+	qs, err := h.store.ListGolden(ctx)
+	if err != nil {
+		return 0, err
+	}
+	g := toEval(qs)
+	if err := g.Validate(); err != nil {
+		return 0, err
+	}
+	run := store.GoldenRun{StartedBy: by, Config: h.opts.Config(), Questions: len(g.Questions)}
+	if err := h.store.StartGoldenRun(ctx, &run); err != nil {
+		return 0, err
+	}
+	h.runID = run.ID
+	h.runs.Add(1)
+	go func() {
+		defer h.runs.Done()
+		h.finishRun(run, qs, g)
+		h.runMu.Lock()
+		h.runID = 0
+		h.runMu.Unlock()
+	}()
+	return run.ID, nil
+}
+
+// finishRun asks every question and records the outcome. A run stopped
+// by shutdown is recorded as failed.
+func (h *handler) finishRun(run store.GoldenRun, qs []store.GoldenQuestion, g *eval.Golden) {
+	ctx := h.runCtx
+	rec := &rankRecorder{a: h.opts.Answerer}
+	rep, err := eval.RunGolden(ctx, g, rec)
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+		h.log.Error("console: golden run failed", slog.Int64("run", run.ID), slog.Any("error", err))
+	}
+	rows := make([]store.GoldenRunRow, 0, len(rep.Rows))
+	for i, row := range rep.Rows {
+		b, merr := json.Marshal(row)
+		if merr != nil {
+			errText = merr.Error()
+			break
+		}
+		rows = append(rows, store.GoldenRunRow{Position: i, QuestionID: row.ID, Question: qs[i].Question,
+			Kind: string(row.Kind), Status: string(row.Status), Pass: row.Pass, FirstRank: row.FirstRank,
+			Ranked: rec.ranked(i), Row: b})
+	}
+	rep.Rows = nil
+	report, merr := json.Marshal(rep)
+	if merr != nil && errText == "" {
+		errText = merr.Error()
+	}
+	if err := h.store.FinishGoldenRun(context.WithoutCancel(ctx), run.ID, report, rows, errText); err != nil {
+		h.log.Error("console: record golden run", slog.Int64("run", run.ID), slog.Any("error", err))
+		return
+	}
+	h.log.Info("console: golden run finished", slog.Int64("run", run.ID), slog.Int("questions", rep.Questions),
+		slog.Float64("hit_at_5", rep.HitAt5), slog.Float64("mrr_at_10", rep.MRR10),
+		slog.Float64("not_found_accuracy", rep.NotFoundAccuracy))
+}
+
+// rankRecorder answers through a and keeps, per question in order, the
+// documents that ranked first.
+type rankRecorder struct {
+	a eval.Answerer
+
+	mu   sync.Mutex
+	tops [][]string
+}
+
+func (r *rankRecorder) Answer(ctx context.Context, q docent.Question) (docent.Answer, error) {
+	ans, err := r.a.Answer(ctx, q)
+	var top []string
+	for _, h := range ans.Trace.Candidates {
+		if len(top) == rankedDocs {
+			break
+		}
+		if id := h.Chunk.DocID; id != "" && !contains(top, id) {
+			top = append(top, id)
+		}
+	}
+	r.mu.Lock()
+	r.tops = append(r.tops, top)
+	r.mu.Unlock()
+	return ans, err
+}
+
+func (r *rankRecorder) ranked(i int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i < len(r.tops) {
+		return r.tops[i]
+	}
+	return nil
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// showGoldenRun renders one run: numbers, rows and configuration.
+func (h *handler) showGoldenRun(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok {
+		h.renderError(w, r, http.StatusNotFound, "No such run.")
+		return
+	}
+	run, err := h.store.GoldenRunByID(r.Context(), id)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v, err := runView(run)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	rows, err := h.store.GoldenRunRows(r.Context(), id)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	p := templates.GoldenRunPage{Meta: h.meta(r, fmt.Sprintf("Golden run #%d", id), "golden"), GoldenRunView: v}
+	for _, row := range rows {
+		rv := templates.GoldenRowView{GoldenRunRow: row}
+		if err := json.Unmarshal(row.Row, &rv.Outcome); err != nil {
+			h.serverError(w, r, fmt.Errorf("console: row %s of golden run %d: %w", row.QuestionID, id, err))
+			return
+		}
+		p.Rows = append(p.Rows, rv)
+	}
+	runs, err := h.store.ListGoldenRuns(r.Context(), 50)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	for _, o := range runs {
+		if o.ID != id && o.Status == "ok" {
+			p.Others = append(p.Others, o)
+		}
+	}
+	h.render(w, r, templates.GoldenRunDetail(p))
+}

@@ -1,0 +1,65 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/templates"
+)
+
+// Platform is the Question.Platform of playground questions.
+const Platform = "console"
+
+// channels are the playground's scopes: every source, each configured
+// chat channel, then each source alone.
+func (h *handler) channels() []templates.PlaygroundChannel {
+	out := []templates.PlaygroundChannel{{Key: "all", Label: "Every source (no channel scope)"}}
+	out = append(out, h.opts.Channels...)
+	for _, s := range h.opts.Sources {
+		out = append(out, templates.PlaygroundChannel{Key: "source:" + s.Name, Label: "Only " + s.Name, Sources: []string{s.Name}})
+	}
+	return out
+}
+
+// showPlayground renders the ask form.
+func (h *handler) showPlayground(w http.ResponseWriter, r *http.Request) {
+	h.render(w, r, templates.PlaygroundPage(templates.Playground{Meta: h.meta(r, "Playground", "playground"),
+		Channels: h.channels(), Channel: "all"}))
+}
+
+// askPlayground asks a question with the chosen channel's source scope,
+// stores the turn like any other, and shows the answer and its trace.
+func (h *handler) askPlayground(w http.ResponseWriter, r *http.Request) {
+	chans := h.channels()
+	key := r.PostFormValue("channel")
+	var ch *templates.PlaygroundChannel
+	for i := range chans {
+		if chans[i].Key == key {
+			ch = &chans[i]
+		}
+	}
+	if ch == nil {
+		h.badRequest(w, r, "Pick a channel to ask from.")
+		return
+	}
+	text := strings.TrimSpace(r.PostFormValue("question"))
+	p := templates.Playground{Meta: h.meta(r, "Playground", "playground"), Channels: chans, Channel: key, Question: text}
+	q := docent.Question{Text: text, Platform: Platform, Channel: key, User: sessionOf(r.Context()).user,
+		Filter: docent.Filter{Sources: ch.Sources, Labels: ch.Labels}}
+	turn, err := h.opts.Asker.Ask(r.Context(), q)
+	switch {
+	case errors.Is(err, docent.ErrEmptyQuestion):
+		p.Error = "Write a question."
+		h.renderStatus(w, r, http.StatusUnprocessableEntity, templates.PlaygroundPage(p))
+		return
+	case err != nil && turn.ID == 0:
+		h.serverError(w, r, err)
+		return
+	case err != nil:
+		p.Error = "The answer failed; its error is in the trace below."
+	}
+	p.Turn = &turn
+	h.render(w, r, templates.PlaygroundPage(p))
+}

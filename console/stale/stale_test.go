@@ -1,0 +1,156 @@
+package stale
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/store"
+)
+
+// chunkList is an index's chunks for Scan.
+type chunkList []docent.Chunk
+
+func (l chunkList) Scan(ctx context.Context, fn func(docent.Chunk) error) error {
+	for _, c := range l {
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func day(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestReport(t *testing.T) {
+	ctx := context.Background()
+	now := day("2026-11-30")
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "docent.db"), store.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	docs := []docent.DocRecord{
+		{ID: "hb:old.md", Source: "hb", Path: "old.md", Title: "Guest Wi-Fi", UpdatedAt: day("2020-02-11")},
+		{ID: "hb:fresh.md", Source: "hb", Path: "fresh.md", Title: "VPN", UpdatedAt: day("2026-10-01")},
+		{ID: "hb:expense.md", Source: "hb", Path: "expense.md", Title: "Travel and Expense Policy", UpdatedAt: day("2026-01-15")},
+		{ID: "hb:expense-2021.md", Source: "hb", Path: "expense-2021.md", Title: "Travel and Expense Policy (2021)", UpdatedAt: day("2021-03-01")},
+		{ID: "hb:gone.md", Source: "hb", Path: "gone.md", Title: "Gone", UpdatedAt: day("2026-09-01")},
+		{ID: "wiki:page", Source: "wiki", Path: "page", Title: "Wiki page", UpdatedAt: day("2026-05-01")},
+	}
+	for _, d := range docs {
+		if err := db.PutDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.MarkDeleted(ctx, []string{"hb:gone.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ImportGolden(ctx, []store.GoldenQuestion{
+		{ID: "q-gone", Question: "?", Kind: "exact", Expect: []store.GoldenExpect{{Doc: "gone.md"}}},
+		{ID: "q-never", Question: "?", Kind: "exact", Expect: []store.GoldenExpect{{Doc: "renamed.md"}}},
+		{ID: "q-old", Question: "?", Kind: "exact", Expect: []store.GoldenExpect{{Doc: "old.md"}}},
+	}, true); err != nil {
+		t.Fatal(err)
+	}
+	// Answers in the window: the fresh page cited twice, once rated not
+	// helpful; the old page once; an eval turn that must not count.
+	for i, c := range []struct {
+		doc, platform string
+		rating        docent.Rating
+	}{{"hb:fresh.md", "slack", docent.RatingNotHelpful}, {"hb:fresh.md", "api", ""}, {"hb:old.md", "api", ""}, {"hb:old.md", "eval", ""}} {
+		turn := docent.Turn{Question: docent.Question{Text: "q", Platform: c.platform},
+			Answer:    docent.Answer{Status: docent.StatusAnswered, Citations: []docent.Citation{{N: 1, DocID: c.doc}}},
+			CreatedAt: now.Add(-time.Duration(i+1) * time.Hour)}
+		if err := db.CreateTurn(ctx, &turn); err != nil {
+			t.Fatal(err)
+		}
+		if c.rating != "" {
+			if err := db.CreateFeedback(ctx, &docent.Feedback{TurnID: turn.ID, Rating: c.rating}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	chunks := chunkList{
+		{ID: "e1", DocID: "hb:expense.md", Title: "Travel and Expense Policy", Section: []string{"Meal per diem"},
+			Text: "Travel and Expense Policy > Meal per diem\n\n| United States | $75 |\n| Europe | €60 |"},
+		{ID: "e2", DocID: "hb:expense-2021.md", Title: "Travel and Expense Policy (2021)", Section: []string{"Meal per diem"},
+			Text: "Travel and Expense Policy (2021) > Meal per diem\n\n| United States | $50 |\n| Europe | €45 |"},
+		{ID: "v1", DocID: "hb:fresh.md", Title: "VPN", Section: []string{"Setup"}, Text: "VPN > Setup\n\nInstall the client."},
+		{ID: "w1", DocID: "wiki:page", Title: "Wiki page", Text: "Wiki page\n\nNotes."},
+	}
+	policy := map[string]int{"hb": 365, "wiki": 90}
+	c := New(db, chunks, Options{MaxAgeDays: func(s string) int { return policy[s] }, ExcludePlatform: "eval",
+		Now: func() time.Time { return now }})
+	rep, err := c.Report(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]Kind{}
+	var order []string
+	for _, it := range rep.Items {
+		for _, f := range it.Findings {
+			got[it.Doc.ID] = append(got[it.Doc.ID], f.Kind)
+		}
+		order = append(order, it.Doc.ID)
+	}
+	want := map[string][]Kind{
+		"hb:old.md":          {Old},
+		"hb:expense-2021.md": {Old, Conflict},
+		"hb:fresh.md":        {NotHelpful},
+		"hb:gone.md":         {Gone},
+		"renamed.md":         {Gone},
+		"wiki:page":          {Old},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("findings = %v\nwant %v", got, want)
+	}
+	// Ranked by impact (answers × staleness): the old page (1 answer, 6.8×
+	// its policy) before the fresh page (2 answers, 1×), then the uncited.
+	if order[0] != "hb:old.md" || order[1] != "hb:fresh.md" {
+		t.Errorf("order = %v, want hb:old.md then hb:fresh.md first", order)
+	}
+	for _, it := range rep.Items {
+		switch it.Doc.ID {
+		case "hb:old.md":
+			if it.Cited != 1 || it.AgeDays != 2484 || it.MaxAgeDays != 365 || !reflect.DeepEqual(it.Golden, []string{"q-old"}) {
+				t.Errorf("old page = %+v", it)
+			}
+		case "hb:expense-2021.md":
+			f := it.Findings[1]
+			if f.Other != "hb:expense.md" || f.Detail != "“Meal per diem” says $50, €45 where the newer Travel and Expense Policy (updated 2026-01-15) says $75, €60" {
+				t.Errorf("conflict = %+v", f)
+			}
+		case "wiki:page":
+			if it.MaxAgeDays != 90 {
+				t.Errorf("wiki policy = %d, want its source's 90", it.MaxAgeDays)
+			}
+		}
+	}
+
+	flagged, err := c.Stale(ctx, []string{"hb:old.md", "hb:expense.md", "hb:fresh.md"})
+	if err != nil || !reflect.DeepEqual(flagged, map[string]bool{"hb:old.md": true, "hb:fresh.md": true}) {
+		t.Fatalf("Stale = %v, %v", flagged, err)
+	}
+	// An acknowledgement keeps the document listed but no longer stale,
+	// once the cached report is dropped.
+	if err := db.AckStale(ctx, store.StaleAck{DocID: "hb:old.md", Until: now.Add(24 * time.Hour), By: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if flagged, _ := c.Stale(ctx, []string{"hb:old.md"}); !flagged["hb:old.md"] {
+		t.Error("the cached report changed before Invalidate")
+	}
+	c.Invalidate()
+	if flagged, _ := c.Stale(ctx, []string{"hb:old.md"}); flagged["hb:old.md"] {
+		t.Error("an acknowledged document is still stale")
+	}
+}

@@ -1,0 +1,557 @@
+// Package templates holds the admin console's templ components: one
+// layout that wraps every page, the pages, and the small components they
+// share (status badges, charts, the trace tables). Handlers in console/
+// fill the view models declared here from what the store holds.
+//
+// Edit the .templ files and run `make generate`; the generated
+// *_templ.go files are committed.
+package templates
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/console/stale"
+	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/store"
+)
+
+// Meta is what the layout needs on every page.
+type Meta struct {
+	// Title is the page title; Nav the menu entry to highlight.
+	Title string
+	Nav   string
+	// User is the signed-in admin ("" on the login page).
+	User string
+	// CSRF is the session's token for state-changing forms.
+	CSRF string
+	// Flash and Error are one-off notices to show.
+	Flash, Error string
+}
+
+// NavItem is one entry of the menu.
+type NavItem struct{ Key, Label, URL string }
+
+// Nav is the console's menu, in order.
+var Nav = []NavItem{
+	{"overview", "Overview", "/"},
+	{"turns", "Retrieval logs", "/turns"},
+	{"misses", "Misses", "/misses"},
+	{"golden", "Golden set", "/golden"},
+	{"stale", "Stale documents", "/stale"},
+	{"sources", "Sources", "/sources"},
+	{"playground", "Playground", "/playground"},
+	{"tokens", "API tokens", "/tokens"},
+}
+
+// LoginPage is the sign-in form.
+type LoginPage struct {
+	CSRF, User, Error string
+	// Next is where to go after signing in.
+	Next string
+	// Demo notes the one-time password printed at start.
+	Demo bool
+}
+
+// Overview is the dashboard over a window.
+type Overview struct {
+	Meta
+	// Window is the selected window ("24h", "7d", "30d"); Windows all.
+	Window  string
+	Windows []string
+	Stats   store.TurnStats
+	// Chart is questions per day by platform.
+	Chart BarChart
+	// Sources is sync health per source.
+	Sources []SourceRow
+}
+
+// TurnFilter is the retrieval logs' filter form, as submitted.
+type TurnFilter struct {
+	Status, Feedback, Platform, Channel, Source, Doc, Since, Until, Q string
+}
+
+// TurnList is one page of the retrieval logs.
+type TurnList struct {
+	Meta
+	Filter                       TurnFilter
+	Platforms, Channels, Sources []string
+	Turns                        []store.TurnSummary
+	Total                        int
+	Pager                        Pager
+}
+
+// Pager links to the neighbouring pages of a list.
+type Pager struct {
+	Page, Pages      int
+	PrevURL, NextURL string
+}
+
+// TurnDetail is one turn with its whole trace.
+type TurnDetail struct {
+	Meta
+	Turn     docent.Turn
+	Summary  store.TurnSummary
+	Feedback []docent.Feedback
+	// WhyNot is the "why not this document?" result, nil when none was asked.
+	WhyNot *WhyNot
+	// DocQuery and DocMatches are the document search of the why-not box.
+	DocQuery   string
+	DocMatches []docent.DocRecord
+	// Golden is the form that turns the turn into a golden entry.
+	Golden GoldenForm
+}
+
+// WhyNot says where one document's chunks ranked for a turn's query.
+type WhyNot struct {
+	Doc docent.DocRecord
+	// Depth is how many hits each retriever was asked for.
+	Depth int
+	// Filter describes the turn's filter ("" when it had none) and
+	// Excluded why it removed the document ("" when it did not).
+	Filter, Excluded string
+	Chunks           []WhyNotChunk
+	// Error says why the check could not run.
+	Error string
+}
+
+// WhyNotChunk is one chunk of the picked document.
+type WhyNotChunk struct {
+	ID, Section string
+	// Keyword and Vector are the 1-based ranks with the turn's filter
+	// (0: not within Depth); the Unfiltered ranks are without it.
+	Keyword, Vector                     int
+	KeywordUnfiltered, VectorUnfiltered int
+	// Candidate is the chunk's place among the turn's candidates (0: not there).
+	Candidate int
+	// Sent reports that the answer drew on it.
+	Sent bool
+	// Excluded says why the filter removes it ("" when it does not).
+	Excluded string
+}
+
+// Misses is the misses inbox.
+type Misses struct {
+	Meta
+	// Review is "open", "reviewed" or "all"; Assignee filters by person.
+	Review, Assignee string
+	People           []string
+	Items            []store.TurnSummary
+	Total            int
+	Pager            Pager
+}
+
+// GoldenPage lists the golden set and its runs.
+type GoldenPage struct {
+	Meta
+	Questions []store.GoldenQuestion
+	Runs      []GoldenRunView
+	// Trend charts hit@5, MRR@10 and not-found accuracy over the runs.
+	Trend LineChart
+	// Running is the run in progress, if any.
+	Running *store.GoldenRun
+}
+
+// GoldenRunView is a run with its decoded report.
+type GoldenRunView struct {
+	Run    store.GoldenRun
+	Report eval.GoldenReport
+}
+
+// GoldenRunPage is one run: its numbers, rows and configuration.
+type GoldenRunPage struct {
+	Meta
+	GoldenRunView
+	Rows []GoldenRowView
+	// Others are the runs it can be compared with.
+	Others []store.GoldenRun
+}
+
+// GoldenRowView is a run row with its decoded outcome.
+type GoldenRowView struct {
+	store.GoldenRunRow
+	Outcome eval.GoldenRow
+}
+
+// GoldenDiff compares two runs question by question.
+type GoldenDiff struct {
+	Meta
+	A, B                GoldenRunView
+	Better, Worse, Same int
+	Rows                []DiffRow
+	Runs                []store.GoldenRun
+	OnlyChanged         bool
+}
+
+// DiffRow is one question in two runs.
+type DiffRow struct {
+	ID, Question, Kind string
+	// A and B are the rows (nil when the question was not in that run).
+	A, B *store.GoldenRunRow
+	// Change is "better", "worse" or "same".
+	Change string
+}
+
+// GoldenForm adds or edits a golden question.
+type GoldenForm struct {
+	Meta
+	// Edit is set when editing an existing question (its ID is fixed).
+	Edit               bool
+	ID, Question, Kind string
+	// Expect holds one "path | section" per line; Facts one per line.
+	Expect, Facts              string
+	Covered, Uncovered, Source string
+	FromTurn                   int64
+	// Candidates are documents to pick the expected one from (a turn's).
+	Candidates []DocChoice
+	// Errors by field name.
+	Errors map[string]string
+}
+
+// DocChoice is a document offered as the expected one.
+type DocChoice struct {
+	Path, Title, Section string
+	Rank                 int
+}
+
+// GoldenImport is the YAML import and export page.
+type GoldenImport struct {
+	Meta
+	YAML  string
+	Count int
+}
+
+// StalePage lists flagged documents.
+type StalePage struct {
+	Meta
+	Report    stale.Report
+	Items     []stale.Item
+	ShowAcked bool
+	Acked     int
+	// DefaultUntil is the acknowledgement date the form proposes.
+	DefaultUntil string
+}
+
+// SourceRow is one source's sync state.
+type SourceRow struct {
+	Name, Type, Schedule string
+	Scheduled            bool
+	Running, Queued      bool
+	Next                 time.Time
+	Last                 *docent.SyncRun
+	Counts               store.SourceCounts
+	StaleAfterDays       int
+}
+
+// SourcesPage lists sources and recent runs.
+type SourcesPage struct {
+	Meta
+	Sources []SourceRow
+	Runs    []docent.SyncRun
+}
+
+// PlaygroundChannel is a scope to ask from.
+type PlaygroundChannel struct {
+	// Key identifies it in the form; Label shows it.
+	Key, Label string
+	// Sources and Labels are its source scope (empty: everything).
+	Sources, Labels []string
+}
+
+// Playground asks as if from a channel.
+type Playground struct {
+	Meta
+	Channels []PlaygroundChannel
+	Channel  string
+	Question string
+	// Turn is the answer just given, with its trace.
+	Turn *docent.Turn
+}
+
+// TokensPage lists API tokens.
+type TokensPage struct {
+	Meta
+	Tokens []store.APIToken
+	// NewToken is shown once, right after it was made.
+	NewToken, NewName string
+	DefaultRate       int
+	// Required says whether /api/ needs a token on this server.
+	Required bool
+}
+
+// ErrorPage shows a status and a safe message.
+type ErrorPage struct {
+	Meta
+	Status  int
+	Message string
+}
+
+// Part is a piece of answer text: plain text, or a citation marker.
+type Part struct {
+	Text string
+	// N is the citation number, 0 for plain text.
+	N int
+	// Chunk is the cited chunk's ID.
+	Chunk string
+}
+
+var markerRE = regexp.MustCompile(`\[(\d+)\]`)
+
+// AnswerParts splits answer text at its [n] markers, linking each to
+// its citation's chunk.
+func AnswerParts(text string, cites []docent.Citation) []Part {
+	byN := map[int]string{}
+	for _, c := range cites {
+		byN[c.N] = c.ChunkID
+	}
+	var parts []Part
+	last := 0
+	for _, m := range markerRE.FindAllStringSubmatchIndex(text, -1) {
+		n, _ := strconv.Atoi(text[m[2]:m[3]])
+		chunk, ok := byN[n]
+		if !ok {
+			continue
+		}
+		if m[0] > last {
+			parts = append(parts, Part{Text: text[last:m[0]]})
+		}
+		parts = append(parts, Part{Text: text[m[0]:m[1]], N: n, Chunk: chunk})
+		last = m[1]
+	}
+	if last < len(text) {
+		parts = append(parts, Part{Text: text[last:]})
+	}
+	return parts
+}
+
+// ChunkAnchor is the element ID of a candidate row.
+func ChunkAnchor(id string) string { return "chunk-" + id }
+
+// Itoa formats an int.
+func Itoa(n int) string { return strconv.Itoa(n) }
+
+// I64 formats an int64.
+func I64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Rank formats a 1-based rank, "–" for 0 (not returned).
+func Rank(n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return strconv.Itoa(n)
+}
+
+// Score formats a score with four decimals, "–" for 0.
+func Score(f float64) string {
+	if f == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(f, 'f', 4, 64)
+}
+
+// Pct formats n/d as a percentage, "–" when d is 0.
+func Pct(n, d int) string {
+	if d == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(100*float64(n)/float64(d), 'f', 1, 64) + "%"
+}
+
+// Rate formats a share in [0,1] with three decimals.
+func Rate(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+
+// MS formats milliseconds.
+func MS(f float64) string {
+	if f >= 1000 {
+		return strconv.FormatFloat(f/1000, 'f', 2, 64) + " s"
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64) + " ms"
+}
+
+// Dur formats a stage duration.
+func Dur(d time.Duration) string {
+	if d == 0 {
+		return "–"
+	}
+	return MS(float64(d) / float64(time.Millisecond))
+}
+
+// When formats a time in UTC to the minute, "–" for the zero time.
+func When(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
+// Day formats a date, "–" for the zero time.
+func Day(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// Section joins a section path.
+func Section(s []string) string { return strings.Join(s, " › ") }
+
+// Join joins strings with ", ".
+func Join(s []string) string { return strings.Join(s, ", ") }
+
+// FilterText describes a retrieval filter, "" when it restricts nothing.
+func FilterText(f docent.Filter) string {
+	var parts []string
+	if len(f.Sources) > 0 {
+		parts = append(parts, "sources: "+Join(f.Sources))
+	}
+	if len(f.Spaces) > 0 {
+		parts = append(parts, "spaces: "+Join(f.Spaces))
+	}
+	if len(f.Labels) > 0 {
+		parts = append(parts, "labels: "+Join(f.Labels))
+	}
+	if !f.UpdatedAfter.IsZero() {
+		parts = append(parts, "updated after "+Day(f.UpdatedAfter))
+	}
+	if !f.UpdatedBefore.IsZero() {
+		parts = append(parts, "updated before "+Day(f.UpdatedBefore))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Truncate shortens s to n runes with an ellipsis.
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// MissReasons says why a turn is in the misses inbox.
+func MissReasons(t store.TurnSummary) []string {
+	var out []string
+	switch t.Status {
+	case docent.StatusNotFound:
+		out = append(out, "not found")
+	case docent.StatusUncertain:
+		out = append(out, "uncertain")
+	case docent.StatusError:
+		out = append(out, "failed")
+	}
+	if t.Error != "" && t.Status != docent.StatusError {
+		out = append(out, "degraded")
+	}
+	if t.NotHelpful > 0 {
+		out = append(out, fmt.Sprintf("not helpful ×%d", t.NotHelpful))
+	}
+	if t.Handoff != "" {
+		out = append(out, "handoff "+string(t.Handoff))
+	}
+	return out
+}
+
+// CitedDocs lists a turn's cited documents, once each.
+func CitedDocs(cites []docent.Citation) []docent.Citation {
+	seen := map[string]bool{}
+	var out []docent.Citation
+	for _, c := range cites {
+		if !seen[c.DocID] {
+			seen[c.DocID] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Used reports whether the answer drew on chunk id.
+func Used(tr docent.Trace, id string) bool {
+	for _, u := range tr.Used {
+		if u == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Query builds "?k=v&..." from pairs, leaving out empty values.
+func Query(path string, kv ...string) string {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			v.Set(kv[i], kv[i+1])
+		}
+	}
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
+
+// KindText describes a stale finding kind.
+func KindText(k stale.Kind) string {
+	switch k {
+	case stale.Old:
+		return "older than policy"
+	case stale.NotHelpful:
+		return "cited in not-helpful answers"
+	case stale.Conflict:
+		return "conflicting near-duplicate"
+	case stale.Gone:
+		return "gone from source"
+	}
+	return string(k)
+}
+
+// F1 formats a float with one decimal.
+func F1(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return "–"
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
+type csrfKey struct{}
+
+// WithCSRF returns ctx carrying the session's CSRF token, for forms deep
+// in components that are not handed the page's Meta.
+func WithCSRF(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, csrfKey{}, token)
+}
+
+func ctxCSRF(ctx context.Context) string {
+	s, _ := ctx.Value(csrfKey{}).(string)
+	return s
+}
+
+func goldenAction(p GoldenForm) string {
+	if p.Edit {
+		return "/golden/q/" + p.ID
+	}
+	return "/golden"
+}
+
+func diffStatus(r *store.GoldenRunRow) string {
+	if r == nil {
+		return "absent"
+	}
+	s := r.Status
+	if r.Pass {
+		return s + " (pass)"
+	}
+	return s + " (fail)"
+}
+
+func diffRank(r *store.GoldenRunRow) string {
+	if r == nil {
+		return "–"
+	}
+	return Rank(r.FirstRank)
+}
