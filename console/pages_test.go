@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
 )
@@ -624,5 +625,91 @@ func TestAPITokensPage(t *testing.T) {
 	}
 	if n := c.get("/tokens").doc.Find(`[data-testid=token-revoked]`).Length(); n != 1 {
 		t.Errorf("%d revoked rows", n)
+	}
+}
+
+// sickScheduler reports the handbook's syncs as failing and stale, as
+// the scheduler does after a source's API keeps erroring.
+type sickScheduler struct {
+	Scheduler
+	health connectors.Health
+}
+
+func (s sickScheduler) Status() []connectors.JobStatus {
+	out := s.Scheduler.Status()
+	for i := range out {
+		out[i].Health = s.health
+	}
+	return out
+}
+
+func TestSourcesSyncHealth(t *testing.T) {
+	lastOK := time.Now().UTC().Add(-30 * time.Hour)
+	cases := []struct {
+		name        string
+		health      *connectors.Health // nil: the real scheduler's
+		wantHealth  string
+		wantClass   string
+		wantSuccess string
+		wantError   string
+	}{
+		{name: "healthy", wantHealth: "healthy", wantClass: "ok", wantSuccess: "last success"},
+		{name: "failing and stale",
+			health: &connectors.Health{LastSuccess: lastOK, ConsecutiveFailures: 4, MissedRuns: 3, Stale: true,
+				LastError: "confluence: list pages: 503 Service Unavailable"},
+			wantHealth:  "4 failures in a row; stale: 3 scheduled runs without a success",
+			wantClass:   "bad",
+			wantSuccess: "last success " + lastOK.Format("2006-01-02"),
+			wantError:   "confluence: list pages: 503 Service Unavailable"},
+		{name: "never succeeded",
+			health:     &connectors.Health{ConsecutiveFailures: 1, LastError: "notion: 401 Unauthorized"},
+			wantHealth: "1 failure in a row", wantClass: "bad", wantSuccess: "no successful sync yet",
+			wantError: "notion: 401 Unauthorized"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []envOption
+			if tc.health != nil {
+				opts = append(opts, func(o *Options) { o.Scheduler = sickScheduler{o.Scheduler, *tc.health} })
+			}
+			e := newEnv(t, opts...)
+			if tc.health == nil {
+				// The real scheduler learns of a success once it has run one.
+				if err := e.sched.RunNow("handbook"); err != nil {
+					t.Fatal(err)
+				}
+				deadline := time.Now().Add(30 * time.Second)
+				for e.sched.Status()[0].Health.LastSuccess.IsZero() {
+					if time.Now().After(deadline) {
+						t.Fatal("the sync did not finish")
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			c := e.client()
+			c.login()
+			for _, path := range []string{"/sources", "/"} {
+				r := c.get(path)
+				row := r.doc.Find(`[data-testid=source-row][data-source=handbook]`)
+				if path == "/" {
+					row = r.doc.Find(`[data-testid=sync-health-row]`)
+				}
+				h := row.Find(`[data-testid=source-health]`)
+				if got := text(h); got != tc.wantHealth {
+					t.Errorf("%s: health = %q, want %q", path, got, tc.wantHealth)
+				}
+				if !h.HasClass(tc.wantClass) {
+					t.Errorf("%s: health class = %q, want %q", path, h.AttrOr("class", ""), tc.wantClass)
+				}
+				if got := text(row.Find(`[data-testid=source-last-success]`)); !strings.HasPrefix(got, tc.wantSuccess) {
+					t.Errorf("%s: last success = %q, want prefix %q", path, got, tc.wantSuccess)
+				}
+				if path == "/sources" {
+					if got := text(row.Find(`[data-testid=source-error]`)); got != tc.wantError {
+						t.Errorf("last error = %q, want %q", got, tc.wantError)
+					}
+				}
+			}
+		})
 	}
 }

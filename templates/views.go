@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
@@ -248,6 +249,33 @@ type SourceRow struct {
 	Last                 *docent.SyncRun
 	Counts               store.SourceCounts
 	StaleAfterDays       int
+	// Health is how the scheduler's syncs of the source have been going
+	// (zero when it is not scheduled in this process).
+	Health connectors.Health
+}
+
+// HealthText says in a few words how a scheduled source's syncs are
+// going: "healthy", or its failures in a row and whether it is stale.
+func HealthText(s SourceRow) string {
+	if !s.Scheduled {
+		return "not scheduled"
+	}
+	h := s.Health
+	if h.Healthy() {
+		return "healthy"
+	}
+	var parts []string
+	if h.ConsecutiveFailures > 0 {
+		n := "failure"
+		if h.ConsecutiveFailures > 1 {
+			n = "failures"
+		}
+		parts = append(parts, strconv.Itoa(h.ConsecutiveFailures)+" "+n+" in a row")
+	}
+	if h.Stale {
+		parts = append(parts, "stale: "+strconv.Itoa(h.MissedRuns)+" scheduled runs without a success")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // SourcesPage lists sources and recent runs.
