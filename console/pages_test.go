@@ -17,6 +17,7 @@ import (
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent/templates"
 )
 
 func attrs(s *goquery.Selection, name string) []string {
@@ -202,6 +203,41 @@ func TestTurnDetailTrace(t *testing.T) {
 	}
 	if got := text(r.doc.Find(`[data-testid=handoff-state]`)); got != "none" {
 		t.Errorf("handoff = %q", got)
+	}
+	// The chat bots' feedback, handoff and the person's resolving reply
+	// show on the turn.
+	ctx := context.Background()
+	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: turn.ID, Rating: docent.RatingNotHelpful, User: "U5", Reason: "wrong client"}); err != nil {
+		t.Fatal(err)
+	}
+	ho := docent.Handoff{TurnID: turn.ID, Platform: "slack", Channel: "C-help", Thread: "1.0", RequestedBy: "U5"}
+	if err := e.db.CreateHandoff(ctx, &ho); err != nil {
+		t.Fatal(err)
+	}
+	ho.State, ho.ClaimedBy, ho.ClaimedAt = docent.HandoffClaimed, "U7", ho.RequestedAt.Add(time.Minute)
+	ho.ResolvedBy, ho.ResolvedAt = "U7", ho.RequestedAt.Add(time.Hour)
+	ho.State = docent.HandoffResolved
+	if err := e.db.UpdateHandoff(ctx, ho); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.CreateKnowledgeCandidate(ctx, &docent.KnowledgeCandidate{HandoffID: ho.ID, TurnID: turn.ID,
+		Question: turn.Question.Text, Answer: "Use the Kestrel client's Reset token button.", Author: "U7"}); err != nil {
+		t.Fatal(err)
+	}
+	r = c.get("/turns/" + itoa(turn.ID))
+	if got := text(r.doc.Find(`[data-testid=feedback-row]`)); !strings.HasPrefix(got, "not_helpful U5 ") || !strings.HasSuffix(got, " wrong client") {
+		t.Errorf("feedback = %q", got)
+	}
+	for sel, want := range map[string]string{
+		`[data-testid=handoff-state]`:     "resolved",
+		`[data-testid=handoff-claimed]`:   "claimed by U7 " + templates.When(ho.ClaimedAt),
+		`[data-testid=handoff-resolved]`:  "resolved by U7 " + templates.When(ho.ResolvedAt),
+		`[data-testid=knowledge-answer]`:  "Use the Kestrel client's Reset token button.",
+		`[data-testid=handoff-requested]`: "requested by U5 " + templates.When(ho.RequestedAt) + " in slack #C-help",
+	} {
+		if got := text(r.doc.Find(sel)); got != want {
+			t.Errorf("%s = %q, want %q", sel, got, want)
+		}
 	}
 	if r := c.get("/turns/999999"); r.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown turn = %d", r.StatusCode)

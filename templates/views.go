@@ -101,6 +101,10 @@ type TurnDetail struct {
 	Turn     docent.Turn
 	Summary  store.TurnSummary
 	Feedback []docent.Feedback
+	// Handoffs are the handoffs asked from the turn, newest first, and
+	// Knowledge the replies people resolved them with.
+	Handoffs  []docent.Handoff
+	Knowledge []docent.KnowledgeCandidate
 	// WhyNot is the "why not this document?" result, nil when none was asked.
 	WhyNot *WhyNot
 	// DocQuery and DocMatches are the document search of the why-not box.
