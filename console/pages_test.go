@@ -304,20 +304,53 @@ func TestMissesInbox(t *testing.T) {
 	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: rated.ID, Rating: docent.RatingNotHelpful, Reason: "outdated"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.db.CreateHandoff(ctx, &docent.Handoff{TurnID: handed.ID, Platform: "slack", Channel: "C-help", Thread: "1"}); err != nil {
+	ho := docent.Handoff{TurnID: handed.ID, Platform: "slack", Channel: "C-help", Thread: "1"}
+	if err := e.db.CreateHandoff(ctx, &ho); err != nil {
+		t.Fatal(err)
+	}
+	// The answer pipeline's other outcomes, as the chat bots store them.
+	var uncertain, failed docent.Turn
+	for _, tu := range []struct {
+		turn   *docent.Turn
+		status docent.Status
+		err    string
+	}{{&uncertain, docent.StatusUncertain, ""}, {&failed, docent.StatusError, "llm: 503"}} {
+		*tu.turn = docent.Turn{Question: docent.Question{Text: "Is the office open on Boxing Day?", Platform: "discord", Channel: "D1"},
+			Answer:    docent.Answer{Status: tu.status, Text: "Possibly.", Trace: docent.Trace{Error: tu.err}},
+			CreatedAt: time.Now().UTC()}
+		if err := e.db.CreateTurn(ctx, tu.turn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.db.CreateKnowledgeCandidate(ctx, &docent.KnowledgeCandidate{HandoffID: ho.ID, TurnID: handed.ID, Question: handed.Question.Text,
+		Answer: "Ask IT to reissue it in the Kestrel admin.", Author: "U7"}); err != nil {
 		t.Fatal(err)
 	}
 	c := e.client()
 	c.login()
 	r := c.get("/misses")
 	got := attrs(r.doc.Find(`[data-testid=turn-row]`), "data-turn")
-	want := []string{itoa(handed.ID), itoa(rated.ID), itoa(menu.ID)}
+	want := []string{itoa(failed.ID), itoa(uncertain.ID), itoa(handed.ID), itoa(rated.ID), itoa(menu.ID)}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("inbox = %v, want %v (not %d)", got, want, answered.ID)
 	}
 	reasons := texts(r.doc.Find(`[data-testid=miss-reasons]`))
-	if !strings.Contains(reasons[0], "handoff requested") || !strings.Contains(reasons[1], "not helpful") || !strings.Contains(reasons[2], "not found") {
-		t.Errorf("reasons = %v", reasons)
+	for i, want := range []string{"failed", "uncertain", "handoff requested", "not helpful", "not found"} {
+		if !strings.Contains(reasons[i], want) {
+			t.Errorf("reasons[%d] = %q, want %q", i, reasons[i], want)
+		}
+	}
+	k := r.doc.Find(`[data-testid=knowledge-row]`)
+	if k.Length() != 1 || text(k.Find(`[data-testid=knowledge-answer]`)) != "Ask IT to reissue it in the Kestrel admin." {
+		t.Errorf("knowledge candidates = %v", texts(k))
+	}
+	if href, _ := k.Find(`[data-testid=knowledge-turn]`).Attr("href"); href != "/turns/"+itoa(handed.ID) {
+		t.Errorf("knowledge candidate links to %q", href)
+	}
+	for _, id := range []int64{uncertain.ID, failed.ID} {
+		if r := c.post("/misses/"+itoa(id)+"/review", url.Values{"reviewed": {"1"}}); r.StatusCode != http.StatusSeeOther {
+			t.Fatalf("review = %d", r.StatusCode)
+		}
 	}
 	// Mark reviewed: out of the open inbox, in the reviewed one.
 	if r := c.post("/misses/"+itoa(menu.ID)+"/review", url.Values{"reviewed": {"1"}}); r.StatusCode != http.StatusSeeOther {
@@ -327,7 +360,7 @@ func TestMissesInbox(t *testing.T) {
 		t.Errorf("open inbox after review = %v", got)
 	}
 	rev := c.get("/misses?review=reviewed")
-	if got := attrs(rev.doc.Find(`[data-testid=turn-row]`), "data-turn"); len(got) != 1 || got[0] != itoa(menu.ID) {
+	if got := attrs(rev.doc.Find(`[data-testid=turn-row]`), "data-turn"); strings.Join(got, ",") != itoa(failed.ID)+","+itoa(uncertain.ID)+","+itoa(menu.ID) {
 		t.Errorf("reviewed = %v", got)
 	}
 	if !strings.Contains(rev.body, "reviewed by alice") {

@@ -151,6 +151,9 @@ type Misses struct {
 	Items            []store.TurnSummary
 	Total            int
 	Pager            Pager
+	// Knowledge are the newest replies people resolved handoffs with:
+	// answers the docs lacked.
+	Knowledge []docent.KnowledgeCandidate
 }
 
 // GoldenPage lists the golden set and its runs.
