@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -323,4 +326,36 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestPathsCoverEveryRoute checks that Paths and PostPaths, which the
+// session and CSRF tests walk, hold a path for every route routes.go
+// registers behind a session, so a new page cannot skip those tests.
+func TestPathsCoverEveryRoute(t *testing.T) {
+	src, err := os.ReadFile("routes.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := regexp.MustCompile(`page\("(GET|POST) ([^"]+)"`).FindAllStringSubmatch(string(src), -1)
+	if len(routes) < 20 {
+		t.Fatalf("found only %d routes in routes.go", len(routes))
+	}
+	wild := regexp.MustCompile(`\{[a-z]+\}`)
+	for _, m := range routes {
+		p := strings.ReplaceAll(m[2], "{$}", "\x00")
+		p = wild.ReplaceAllString(p, "\x01")
+		pattern := "^" + regexp.QuoteMeta(p)
+		pattern = strings.NewReplacer("\x00", "$", "\x01", `[^/]+`).Replace(pattern)
+		if !strings.HasSuffix(pattern, "$") {
+			pattern += `(\?.*)?$`
+		}
+		re := regexp.MustCompile(pattern)
+		list := Paths
+		if m[1] == "POST" {
+			list = PostPaths
+		}
+		if !slices.ContainsFunc(list, re.MatchString) {
+			t.Errorf("%s %s has no path in the console's %s list", m[1], m[2], map[string]string{"GET": "Paths", "POST": "PostPaths"}[m[1]])
+		}
+	}
 }
