@@ -39,24 +39,53 @@ func TestOverview(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	answered := e.ask(questionText("How do I reset my VPN token?"))
-	e.ask(docent.Question{Text: "What is on the cafeteria menu on Fridays?", Platform: "api"})
-	e.ask(docent.Question{Text: "How many vacation days do I get?", Platform: "discord"})
+	menu := e.ask(docent.Question{Text: "What is on the cafeteria menu on Fridays?", Platform: "api"})
+	vacation := e.ask(docent.Question{Text: "How many vacation days do I get?", Platform: "discord"})
 	e.ask(docent.Question{Text: "eval question", Platform: eval.GoldenPlatform})
+	if menu.Answer.Status != docent.StatusNotFound {
+		t.Fatalf("the menu question was %s, want not_found", menu.Answer.Status)
+	}
+	// An uncertain answer stored by a chat bot, and one from two days ago
+	// that only the 7-day window counts.
+	for _, created := range []time.Time{time.Now().UTC(), time.Now().UTC().Add(-48 * time.Hour)} {
+		tu := docent.Turn{Question: docent.Question{Text: "Is the office open on Boxing Day?", Platform: "slack", Channel: "C-help"},
+			Answer: docent.Answer{Status: docent.StatusUncertain, Text: "Possibly."}, CreatedAt: created}
+		if err := e.db.CreateTurn(ctx, &tu); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: answered.ID, Rating: docent.RatingHelpful}); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: vacation.ID, Rating: docent.RatingNotHelpful}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.CreateHandoff(ctx, &docent.Handoff{TurnID: vacation.ID, Platform: "discord", Channel: "D1", Thread: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	answeredN := 0
+	for _, tu := range []docent.Turn{answered, menu, vacation} {
+		if tu.Answer.Status == docent.StatusAnswered {
+			answeredN++
+		}
+	}
 	c := e.client()
 	c.login()
+	if got := text(c.get("/?window=7d").doc.Find(`[data-testid=questions]`)); got != "5" {
+		t.Errorf("questions in 7 days = %q, want 5", got)
+	}
 	r := c.get("/?window=24h")
 	if r.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d", r.StatusCode)
 	}
 	for sel, want := range map[string]string{
-		"questions":      "3", // the golden run's turn is left out
-		"not-found-rate": "33.3%",
+		"questions":      "4", // the golden run's turn and the one from two days ago are left out
+		"answered-rate":  strconv.FormatFloat(100*float64(answeredN)/4, 'f', 1, 64) + "%",
+		"not-found-rate": "25.0%",
+		"uncertain-rate": "25.0%",
 		"helpful":        "1",
-		"not-helpful":    "0",
-		"handoff-rate":   "0.0%",
+		"not-helpful":    "1",
+		"handoff-rate":   "25.0%",
 	} {
 		if got := text(r.doc.Find(`[data-testid=` + sel + `]`)); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)
@@ -66,7 +95,7 @@ func TestOverview(t *testing.T) {
 		t.Errorf("p95 latency = %q", got)
 	}
 	if n := r.doc.Find(`[data-testid=daily-chart] [data-testid=bar]`).Length(); n != 3 {
-		t.Errorf("daily chart has %d bars, want one per platform today (3)", n)
+		t.Errorf("daily chart has %d bars, want one per platform today (slack, api, discord)", n)
 	}
 	if got := texts(r.doc.Find(`[data-testid=top-cited-row] a`)); len(got) == 0 || got[0] != "VPN" && got[0] != "Paid Time Off" {
 		t.Errorf("top cited = %v", got)
