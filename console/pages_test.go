@@ -489,6 +489,10 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	if n := run.doc.Find(`[data-testid=run-row]`).Length(); n != 2 {
 		t.Errorf("%d rows, want 2", n)
 	}
+	// The run is stored with the configuration it ran under.
+	if got := run.doc.Find(`[data-testid=run-config]`).Text(); got != e.console.h.opts.Config() {
+		t.Errorf("run config = %q, want %q", got, e.console.h.opts.Config())
+	}
 	if got := text(run.doc.Find(`[data-testid=run-row]`).First().Find("td").Last()); !strings.Contains(got, "handbook:it/vpn.md") {
 		t.Errorf("ranked documents = %q", got)
 	}
