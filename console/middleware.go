@@ -35,8 +35,16 @@ func securityHeaders(next http.Handler) http.Handler {
 func (h *handler) requireSession(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s := h.auth.session(r)
-		if email, ok := h.auth.trustedUser(r); ok && (s == nil || s.user != email) {
-			s = h.auth.newSession(w, r, email)
+		if email, ok := h.auth.trustedUser(r); email != "" && (s == nil || s.user != email) {
+			switch {
+			case ok:
+				s = h.auth.newSession(w, r, email)
+				s.viaHeader = true
+			case s != nil && s.viaHeader:
+				// The proxy now vouches for someone not allowed: the
+				// earlier user's session does not carry over to them.
+				s = nil
+			}
 		}
 		if s == nil && h.opts.Auth.Open {
 			s = h.auth.newSession(w, r, "admin")

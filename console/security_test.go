@@ -359,3 +359,49 @@ func TestPathsCoverEveryRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustedHeader checks the SSO-proxy mode: the header's email gets a
+// session when it is allowed, and nothing otherwise, even with the
+// cookie of an earlier allowed user.
+func TestTrustedHeader(t *testing.T) {
+	e := newEnv(t, func(o *Options) {
+		o.Auth.TrustedHeader = "X-Forwarded-Email"
+		o.Auth.Allowed = []string{"ops@example.com"}
+	})
+	c := e.client()
+	get := func(email string) *response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, c.url+"/turns", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if email != "" {
+			req.Header.Set("X-Forwarded-Email", email)
+		}
+		return c.do(req)
+	}
+	cases := []struct {
+		name, email string
+		wantStatus  int
+		wantUser    string
+	}{
+		{"no header, no session", "", http.StatusSeeOther, ""},
+		{"not allowed", "mallory@example.com", http.StatusSeeOther, ""},
+		{"allowed, any case", "Ops@Example.com", http.StatusOK, "Ops@Example.com"},
+		{"not allowed, with the allowed user's cookie", "mallory@example.com", http.StatusSeeOther, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(tc.email)
+			if r.StatusCode != tc.wantStatus {
+				t.Fatalf("GET /turns as %q = %d, want %d", tc.email, r.StatusCode, tc.wantStatus)
+			}
+			if tc.wantStatus == http.StatusSeeOther && !strings.HasPrefix(r.Header.Get("Location"), "/login") {
+				t.Errorf("redirect to %q, want the login page", r.Header.Get("Location"))
+			}
+			if got := text(r.doc.Find(`[data-testid=user]`)); got != tc.wantUser {
+				t.Errorf("signed in as %q, want %q", got, tc.wantUser)
+			}
+		})
+	}
+}
