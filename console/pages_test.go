@@ -369,6 +369,15 @@ func TestMissesInbox(t *testing.T) {
 			t.Errorf("reasons[%d] = %q, want %q", i, reasons[i], want)
 		}
 	}
+	// One click from the inbox to the golden-set form, filled from the turn.
+	toGolden, _ := r.doc.Find(`[data-testid=turn-row][data-turn="` + itoa(menu.ID) + `"] [data-testid=to-golden]`).Attr("href")
+	form := c.get(toGolden)
+	if v, _ := form.doc.Find(`[data-testid=golden-question-text]`).Attr("value"); form.StatusCode != http.StatusOK || v != menu.Question.Text {
+		t.Errorf("GET %q = %d, question %q; want the form for %q", toGolden, form.StatusCode, v, menu.Question.Text)
+	}
+	if v, _ := form.doc.Find(`[data-testid=golden-kind] option[selected]`).Attr("value"); v != "unanswerable" {
+		t.Errorf("golden kind for a not-found turn = %q, want unanswerable", v)
+	}
 	k := r.doc.Find(`[data-testid=knowledge-row]`)
 	if k.Length() != 1 || text(k.Find(`[data-testid=knowledge-answer]`)) != "Ask IT to reissue it in the Kestrel admin." {
 		t.Errorf("knowledge candidates = %v", texts(k))
