@@ -34,11 +34,35 @@ func TestEveryConsoleRouteNeedsASession(t *testing.T) {
 	}
 	for _, p := range PostPaths {
 		t.Run("POST "+p, func(t *testing.T) {
-			r := c.post(p, url.Values{"csrf": {"x"}})
-			if r.StatusCode != http.StatusUnauthorized {
-				t.Fatalf("POST %s without a session = %d, want 401", p, r.StatusCode)
+			// An expired form comes back, after signing in, to the page
+			// it was posted from (same origin only).
+			for _, tc := range []struct{ referer, wantNext string }{
+				{c.url + "/misses?review=all", "/misses?review=all"},
+				{"", "/"},
+				{"https://evil.example/misses", "/"},
+			} {
+				req, err := http.NewRequest(http.MethodPost, c.url+p, strings.NewReader("csrf=x"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				if tc.referer != "" {
+					req.Header.Set("Referer", tc.referer)
+				}
+				r := c.do(req)
+				if want := "/login?next=" + url.QueryEscape(tc.wantNext); r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != want {
+					t.Fatalf("POST %s without a session (Referer %q) = %d Location %q, want a redirect to %s",
+						p, tc.referer, r.StatusCode, r.Header.Get("Location"), want)
+				}
 			}
 		})
+	}
+	// None of those posts ran its action.
+	if runs, err := e.db.ListGoldenRuns(context.Background(), 10); err != nil || len(runs) != 0 {
+		t.Errorf("golden runs after posts without a session = %v, %v", runs, err)
+	}
+	if toks, err := e.db.ListAPITokens(context.Background()); err != nil || len(toks) != 0 {
+		t.Errorf("API tokens after posts without a session = %v, %v", toks, err)
 	}
 	// The JSON API's neighbours stay open: the console passes them on.
 	if r := c.get("/healthz"); r.StatusCode != http.StatusOK || r.body != "ok" {
