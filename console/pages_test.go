@@ -159,6 +159,19 @@ func TestRetrievalLogsFilters(t *testing.T) {
 	if r := c.get("/turns?since=yesterday"); r.StatusCode != http.StatusBadRequest {
 		t.Errorf("a malformed date = %d, want 400", r.StatusCode)
 	}
+	// The answer pipeline's uncertain outcome is a status of its own.
+	unsure := docent.Turn{Question: docent.Question{Text: "Is the office open on Boxing Day?", Platform: "slack", Channel: "C-help"},
+		Answer: docent.Answer{Status: docent.StatusUncertain, Text: "Possibly."}}
+	if err := e.db.CreateTurn(ctx, &unsure); err != nil {
+		t.Fatal(err)
+	}
+	r := c.get("/turns?status=uncertain")
+	if got := ids(r); len(got) != 1 || got[0] != itoa(unsure.ID) {
+		t.Errorf("uncertain turns = %v, want [%d]", got, unsure.ID)
+	}
+	if got := text(r.doc.Find(`[data-testid=turn-row] [data-testid=status]`)); got != "uncertain" {
+		t.Errorf("status shown = %q", got)
+	}
 	// Paginated: 55 more turns make two pages of 50.
 	for i := range 55 {
 		if err := e.db.CreateTurn(ctx, &docent.Turn{Question: docent.Question{Text: "q" + strconv.Itoa(i), Platform: "api"},
