@@ -248,6 +248,11 @@ type SourceRow struct {
 	Last                 *docent.SyncRun
 	Counts               store.SourceCounts
 	StaleAfterDays       int
+	// Failures counts the failed runs since the last successful one;
+	// MissedRuns the scheduled runs that came due since it; Stale is set
+	// once too many have (the scheduler's connectors.Health).
+	Failures, MissedRuns int
+	Stale                bool
 }
 
 // SourcesPage lists sources and recent runs.
