@@ -124,7 +124,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	// Syncs run under their own context, cancelled after HTTP has drained.
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
-	syncs.Go(func() { m.pruneTurns(syncCtx, retention, pruneEvery) })
+	syncs.Go(func() { m.prune(syncCtx, retention, pruneEvery) })
 	trim := &trimmer{last: server.LastAsk, idle: trimIdle, free: freeMemory}
 	syncs.Go(func() { trim.run(syncCtx) })
 	syncs.Go(func() {
