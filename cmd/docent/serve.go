@@ -92,6 +92,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopMetrics()
+	m.ready = server.Ready
 	chats, err := m.openChats(ctx)
 	if err != nil {
 		return err
