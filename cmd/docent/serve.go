@@ -53,6 +53,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
+	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
@@ -92,7 +93,6 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopMetrics()
-	m.ready = server.Ready
 	chats, err := m.openChats(ctx)
 	if err != nil {
 		return err

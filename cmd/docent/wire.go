@@ -82,8 +82,8 @@ type Main struct {
 	// llm's defaults (tests shorten the waits).
 	Retry llm.Retry
 
-	// ready is serve's readiness, which the chat adapters wait for
-	// before answering (nil: always ready).
+	// ready is serve's readiness, which the chat adapters and the
+	// console's playground wait for before answering (nil: always ready).
 	ready func() bool
 
 	closers []io.Closer
