@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -595,6 +596,30 @@ func TestPlayground(t *testing.T) {
 	}
 	if r := c.post("/playground", url.Values{"channel": {"all"}, "question": {"  "}}); r.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("empty question = %d", r.StatusCode)
+	}
+}
+
+// TestPlaygroundBeforeReady: until the index is ready the playground
+// says so with a 503 and stores no turn (a "not in the docs" from an
+// index still being filled would mislead).
+func TestPlaygroundBeforeReady(t *testing.T) {
+	var ready atomic.Bool
+	e := newEnv(t, func(o *Options) { o.Ready = ready.Load })
+	c := e.client()
+	c.login()
+	form := url.Values{"channel": {"all"}, "question": {"How do I reset my VPN token?"}}
+	r := c.post("/playground", form)
+	if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
+		!strings.Contains(text(r.doc.Find(`[data-testid=error]`)), "first sync") {
+		t.Errorf("ask before ready = %d, Retry-After %q, error %q; want 503 saying the first sync is running",
+			r.StatusCode, r.Header.Get("Retry-After"), text(r.doc.Find(`[data-testid=error]`)))
+	}
+	if turns, err := e.db.ListTurns(context.Background(), store.TurnFilter{}); err != nil || len(turns) != 0 {
+		t.Errorf("%d turns stored before ready (%v), want 0", len(turns), err)
+	}
+	ready.Store(true)
+	if r := c.post("/playground", form); r.StatusCode != http.StatusOK || r.doc.Find(`[data-testid=playground-turn]`).Length() != 1 {
+		t.Errorf("ask once ready = %d, want the answer", r.StatusCode)
 	}
 }
 
