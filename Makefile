@@ -18,9 +18,11 @@ run: build
 	./$(BIN) serve
 
 # The test command the README and CI use: formatting, vet, generated templ
-# code up to date, then every test with the race detector.
+# code up to date, then every test with the race detector (the fuzz targets'
+# seed corpora among them), then each fuzz target explored for FUZZBRIEF.
 test: fmt-check vet templ-check
 	$(GO) test -race -cover -count=1 -timeout 15m $(PKGS)
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZBRIEF)
 
 # The Typesense backend's contract suite against a real cluster:
 #   make test-typesense TYPESENSE_URL=http://localhost:8108 TYPESENSE_API_KEY=xyz
@@ -50,9 +52,11 @@ bench: build baseline
 	$(GO) test -run '^$$' -bench ConvertAndChunk -benchtime 3s ./connectors/confluence/ ./connectors/notion/
 
 # Fuzz targets: `make test` runs their seed corpora (testdata/fuzz and the
-# golden inputs); `make fuzz` explores each for FUZZTIME. New failures land in
-# the package's testdata/fuzz/ and join the seeds.
+# golden inputs), then explores each for FUZZBRIEF; `make fuzz` explores each
+# for FUZZTIME. New failures land in the package's testdata/fuzz/ and join
+# the seeds.
 FUZZTIME ?= 2m
+FUZZBRIEF ?= 10s
 FUZZ_TARGETS := ./connectors/confluence:FuzzConvert ./connectors/notion:FuzzConvert ./search:FuzzChunk
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

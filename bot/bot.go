@@ -274,7 +274,16 @@ type Config struct {
 	// UserRate and ChannelRate bound questions per minute per user and
 	// per channel; 0 means 10 and 60.
 	UserRate, ChannelRate float64
+	// Ready reports whether the index can answer (serve's readiness: the
+	// first sync of an empty index has finished). Until it can, a
+	// question gets NotReadyText and is neither answered nor stored: "not
+	// in the docs" from a half-filled index would be wrong. Nil means
+	// always ready.
+	Ready func() bool
 }
+
+// NotReadyText is the reply to a question asked before the index is ready.
+const NotReadyText = "I'm still reading the docs for the first time. Please ask again in a few minutes."
 
 // Bot is the conversation core. It is safe for concurrent use.
 type Bot struct {
@@ -377,6 +386,9 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	}
 	if text == "" {
 		return out.Reply(ctx, t, Reply{Kind: ReplyNote, Text: "Ask me a question about the docs and I'll answer with sources."})
+	}
+	if b.cfg.Ready != nil && !b.cfg.Ready() {
+		return out.Reply(ctx, t, Reply{Kind: ReplyNote, Text: NotReadyText})
 	}
 	if !b.allow("user:"+m.User, b.cfg.UserRate) || !b.allow("channel:"+t.Channel, b.cfg.ChannelRate) {
 		return out.Reply(ctx, t, Reply{Kind: ReplyRateLimited, Ephemeral: true,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docent-hq/docent"
@@ -300,6 +301,37 @@ func TestRateLimitRepliesPolitely(t *testing.T) {
 	}
 	if r := e.out.last(t); r.Kind != bot.ReplyRateLimited || !r.Ephemeral {
 		t.Errorf("last reply = %+v, want a polite rate-limit notice", r)
+	}
+}
+
+// TestQuestionBeforeReadyAsksToWait: until the index is ready a question
+// gets a notice to ask again, and nothing is answered or stored; once it
+// is ready the same thread is answered.
+func TestQuestionBeforeReadyAsksToWait(t *testing.T) {
+	var ready atomic.Bool
+	e := newEnv(t, bot.Config{Ready: ready.Load}, nil)
+	m := msg("Ev1", "U1", "vpn?")
+	m.Mentioned = true
+	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.out.last(t); r.Kind != bot.ReplyNote || r.Text != bot.NotReadyText || r.TurnID != 0 {
+		t.Errorf("reply before ready = %+v, want the not-ready notice", r)
+	}
+	if n := len(e.questions()); n != 0 {
+		t.Errorf("asked %d questions before ready, want 0", n)
+	}
+	if turns, err := e.db.ListTurns(ctx, store.TurnFilter{}); err != nil || len(turns) != 0 {
+		t.Errorf("stored %d turns before ready (%v), want 0", len(turns), err)
+	}
+
+	ready.Store(true)
+	m.EventID = "Ev2"
+	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.out.last(t); r.Kind != bot.ReplyAnswer || r.TurnID == 0 {
+		t.Errorf("reply once ready = %+v, want an answer", r)
 	}
 }
 

@@ -42,7 +42,12 @@ func (r *run) preparePlain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if reembed {
+	if rb, ok := e.idx.(search.Rebuilder); reembed && ok {
+		if err := e.rebuild(ctx, rb); err != nil {
+			return err
+		}
+		e.log.Info("re-embedded the index into a new version", slog.String("embedder", e.emb.Name()))
+	} else if reembed {
 		// Until every vector is remade, the index holds mixed vectors.
 		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
 			return fmt.Errorf("index: %w", err)
@@ -356,4 +361,82 @@ func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) (err erro
 		return err
 	}
 	return remake(b.rest())
+}
+
+// rebuild re-embeds every stored chunk into a new version of an index that
+// can build one beside the version it serves: until the switch, searches
+// see the previous embedder's vectors whole; if the run fails, the new
+// version is dropped and the next run starts over.
+func (e *Engine) rebuild(ctx context.Context, rb search.Rebuilder) (err error) {
+	st, err := newStage(e.opts.StageDir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := st.close(); err == nil {
+			err = cerr
+		}
+	}()
+	var cur *pendingDoc
+	err = e.idx.Scan(ctx, func(c docent.Chunk) error {
+		if cur != nil && cur.Doc.ID != c.DocID {
+			if err := st.add(cur); err != nil {
+				return err
+			}
+			cur = nil
+		}
+		if cur == nil {
+			cur = &pendingDoc{Doc: docent.Document{ID: c.DocID}}
+		}
+		cur.Chunks = append(cur.Chunks, c)
+		return nil
+	})
+	if err == nil && cur != nil {
+		err = st.add(cur)
+	}
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	dim := e.emb.Dim()
+	if dim <= 0 { // a model's native length, known after its first call
+		vs, err := e.emb.EmbedDocuments(ctx, []string{"dimension"})
+		if err != nil {
+			return fmt.Errorf("embed: %w", err)
+		}
+		if len(vs) != 1 || len(vs[0]) == 0 {
+			return fmt.Errorf("embed: %w", search.ErrDimension)
+		}
+		dim = len(vs[0])
+	}
+	e.log.Info("re-embedding the index into a new version", slog.String("embedder", e.emb.Name()), slog.Int("documents", st.n))
+	return rb.Reindex(ctx, dim, e.emb.Name(), func(write func([]docent.Chunk) error) error {
+		remake := func(group []*pendingDoc) error {
+			if len(group) == 0 {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			errs, err := e.embedGroup(ctx, group)
+			if err != nil {
+				return err
+			}
+			var chunks []docent.Chunk
+			for i, p := range group {
+				if errs[i] != nil {
+					return fmt.Errorf("re-embed %s: %w", p.Doc.ID, errs[i])
+				}
+				chunks = append(chunks, p.Chunks...)
+			}
+			if err := write(chunks); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+			return nil
+		}
+		b := batcher{size: e.opts.BatchSize}
+		if err := st.each(func(p *pendingDoc) error { return remake(b.add(p)) }); err != nil {
+			return err
+		}
+		return remake(b.rest())
+	})
 }

@@ -101,6 +101,10 @@ type Options struct {
 	Store *store.DB
 	// Asker answers playground questions (stored as turns).
 	Asker Asker
+	// Ready reports whether the index can answer (serve's readiness);
+	// until then the playground asks nothing and stores no turn. Nil
+	// means always ready.
+	Ready func() bool
 	// Answerer runs the golden set through the pipeline (not stored as turns).
 	Answerer eval.Answerer
 	Index    Searcher

@@ -11,7 +11,7 @@ import (
 	"github.com/docent-hq/docent/templates"
 )
 
-// maxImportBytes bounds an imported golden file.
+// maxImportBytes bounds the import form's body (routes applies it).
 const maxImportBytes = 4 << 20
 
 // showGoldenImport renders the import form.
@@ -22,7 +22,6 @@ func (h *handler) showGoldenImport(w http.ResponseWriter, r *http.Request) {
 // importGolden reads a golden YAML file (uploaded or pasted), validates
 // it as `docent eval --golden` does, and adds it to the set or replaces it.
 func (h *handler) importGolden(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxImportBytes)
 	text := r.PostFormValue("yaml")
 	name := "pasted YAML"
 	if f, hdr, err := r.FormFile("file"); err == nil {

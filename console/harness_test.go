@@ -60,21 +60,24 @@ func (h hashOnly) EmbedQuery(ctx context.Context, t string) ([]float32, error) {
 	return h.e.EmbedQuery(ctx, t)
 }
 
-// clock is a settable test clock.
+// clock is a test clock that runs with the wall clock and that Advance
+// moves ahead. (The turns the Recorder stores take the wall clock: a
+// clock stopped when the env was made fell behind them on a slow run,
+// and the overview's window left them out.)
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	offset time.Duration
 }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.t
+	return time.Now().UTC().Add(c.offset)
 }
 
 func (c *clock) Advance(d time.Duration) {
 	c.mu.Lock()
-	c.t = c.t.Add(d)
+	c.offset += d
 	c.mu.Unlock()
 }
 
@@ -98,7 +101,7 @@ type envOption func(*Options)
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	clk := &clock{t: time.Now().UTC()}
+	clk := &clock{}
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -87,4 +88,40 @@ func safeNext(next string) string {
 		return "/"
 	}
 	return next
+}
+
+// maxFormBytes bounds a console form's body (the golden import has its
+// own, larger bound).
+const maxFormBytes = 1 << 20
+
+// limitForm bounds a POST's body at n bytes and parses its form before
+// anything reads it (the session's CSRF check does, and the sign-in form
+// needs no session), so a body over n is a 413, and an uploaded file is
+// held in memory within n, never spooled to a temporary file.
+func (h *handler) limitForm(n int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+		// ParseMultipartForm drops ParseForm's error for a form that is
+		// not multipart, so the URL-encoded body is parsed first.
+		err := r.ParseForm()
+		if err == nil {
+			if err = r.ParseMultipartForm(n); errors.Is(err, http.ErrNotMultipart) {
+				err = nil
+			}
+		}
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			h.renderError(w, r, http.StatusRequestEntityTooLarge, "The form is too large.")
+			return
+		case err != nil:
+			h.badRequest(w, r, "The form could not be read.")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,9 +70,6 @@ func TestOverview(t *testing.T) {
 			answeredN++
 		}
 	}
-	// The console's clock started before the sync; bring it to now, so
-	// the window holds the turns however slowly the test ran (-race).
-	e.clock.Advance(time.Since(e.clock.Now()) + time.Second)
 	c := e.client()
 	c.login()
 	if got := text(c.get("/?window=7d").doc.Find(`[data-testid=questions]`)); got != "5" {
@@ -726,6 +724,30 @@ func TestPlayground(t *testing.T) {
 	}
 }
 
+// TestPlaygroundBeforeReady: until the index is ready the playground
+// says so with a 503 and stores no turn (a "not in the docs" from an
+// index still being filled would mislead).
+func TestPlaygroundBeforeReady(t *testing.T) {
+	var ready atomic.Bool
+	e := newEnv(t, func(o *Options) { o.Ready = ready.Load })
+	c := e.client()
+	c.login()
+	form := url.Values{"channel": {"all"}, "question": {"How do I reset my VPN token?"}}
+	r := c.post("/playground", form)
+	if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
+		!strings.Contains(text(r.doc.Find(`[data-testid=error]`)), "first sync") {
+		t.Errorf("ask before ready = %d, Retry-After %q, error %q; want 503 saying the first sync is running",
+			r.StatusCode, r.Header.Get("Retry-After"), text(r.doc.Find(`[data-testid=error]`)))
+	}
+	if turns, err := e.db.ListTurns(context.Background(), store.TurnFilter{}); err != nil || len(turns) != 0 {
+		t.Errorf("%d turns stored before ready (%v), want 0", len(turns), err)
+	}
+	ready.Store(true)
+	if r := c.post("/playground", form); r.StatusCode != http.StatusOK || r.doc.Find(`[data-testid=playground-turn]`).Length() != 1 {
+		t.Errorf("ask once ready = %d, want the answer", r.StatusCode)
+	}
+}
+
 func TestAPITokensPage(t *testing.T) {
 	e := newEnv(t)
 	c := e.client()
@@ -776,6 +798,7 @@ func TestSourcesSyncHealth(t *testing.T) {
 		name        string
 		health      *connectors.Health // nil: the real scheduler's
 		wantHealth  string
+		wantDetail  string // the failures and stale lines
 		wantClass   string
 		wantSuccess string
 		wantError   string
@@ -784,13 +807,14 @@ func TestSourcesSyncHealth(t *testing.T) {
 		{name: "failing and stale",
 			health: &connectors.Health{LastSuccess: lastOK, ConsecutiveFailures: 4, MissedRuns: 3, Stale: true,
 				LastError: "confluence: list pages: 503 Service Unavailable"},
-			wantHealth:  "4 failures in a row; stale: 3 scheduled runs without a success",
+			wantHealth:  "stale",
+			wantDetail:  "4 failed in a row stale: no successful run in 3 scheduled runs",
 			wantClass:   "bad",
 			wantSuccess: "last success " + lastOK.Format("2006-01-02"),
 			wantError:   "confluence: list pages: 503 Service Unavailable"},
 		{name: "never succeeded",
 			health:     &connectors.Health{ConsecutiveFailures: 1, LastError: "notion: 401 Unauthorized"},
-			wantHealth: "1 failure in a row", wantClass: "bad", wantSuccess: "no successful sync yet",
+			wantHealth: "failing", wantDetail: "1 failed in a row", wantClass: "bad", wantSuccess: "no successful sync yet",
 			wantError: "notion: 401 Unauthorized"},
 	}
 	for _, tc := range cases {
@@ -824,6 +848,9 @@ func TestSourcesSyncHealth(t *testing.T) {
 				h := row.Find(`[data-testid=source-health]`)
 				if got := text(h); got != tc.wantHealth {
 					t.Errorf("%s: health = %q, want %q", path, got, tc.wantHealth)
+				}
+				if got := strings.Join(texts(row.Find(`[data-testid=source-failures], [data-testid=source-stale]`)), " "); got != tc.wantDetail {
+					t.Errorf("%s: health detail = %q, want %q", path, got, tc.wantDetail)
 				}
 				if !h.HasClass(tc.wantClass) {
 					t.Errorf("%s: health class = %q, want %q", path, h.AttrOr("class", ""), tc.wantClass)

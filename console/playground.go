@@ -46,6 +46,12 @@ func (h *handler) askPlayground(w http.ResponseWriter, r *http.Request) {
 	}
 	text := strings.TrimSpace(r.PostFormValue("question"))
 	p := templates.Playground{Meta: h.meta(r, "Playground", "playground"), Channels: chans, Channel: key, Question: text}
+	if h.opts.Ready != nil && !h.opts.Ready() {
+		p.Error = "The first sync of the docs has not finished yet: ask again in a few minutes."
+		w.Header().Set("Retry-After", "30")
+		h.renderStatus(w, r, http.StatusServiceUnavailable, templates.PlaygroundPage(p))
+		return
+	}
 	q := docent.Question{Text: text, Platform: Platform, Channel: key, User: sessionOf(r.Context()).user,
 		Filter: docent.Filter{Sources: ch.Sources, Labels: ch.Labels}}
 	turn, err := h.opts.Asker.Ask(r.Context(), q)

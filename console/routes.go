@@ -7,14 +7,17 @@ import (
 )
 
 // routes lists every console route. Pages need a session; POSTs also
-// need the session's CSRF token. Anything else goes to next.
+// need the session's CSRF token, and their bodies are bounded. Anything
+// else goes to next.
 func (h *handler) routes(next http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	page := func(pattern string, fn http.HandlerFunc) { mux.Handle(pattern, h.requireSession(fn)) }
+	page := func(pattern string, fn http.HandlerFunc) {
+		mux.Handle(pattern, h.limitForm(maxFormBytes, h.requireSession(fn)))
+	}
 
 	mux.Handle("GET "+static.Prefix, static.Handler())
 	mux.HandleFunc("GET /login", h.showLogin)
-	mux.HandleFunc("POST /login", h.login)
+	mux.Handle("POST /login", h.limitForm(maxFormBytes, http.HandlerFunc(h.login)))
 	page("POST /logout", h.logout)
 
 	page("GET /{$}", h.showOverview)
@@ -33,7 +36,7 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	page("POST /golden/q/{id}", h.updateGolden)
 	page("POST /golden/q/{id}/delete", h.deleteGolden)
 	page("GET /golden/import", h.showGoldenImport)
-	page("POST /golden/import", h.importGolden)
+	mux.Handle("POST /golden/import", h.limitForm(maxImportBytes, h.requireSession(h.importGolden)))
 	page("GET /golden/export.yaml", h.exportGolden)
 	page("POST /golden/runs", h.runGolden)
 	page("GET /golden/runs/{id}", h.showGoldenRun)

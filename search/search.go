@@ -192,6 +192,19 @@ type BothSearcher interface {
 	SearchBoth(ctx context.Context, kq KeywordQuery, vq VectorQuery) (keyword, vector []docent.Hit, err error)
 }
 
+// Rebuilder is an Index that can build a complete new version of itself
+// beside the one it serves and switch to it in one step (Typesense: a new
+// collection behind the alias). The sync engine re-embeds into a new
+// version when the embedder changes, so searches see the previous
+// version whole until the new one is, never a mix of two embedders'
+// vectors. Reindex creates the version for vectors of length dim, calls
+// fill, which writes every chunk through write, then switches to it and
+// records embedder as the vectors' embedder; when fill or a write fails,
+// the new version is dropped and the served one is left as it was.
+type Rebuilder interface {
+	Reindex(ctx context.Context, dim int, embedder string, fill func(write func([]docent.Chunk) error) error) error
+}
+
 // Embedder turns text into vectors. Queries and documents are embedded
 // by separate calls because many models (Gemini's task types, instruction-
 // tuned open models) embed them differently.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"go/build"
 	"io/fs"
 	"path/filepath"
@@ -25,6 +26,9 @@ var layerRules = []struct {
 	{"store", []string{"", "internal/..."}},
 	{"search/...", []string{"", "search/...", "internal/..."}},
 	{"llm/...", []string{"", "search", "llm/...", "internal/..."}},
+	// Chat adapters reach answers only through the conversation core:
+	// never a model provider, the index or the store directly.
+	{"bot/...", []string{"", "bot/...", "internal/..."}},
 }
 
 // TestLayerImports fails when a lower-layer package imports a feature
@@ -34,15 +38,82 @@ func TestLayerImports(t *testing.T) {
 	root := filepath.Dir(filepath.Dir(file))
 	pkgs := modulePackages(t, root)
 	for _, rule := range layerRules {
+		checked := 0
+		for rel := range pkgs {
+			if matchPattern(rule.pkg, rel) {
+				checked++
+			}
+		}
+		if checked == 0 {
+			t.Errorf("rule %s matches no package of the module", rule.pkg)
+		}
+	}
+	for _, v := range layerViolations(pkgs) {
+		t.Error(v)
+	}
+}
+
+// layerViolations checks every package of pkgs against layerRules.
+func layerViolations(pkgs map[string][]string) []string {
+	var out []string
+	for _, rule := range layerRules {
 		for rel := range pkgs {
 			if !matchPattern(rule.pkg, rel) {
 				continue
 			}
 			for _, bad := range forbidden(pkgs, rel, rule.allowed) {
-				t.Errorf("%s imports %s (through %s); a %s package may import only %s of this module",
-					rel, bad.target, strings.Join(bad.chain, " -> "), rule.pkg, describePatterns(rule.allowed))
+				out = append(out, fmt.Sprintf("%s imports %s (through %s); a %s package may import only %s of this module",
+					rel, bad.target, strings.Join(bad.chain, " -> "), rule.pkg, describePatterns(rule.allowed)))
 			}
 		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLayerImportsCatchesForbiddenImports: the rule fails on the module's
+// real import graph once a forbidden import is added to it, directly or
+// through another package of the module.
+func TestLayerImportsCatchesForbiddenImports(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	real := modulePackages(t, filepath.Dir(filepath.Dir(file)))
+	for _, pkg := range []string{"store", "search", "llm/gemini", "bot/slack", "connectors", "answer", "console"} {
+		if _, ok := real[pkg]; !ok {
+			t.Fatalf("package %s not found", pkg)
+		}
+	}
+	tests := []struct {
+		from, imp string
+		want      string // in the violation
+	}{
+		{"store", "connectors", "store imports connectors (through store -> connectors)"},
+		{"store", "console", "store imports console"},
+		{"search", "answer", "search imports answer"},
+		{"llm/gemini", "answer", "llm/gemini imports answer"},
+		{"bot/slack", "llm/gemini", "bot/slack imports llm/gemini"},
+		{"bot/slack", "store", "bot/slack imports store"},
+		// Through an allowed package: internal/... may be imported, but not
+		// when it pulls a feature in.
+		{"internal/redact", "eval", "store imports eval (through store -> internal/redact -> eval)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.from+" -> "+tt.imp, func(t *testing.T) {
+			pkgs := map[string][]string{}
+			for k, v := range real {
+				pkgs[k] = slices.Clone(v)
+			}
+			if _, ok := pkgs[tt.from]; !ok {
+				pkgs[tt.from] = nil
+			}
+			pkgs[tt.from] = append(pkgs[tt.from], tt.imp)
+			if tt.from == "internal/redact" && !slices.Contains(pkgs["store"], "internal/redact") {
+				pkgs["store"] = append(pkgs["store"], "internal/redact")
+			}
+			got := layerViolations(pkgs)
+			if !slices.ContainsFunc(got, func(v string) bool { return strings.Contains(v, tt.want) }) {
+				t.Errorf("adding %s -> %s: violations %q, want one with %q", tt.from, tt.imp, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -97,6 +97,77 @@ func TestPruneTurns(t *testing.T) {
 	}
 }
 
+// TestPruneTurnsWithTheirReferences: a pruned turn takes its feedback and
+// miss review with it (the foreign keys would refuse the delete
+// otherwise), while what outlives a turn by design stays: the handoff
+// of its thread and a golden question made from it.
+func TestPruneTurnsWithTheirReferences(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "docent.db"), WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	var ids []int64
+	for i := range 2 {
+		tu := fullTurn(time.Time{})
+		if err := db.CreateTurn(ctx, &tu); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tu.ID)
+		if err := db.CreateFeedback(ctx, &docent.Feedback{TurnID: tu.ID, Rating: docent.RatingNotHelpful}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AssignMiss(ctx, tu.ID, "bob", "alice"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			clk.Advance(100 * 24 * time.Hour)
+		}
+	}
+	h := docent.Handoff{TurnID: ids[0], Platform: "slack", Channel: "C1", Thread: "1.1", RequestedBy: "U1"}
+	if err := db.CreateHandoff(ctx, &h); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutGolden(ctx, GoldenQuestion{ID: "vpn", Question: "vpn?", Kind: "answer", FromTurn: ids[0]}); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := db.PruneTurns(ctx, Retention{MaxAge: 90 * 24 * time.Hour})
+	if err != nil || res.Turns != 1 {
+		t.Fatalf("PruneTurns = %+v, %v; want the old turn pruned", res, err)
+	}
+	mustTurns(t, db, ids[1:])
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, id := range ids {
+		want := 0
+		if id == ids[1] {
+			want = 1
+		}
+		if n := count(`SELECT COUNT(*) FROM feedback WHERE turn_id = ?`, id); n != want {
+			t.Errorf("turn %d: %d feedback rows, want %d", id, n, want)
+		}
+		if n := count(`SELECT COUNT(*) FROM miss_reviews WHERE turn_id = ?`, id); n != want {
+			t.Errorf("turn %d: %d miss reviews, want %d", id, n, want)
+		}
+	}
+	if _, err := db.Handoff(ctx, h.ID); err != nil {
+		t.Errorf("the handoff of a pruned turn's thread: %v, want it kept", err)
+	}
+	if _, err := db.Golden(ctx, "vpn"); err != nil {
+		t.Errorf("the golden question made from a pruned turn: %v, want it kept", err)
+	}
+}
+
 // TestOpenEnablesIncrementalVacuum: a database made without incremental
 // auto-vacuum (by an older binary) is switched to it, keeping its data.
 func TestOpenEnablesIncrementalVacuum(t *testing.T) {

@@ -256,33 +256,25 @@ type SourceRow struct {
 	Last                 *docent.SyncRun
 	Counts               store.SourceCounts
 	StaleAfterDays       int
-	// Health is how the scheduler's syncs of the source have been going
+	// Health is how the scheduler's syncs of the source have been going:
+	// failed runs in a row, missed scheduled runs, stale, last success
 	// (zero when it is not scheduled in this process).
 	Health connectors.Health
 }
 
-// HealthText says in a few words how a scheduled source's syncs are
-// going: "healthy", or its failures in a row and whether it is stale.
+// HealthText names a source's sync health in a word: "healthy",
+// "failing", "stale" (its schedule came due too often without a
+// success), or "not scheduled" in this process.
 func HealthText(s SourceRow) string {
-	if !s.Scheduled {
+	switch {
+	case !s.Scheduled:
 		return "not scheduled"
+	case s.Health.Stale:
+		return "stale"
+	case s.Health.ConsecutiveFailures > 0:
+		return "failing"
 	}
-	h := s.Health
-	if h.Healthy() {
-		return "healthy"
-	}
-	var parts []string
-	if h.ConsecutiveFailures > 0 {
-		n := "failure"
-		if h.ConsecutiveFailures > 1 {
-			n = "failures"
-		}
-		parts = append(parts, strconv.Itoa(h.ConsecutiveFailures)+" "+n+" in a row")
-	}
-	if h.Stale {
-		parts = append(parts, "stale: "+strconv.Itoa(h.MissedRuns)+" scheduled runs without a success")
-	}
-	return strings.Join(parts, "; ")
+	return "healthy"
 }
 
 // SourcesPage lists sources and recent runs.

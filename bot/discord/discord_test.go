@@ -684,6 +684,7 @@ func TestInteractionsOverHTTPVerifiedWithEd25519(t *testing.T) {
 	now := strconv.FormatInt(time.Now().Unix(), 10)
 	old := strconv.FormatInt(time.Now().Add(-6*time.Minute).Unix(), 10)
 	_, foreign, _ := ed25519.GenerateKey(nil)
+	big := []byte(`{"type":1,"id":"3","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
 	tests := []struct {
 		name     string
 		body     []byte
@@ -698,6 +699,7 @@ func TestInteractionsOverHTTPVerifiedWithEd25519(t *testing.T) {
 		{"timestamp 6 minutes old", cmd, e.srv.Sign(old, cmd), old, http.StatusUnauthorized},
 		{"another key", cmd, hex.EncodeToString(ed25519.Sign(foreign, append([]byte(now), cmd...))), now, http.StatusUnauthorized},
 		{"malformed signature", cmd, "zz" + e.srv.Sign(now, cmd)[2:], now, http.StatusUnauthorized},
+		{"signed body over 1 MB", big, e.srv.Sign(now, big), now, http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -718,7 +720,7 @@ func TestInteractionsOverHTTPVerifiedWithEd25519(t *testing.T) {
 			if resp.StatusCode != tt.wantCode {
 				t.Errorf("status = %d, want %d", resp.StatusCode, tt.wantCode)
 			}
-			if tt.wantCode == http.StatusUnauthorized {
+			if tt.wantCode != http.StatusOK {
 				time.Sleep(200 * time.Millisecond)
 				if n := len(e.srv.RequestsTo("POST /interactions/*/*/callback")); n != callbacks || len(e.pipe.questions()) != asked {
 					t.Errorf("a refused request was acted on (%d callbacks, was %d)", n, callbacks)

@@ -16,12 +16,13 @@ import (
 // TestEventsAPIVerifiesBeforeParsing: a request is accepted only with a
 // valid v0 signature and a fresh timestamp; anything else is refused with
 // 401 before its body is read as JSON (a body that is not JSON at all
-// gets 401, not 400), and nothing is answered.
+// gets 401, not 400), a body over 1 MB gets 413, and nothing is answered.
 func TestEventsAPIVerifiesBeforeParsing(t *testing.T) {
 	h := newHarness(t, setup{http: true})
 	url := h.url + slack.EventsPath
 	ev, _ := h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "How do I reset my VPN token?"})
 	tampered := []byte(strings.Replace(string(ev.Body), "VPN token", "VPN password", 1))
+	big := []byte(`{"type":"event_callback","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
 	withoutHeader := func(name string) http.Header {
 		hd := h.ws.Sign(ev.Body, time.Now())
 		hd.Del(name)
@@ -42,6 +43,7 @@ func TestEventsAPIVerifiesBeforeParsing(t *testing.T) {
 		{"timestamp 6 minutes ahead", ev.Body, h.ws.Sign(ev.Body, time.Now().Add(6*time.Minute)), http.StatusUnauthorized},
 		{"not JSON, unsigned: refused before parsing", []byte("{not json"), http.Header{}, http.StatusUnauthorized},
 		{"not JSON, signed: unreadable", []byte("{not json"), h.ws.Sign([]byte("{not json"), time.Now()), http.StatusBadRequest},
+		{"signed body over 1 MB", big, h.ws.Sign(big, time.Now()), http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -79,7 +79,9 @@ func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
 		return nil, nil
 	}
 	log := m.Log.With(slog.String("platform", "slack"))
-	core := bot.New("slack", m.Recorder, m.Store, nil, slackBotConfig(sc), log)
+	bc := slackBotConfig(sc)
+	bc.Ready = m.ready
+	core := bot.New("slack", m.Recorder, m.Store, nil, bc, log)
 	var prompts []slack.Prompt
 	for _, p := range sc.Assistant.Prompts {
 		prompts = append(prompts, slack.Prompt{Title: p.Title, Message: p.Message})

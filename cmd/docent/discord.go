@@ -40,7 +40,9 @@ func openDiscord(_ context.Context, m *Main) (chatAdapter, error) {
 	for _, c := range dc.Channels {
 		inline[c.ID] = c.Reply == "inline"
 	}
-	core := bot.New(discord.Platform, m.Recorder, m.Store, nil, discordBotConfig(dc), log)
+	bc := discordBotConfig(dc)
+	bc.Ready = m.ready
+	core := bot.New(discord.Platform, m.Recorder, m.Store, nil, bc, log)
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,
 		EscalationChannel: dc.EscalationChannel, EscalationRole: dc.EscalationRole, Command: dc.Command, Inline: inline,

@@ -368,7 +368,8 @@ func TestDataDirPrivate(t *testing.T) {
 }
 
 // TestServePrunesTurns: serve deletes turns past the retention at start
-// (90 days by default, --retain-turns caps the count).
+// (90 days by default, --retain-turns caps the count), and the chat
+// events older than a day that the bots keep to drop redeliveries.
 func TestServePrunesTurns(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -392,6 +393,21 @@ func TestServePrunesTurns(t *testing.T) {
 		}
 	}
 	db.Close()
+	// A chat event delivered two days ago and one just now (the bot's dedupe).
+	old2d := time.Now().Add(-48 * time.Hour)
+	for _, ev := range []struct {
+		id string
+		at func() time.Time
+	}{{"Ev-old", func() time.Time { return old2d }}, {"Ev-new", time.Now}} {
+		db, err := store.Open(ctx, filepath.Join(dataDir, "docent.db"), store.WithClock(ev.at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.MarkEvent(ctx, "slack", ev.id); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
 
 	for _, tt := range []struct {
 		args []string
@@ -415,6 +431,14 @@ func TestServePrunesTurns(t *testing.T) {
 			t.Errorf("serve %v: %d turns left, want %d\n%s", tt.args, n, tt.want, logs.String())
 		}
 		db.Close()
+	}
+	// The old event was forgotten, the new one is still known.
+	db = mustOpenStore(t, dataDir)
+	defer db.Close()
+	for id, wantFresh := range map[string]bool{"Ev-old": true, "Ev-new": false} {
+		if fresh, err := db.MarkEvent(ctx, "slack", id); err != nil || fresh != wantFresh {
+			t.Errorf("after serve, MarkEvent(%s) = %v, %v; want %v (events kept %s)", id, fresh, err, wantFresh, eventsKept)
+		}
 	}
 }
 

@@ -68,7 +68,7 @@ var sourceTypes = map[string]impl[sourceOpener]{
 }
 
 var backends = map[string]impl[backendOpener]{
-	config.BackendLocal:     {"search/local: SQLite FTS5 BM25 + in-memory vectors in the data dir", openLocal},
+	config.BackendLocal:     {"search/local: a SQLite file in the data dir, in-memory BM25 keyword and vector indexes", openLocal},
 	config.BackendTypesense: {"search/typesense: a Typesense cluster, versioned collections behind an alias", openTypesense},
 }
 

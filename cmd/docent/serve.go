@@ -53,6 +53,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
+	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}
@@ -124,7 +125,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	// Syncs run under their own context, cancelled after HTTP has drained.
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
-	syncs.Go(func() { m.pruneTurns(syncCtx, retention, pruneEvery) })
+	syncs.Go(func() { m.prune(syncCtx, retention, pruneEvery) })
 	trim := &trimmer{last: server.LastAsk, idle: trimIdle, free: freeMemory}
 	syncs.Go(func() { trim.run(syncCtx) })
 	syncs.Go(func() {

@@ -82,6 +82,10 @@ type Main struct {
 	// llm's defaults (tests shorten the waits).
 	Retry llm.Retry
 
+	// ready is serve's readiness, which the chat adapters and the
+	// console's playground wait for before answering (nil: always ready).
+	ready func() bool
+
 	closers []io.Closer
 	unlock  func()
 }

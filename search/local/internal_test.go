@@ -58,7 +58,7 @@ func TestIndexSuiteANN(t *testing.T) {
 			t.Fatalf("Open: %v", err)
 		}
 		return ix
-	}, searchtest.Capabilities{ExactTies: true, FTSSyntax: true, Stemming: true, LargeBatch: 1000})
+	}, searchtest.Capabilities{ExactTies: true, Stemming: true, LargeBatch: 1000})
 }
 
 func TestMemoryIndex(t *testing.T) {

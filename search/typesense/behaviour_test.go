@@ -351,3 +351,37 @@ func sameHit(a, b docent.Hit) bool {
 	return a.Chunk.ID == b.Chunk.ID && a.KeywordRank == b.KeywordRank && a.VectorRank == b.VectorRank &&
 		a.KeywordScore == b.KeywordScore && a.VectorScore == b.VectorScore
 }
+
+// TestNearestNode: with a nearest node configured, every request goes to
+// it while it is healthy; when it fails, upserts (POST bodies) and
+// searches go to the other nodes.
+func TestNearestNode(t *testing.T) {
+	c := MustCluster(t, 3)
+	urls := c.URLs()
+	ix := MustOpen(t, c, "docs", func(o *typesense.Options) { o.Nodes, o.NearestNode = urls[:2], urls[2] })
+	ctx := context.Background()
+	chunks := corpus(30)
+	mustUpsert(t, ix, chunks)
+	if hits, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: "word12", K: 1}); err != nil || len(hits) != 1 || hits[0].Chunk.ID != chunks[12].ID {
+		t.Fatalf("keyword through the nearest node: %v, %v", hits, err)
+	}
+	if c.Served(0) != 0 || c.Served(1) != 0 || c.Served(2) == 0 {
+		t.Errorf("served %d, %d, %d; want every request on the nearest node (2)", c.Served(0), c.Served(1), c.Served(2))
+	}
+
+	c.SetFault(2, typesensetest.Unavailable)
+	for i := range chunks {
+		chunks[i].Text += " moved"
+	}
+	mustUpsert(t, ix, chunks)
+	hits, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: "moved word12", K: 1})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != chunks[12].ID {
+		t.Fatalf("keyword with the nearest node down: %v, %v", hits, err)
+	}
+	if c.Served(0)+c.Served(1) == 0 {
+		t.Error("the other nodes never served a request while the nearest node was down")
+	}
+	if v := c.Violations(); len(v) > 0 {
+		t.Errorf("refused requests (an empty body would be one): %v", v)
+	}
+}

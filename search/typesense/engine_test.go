@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/connectors/confluence"
+	"github.com/docent-hq/docent/connectors/confluence/confluencetest"
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
 )
 
-// TestSyncImportFailure syncs 500 one-chunk documents through the sync
-// engine into the Typesense backend while the server refuses one chunk:
+// TestSyncImportFailure syncs 500 one-chunk Confluence pages through the
+// sync engine into the Typesense backend while the server refuses one chunk:
 // that document is reported by ID, the other 499 are searchable and in
 // the registry, the cursor stays, and the next run indexes the refused
 // one and nothing else.
@@ -28,15 +30,24 @@ func TestSyncImportFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	src := connectorstest.NewSource("hb")
-	src.SetIncremental(true)
-	for i := range 500 {
-		src.Put(connectorstest.Doc("hb", fmt.Sprintf("page%03d.md", i), fmt.Sprintf("Body of page %d with word%d.", i, i)))
+	// A Confluence Data Center space of 500 pages, served by the
+	// in-repo Confluence, read by the real connector and chunked by the
+	// real chunker.
+	wiki := confluencetest.New(t, confluencetest.DataCenter, "ENG")
+	pageIDs := make([]string, 500)
+	for i := range pageIDs {
+		pageIDs[i] = wiki.Put(confluencetest.Page{SpaceKey: "ENG", Title: fmt.Sprintf("Page %03d", i),
+			Body: fmt.Sprintf("<p>Body of page %d with word%d.</p>", i, i)})
 	}
-	ch := connectorstest.Chunker{}
+	src, err := confluence.New("hb", confluence.Options{BaseURL: wiki.URL, Flavor: confluence.Flavor(wiki.Flavor),
+		Token: confluencetest.Token, Spaces: []string{"ENG"}, Clock: connectorstest.NewClock(confluencetest.Start)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docID := func(i int) string { return "hb:" + pageIDs[i] }
 	emb := connectorstest.NewEmbedder("m1")
-	eng := connectors.NewEngine(db, ix, emb, ch, nil, connectors.EngineOptions{})
-	const bad = "hb:page321.md"
+	eng := connectors.NewEngine(db, ix, emb, search.Chunker{TargetTokens: 512, OverlapTokens: 40}, nil, connectors.EngineOptions{})
+	bad := docID(321)
 	c.RejectDocuments(func(doc map[string]any) string {
 		if doc["doc_id"] == bad {
 			return "simulated: refused"
@@ -63,7 +74,7 @@ func TestSyncImportFailure(t *testing.T) {
 	}
 	for _, i := range []int{0, 320, 322, 499} {
 		hits, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: fmt.Sprintf("word%d", i), K: 3})
-		if err != nil || len(hits) != 1 || hits[0].Chunk.DocID != fmt.Sprintf("hb:page%03d.md", i) {
+		if err != nil || len(hits) != 1 || hits[0].Chunk.DocID != docID(i) {
 			t.Errorf("word%d: %v, %v", i, hits, err)
 		}
 	}
