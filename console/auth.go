@@ -40,6 +40,8 @@ type session struct {
 	csrf     string
 	created  time.Time
 	lastSeen time.Time
+	// viaHeader is set for a session the trusted header began.
+	viaHeader bool
 }
 
 type failures struct {

@@ -30,24 +30,38 @@ func securityHeaders(next http.Handler) http.Handler {
 }
 
 // requireSession lets a request through with a session: an existing one,
-// or a new one for auth: none or a trusted header. Otherwise a GET is
-// redirected to the login page and anything else refused. A POST must
-// also carry the session's CSRF token.
+// or a new one for auth: none or a trusted header. Otherwise it is
+// redirected to the login page, a POST without running its action. A
+// POST must also carry the session's CSRF token.
 func (h *handler) requireSession(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s := h.auth.session(r)
-		if email, ok := h.auth.trustedUser(r); ok && (s == nil || s.user != email) {
-			s = h.auth.newSession(w, r, email)
+		if email, ok := h.auth.trustedUser(r); email != "" && (s == nil || s.user != email) {
+			switch {
+			case ok:
+				s = h.auth.newSession(w, r, email)
+				s.viaHeader = true
+			case s != nil && s.viaHeader:
+				// The proxy now vouches for someone not allowed: the
+				// earlier user's session does not carry over to them.
+				s = nil
+			}
 		}
 		if s == nil && h.opts.Auth.Open {
 			s = h.auth.newSession(w, r, "admin")
 		}
 		if s == nil {
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-				return
+			// A GET comes back to itself after signing in; a form posted
+			// without a session (it expired) does nothing and comes back
+			// to the page it was posted from.
+			next := r.URL.RequestURI()
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				next = "/"
+				if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
+					next = safeNext(ref.RequestURI())
+				}
 			}
-			h.renderError(w, r, http.StatusUnauthorized, "Sign in first.")
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
 		if r.Method == http.MethodPost && !validCSRF(r, s) {

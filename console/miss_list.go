@@ -10,7 +10,8 @@ import (
 )
 
 // showMisses renders the inbox: not-found, uncertain and failed turns,
-// not-helpful votes and handoffs, open (not reviewed) by default.
+// not-helpful votes and handoffs, open (not reviewed) by default; and
+// the newest knowledge candidates (people's replies to handoffs).
 func (h *handler) showMisses(w http.ResponseWriter, r *http.Request) {
 	review := r.URL.Query().Get("review")
 	if !slices.Contains([]string{"open", "reviewed", "all"}, review) {
@@ -24,8 +25,13 @@ func (h *handler) showMisses(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
+	knowledge, err := h.store.ListKnowledgeCandidates(r.Context(), 20)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
 	h.render(w, r, templates.MissesPage(templates.Misses{Meta: h.meta(r, "Misses", "misses"), Review: review,
-		Assignee: assignee, Items: items, Total: total, Pager: pager(r, p, total, perPage)}))
+		Assignee: assignee, Items: items, Total: total, Pager: pager(r, p, total, perPage), Knowledge: knowledge}))
 }
 
 // reviewMiss marks a miss reviewed (reviewed=1) or open again (reviewed=0).

@@ -15,8 +15,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent/templates"
 )
 
 func attrs(s *goquery.Selection, name string) []string {
@@ -38,24 +40,53 @@ func TestOverview(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	answered := e.ask(questionText("How do I reset my VPN token?"))
-	e.ask(docent.Question{Text: "What is on the cafeteria menu on Fridays?", Platform: "api"})
-	e.ask(docent.Question{Text: "How many vacation days do I get?", Platform: "discord"})
+	menu := e.ask(docent.Question{Text: "What is on the cafeteria menu on Fridays?", Platform: "api"})
+	vacation := e.ask(docent.Question{Text: "How many vacation days do I get?", Platform: "discord"})
 	e.ask(docent.Question{Text: "eval question", Platform: eval.GoldenPlatform})
+	if menu.Answer.Status != docent.StatusNotFound {
+		t.Fatalf("the menu question was %s, want not_found", menu.Answer.Status)
+	}
+	// An uncertain answer stored by a chat bot, and one from two days ago
+	// that only the 7-day window counts.
+	for _, created := range []time.Time{time.Now().UTC(), time.Now().UTC().Add(-48 * time.Hour)} {
+		tu := docent.Turn{Question: docent.Question{Text: "Is the office open on Boxing Day?", Platform: "slack", Channel: "C-help"},
+			Answer: docent.Answer{Status: docent.StatusUncertain, Text: "Possibly."}, CreatedAt: created}
+		if err := e.db.CreateTurn(ctx, &tu); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: answered.ID, Rating: docent.RatingHelpful}); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: vacation.ID, Rating: docent.RatingNotHelpful}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.CreateHandoff(ctx, &docent.Handoff{TurnID: vacation.ID, Platform: "discord", Channel: "D1", Thread: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	answeredN := 0
+	for _, tu := range []docent.Turn{answered, menu, vacation} {
+		if tu.Answer.Status == docent.StatusAnswered {
+			answeredN++
+		}
+	}
 	c := e.client()
 	c.login()
+	if got := text(c.get("/?window=7d").doc.Find(`[data-testid=questions]`)); got != "5" {
+		t.Errorf("questions in 7 days = %q, want 5", got)
+	}
 	r := c.get("/?window=24h")
 	if r.StatusCode != http.StatusOK {
 		t.Fatalf("GET / = %d", r.StatusCode)
 	}
 	for sel, want := range map[string]string{
-		"questions":      "3", // the golden run's turn is left out
-		"not-found-rate": "33.3%",
+		"questions":      "4", // the golden run's turn and the one from two days ago are left out
+		"answered-rate":  strconv.FormatFloat(100*float64(answeredN)/4, 'f', 1, 64) + "%",
+		"not-found-rate": "25.0%",
+		"uncertain-rate": "25.0%",
 		"helpful":        "1",
-		"not-helpful":    "0",
-		"handoff-rate":   "0.0%",
+		"not-helpful":    "1",
+		"handoff-rate":   "25.0%",
 	} {
 		if got := text(r.doc.Find(`[data-testid=` + sel + `]`)); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)
@@ -65,7 +96,7 @@ func TestOverview(t *testing.T) {
 		t.Errorf("p95 latency = %q", got)
 	}
 	if n := r.doc.Find(`[data-testid=daily-chart] [data-testid=bar]`).Length(); n != 3 {
-		t.Errorf("daily chart has %d bars, want one per platform today (3)", n)
+		t.Errorf("daily chart has %d bars, want one per platform today (slack, api, discord)", n)
 	}
 	if got := texts(r.doc.Find(`[data-testid=top-cited-row] a`)); len(got) == 0 || got[0] != "VPN" && got[0] != "Paid Time Off" {
 		t.Errorf("top cited = %v", got)
@@ -125,6 +156,19 @@ func TestRetrievalLogsFilters(t *testing.T) {
 	}
 	if r := c.get("/turns?since=yesterday"); r.StatusCode != http.StatusBadRequest {
 		t.Errorf("a malformed date = %d, want 400", r.StatusCode)
+	}
+	// The answer pipeline's uncertain outcome is a status of its own.
+	unsure := docent.Turn{Question: docent.Question{Text: "Is the office open on Boxing Day?", Platform: "slack", Channel: "C-help"},
+		Answer: docent.Answer{Status: docent.StatusUncertain, Text: "Possibly."}}
+	if err := e.db.CreateTurn(ctx, &unsure); err != nil {
+		t.Fatal(err)
+	}
+	r := c.get("/turns?status=uncertain")
+	if got := ids(r); len(got) != 1 || got[0] != itoa(unsure.ID) {
+		t.Errorf("uncertain turns = %v, want [%d]", got, unsure.ID)
+	}
+	if got := text(r.doc.Find(`[data-testid=turn-row] [data-testid=status]`)); got != "uncertain" {
+		t.Errorf("status shown = %q", got)
 	}
 	// Paginated: 55 more turns make two pages of 50.
 	for i := range 55 {
@@ -203,6 +247,41 @@ func TestTurnDetailTrace(t *testing.T) {
 	if got := text(r.doc.Find(`[data-testid=handoff-state]`)); got != "none" {
 		t.Errorf("handoff = %q", got)
 	}
+	// The chat bots' feedback, handoff and the person's resolving reply
+	// show on the turn.
+	ctx := context.Background()
+	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: turn.ID, Rating: docent.RatingNotHelpful, User: "U5", Reason: "wrong client"}); err != nil {
+		t.Fatal(err)
+	}
+	ho := docent.Handoff{TurnID: turn.ID, Platform: "slack", Channel: "C-help", Thread: "1.0", RequestedBy: "U5"}
+	if err := e.db.CreateHandoff(ctx, &ho); err != nil {
+		t.Fatal(err)
+	}
+	ho.State, ho.ClaimedBy, ho.ClaimedAt = docent.HandoffClaimed, "U7", ho.RequestedAt.Add(time.Minute)
+	ho.ResolvedBy, ho.ResolvedAt = "U7", ho.RequestedAt.Add(time.Hour)
+	ho.State = docent.HandoffResolved
+	if err := e.db.UpdateHandoff(ctx, ho); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.CreateKnowledgeCandidate(ctx, &docent.KnowledgeCandidate{HandoffID: ho.ID, TurnID: turn.ID,
+		Question: turn.Question.Text, Answer: "Use the Kestrel client's Reset token button.", Author: "U7"}); err != nil {
+		t.Fatal(err)
+	}
+	r = c.get("/turns/" + itoa(turn.ID))
+	if got := text(r.doc.Find(`[data-testid=feedback-row]`)); !strings.HasPrefix(got, "not_helpful U5 ") || !strings.HasSuffix(got, " wrong client") {
+		t.Errorf("feedback = %q", got)
+	}
+	for sel, want := range map[string]string{
+		`[data-testid=handoff-state]`:     "resolved",
+		`[data-testid=handoff-claimed]`:   "claimed by U7 " + templates.When(ho.ClaimedAt),
+		`[data-testid=handoff-resolved]`:  "resolved by U7 " + templates.When(ho.ResolvedAt),
+		`[data-testid=knowledge-answer]`:  "Use the Kestrel client's Reset token button.",
+		`[data-testid=handoff-requested]`: "requested by U5 " + templates.When(ho.RequestedAt) + " in slack #C-help",
+	} {
+		if got := text(r.doc.Find(sel)); got != want {
+			t.Errorf("%s = %q, want %q", sel, got, want)
+		}
+	}
 	if r := c.get("/turns/999999"); r.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown turn = %d", r.StatusCode)
 	}
@@ -268,20 +347,62 @@ func TestMissesInbox(t *testing.T) {
 	if err := e.db.CreateFeedback(ctx, &docent.Feedback{TurnID: rated.ID, Rating: docent.RatingNotHelpful, Reason: "outdated"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.db.CreateHandoff(ctx, &docent.Handoff{TurnID: handed.ID, Platform: "slack", Channel: "C-help", Thread: "1"}); err != nil {
+	ho := docent.Handoff{TurnID: handed.ID, Platform: "slack", Channel: "C-help", Thread: "1"}
+	if err := e.db.CreateHandoff(ctx, &ho); err != nil {
+		t.Fatal(err)
+	}
+	// The answer pipeline's other outcomes, as the chat bots store them.
+	var uncertain, failed docent.Turn
+	for _, tu := range []struct {
+		turn   *docent.Turn
+		status docent.Status
+		err    string
+	}{{&uncertain, docent.StatusUncertain, ""}, {&failed, docent.StatusError, "llm: 503"}} {
+		*tu.turn = docent.Turn{Question: docent.Question{Text: "Is the office open on Boxing Day?", Platform: "discord", Channel: "D1"},
+			Answer:    docent.Answer{Status: tu.status, Text: "Possibly.", Trace: docent.Trace{Error: tu.err}},
+			CreatedAt: time.Now().UTC()}
+		if err := e.db.CreateTurn(ctx, tu.turn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.db.CreateKnowledgeCandidate(ctx, &docent.KnowledgeCandidate{HandoffID: ho.ID, TurnID: handed.ID, Question: handed.Question.Text,
+		Answer: "Ask IT to reissue it in the Kestrel admin.", Author: "U7"}); err != nil {
 		t.Fatal(err)
 	}
 	c := e.client()
 	c.login()
 	r := c.get("/misses")
 	got := attrs(r.doc.Find(`[data-testid=turn-row]`), "data-turn")
-	want := []string{itoa(handed.ID), itoa(rated.ID), itoa(menu.ID)}
+	want := []string{itoa(failed.ID), itoa(uncertain.ID), itoa(handed.ID), itoa(rated.ID), itoa(menu.ID)}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("inbox = %v, want %v (not %d)", got, want, answered.ID)
 	}
 	reasons := texts(r.doc.Find(`[data-testid=miss-reasons]`))
-	if !strings.Contains(reasons[0], "handoff requested") || !strings.Contains(reasons[1], "not helpful") || !strings.Contains(reasons[2], "not found") {
-		t.Errorf("reasons = %v", reasons)
+	for i, want := range []string{"failed", "uncertain", "handoff requested", "not helpful", "not found"} {
+		if !strings.Contains(reasons[i], want) {
+			t.Errorf("reasons[%d] = %q, want %q", i, reasons[i], want)
+		}
+	}
+	// One click from the inbox to the golden-set form, filled from the turn.
+	toGolden, _ := r.doc.Find(`[data-testid=turn-row][data-turn="` + itoa(menu.ID) + `"] [data-testid=to-golden]`).Attr("href")
+	form := c.get(toGolden)
+	if v, _ := form.doc.Find(`[data-testid=golden-question-text]`).Attr("value"); form.StatusCode != http.StatusOK || v != menu.Question.Text {
+		t.Errorf("GET %q = %d, question %q; want the form for %q", toGolden, form.StatusCode, v, menu.Question.Text)
+	}
+	if v, _ := form.doc.Find(`[data-testid=golden-kind] option[selected]`).Attr("value"); v != "unanswerable" {
+		t.Errorf("golden kind for a not-found turn = %q, want unanswerable", v)
+	}
+	k := r.doc.Find(`[data-testid=knowledge-row]`)
+	if k.Length() != 1 || text(k.Find(`[data-testid=knowledge-answer]`)) != "Ask IT to reissue it in the Kestrel admin." {
+		t.Errorf("knowledge candidates = %v", texts(k))
+	}
+	if href, _ := k.Find(`[data-testid=knowledge-turn]`).Attr("href"); href != "/turns/"+itoa(handed.ID) {
+		t.Errorf("knowledge candidate links to %q", href)
+	}
+	for _, id := range []int64{uncertain.ID, failed.ID} {
+		if r := c.post("/misses/"+itoa(id)+"/review", url.Values{"reviewed": {"1"}}); r.StatusCode != http.StatusSeeOther {
+			t.Fatalf("review = %d", r.StatusCode)
+		}
 	}
 	// Mark reviewed: out of the open inbox, in the reviewed one.
 	if r := c.post("/misses/"+itoa(menu.ID)+"/review", url.Values{"reviewed": {"1"}}); r.StatusCode != http.StatusSeeOther {
@@ -291,7 +412,7 @@ func TestMissesInbox(t *testing.T) {
 		t.Errorf("open inbox after review = %v", got)
 	}
 	rev := c.get("/misses?review=reviewed")
-	if got := attrs(rev.doc.Find(`[data-testid=turn-row]`), "data-turn"); len(got) != 1 || got[0] != itoa(menu.ID) {
+	if got := attrs(rev.doc.Find(`[data-testid=turn-row]`), "data-turn"); strings.Join(got, ",") != itoa(failed.ID)+","+itoa(uncertain.ID)+","+itoa(menu.ID) {
 		t.Errorf("reviewed = %v", got)
 	}
 	if !strings.Contains(rev.body, "reviewed by alice") {
@@ -390,6 +511,10 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	}
 	if n := run.doc.Find(`[data-testid=run-row]`).Length(); n != 2 {
 		t.Errorf("%d rows, want 2", n)
+	}
+	// The run is stored with the configuration it ran under.
+	if got := run.doc.Find(`[data-testid=run-config]`).Text(); got != e.console.h.opts.Config() {
+		t.Errorf("run config = %q, want %q", got, e.console.h.opts.Config())
 	}
 	if got := text(run.doc.Find(`[data-testid=run-row]`).First().Find("td").Last()); !strings.Contains(got, "handbook:it/vpn.md") {
 		t.Errorf("ranked documents = %q", got)
@@ -649,5 +774,96 @@ func TestAPITokensPage(t *testing.T) {
 	}
 	if n := c.get("/tokens").doc.Find(`[data-testid=token-revoked]`).Length(); n != 1 {
 		t.Errorf("%d revoked rows", n)
+	}
+}
+
+// sickScheduler reports the handbook's syncs as failing and stale, as
+// the scheduler does after a source's API keeps erroring.
+type sickScheduler struct {
+	Scheduler
+	health connectors.Health
+}
+
+func (s sickScheduler) Status() []connectors.JobStatus {
+	out := s.Scheduler.Status()
+	for i := range out {
+		out[i].Health = s.health
+	}
+	return out
+}
+
+func TestSourcesSyncHealth(t *testing.T) {
+	lastOK := time.Now().UTC().Add(-30 * time.Hour)
+	cases := []struct {
+		name        string
+		health      *connectors.Health // nil: the real scheduler's
+		wantHealth  string
+		wantDetail  string // the failures and stale lines
+		wantClass   string
+		wantSuccess string
+		wantError   string
+	}{
+		{name: "healthy", wantHealth: "healthy", wantClass: "ok", wantSuccess: "last success"},
+		{name: "failing and stale",
+			health: &connectors.Health{LastSuccess: lastOK, ConsecutiveFailures: 4, MissedRuns: 3, Stale: true,
+				LastError: "confluence: list pages: 503 Service Unavailable"},
+			wantHealth:  "stale",
+			wantDetail:  "4 failed in a row stale: no successful run in 3 scheduled runs",
+			wantClass:   "bad",
+			wantSuccess: "last success " + lastOK.Format("2006-01-02"),
+			wantError:   "confluence: list pages: 503 Service Unavailable"},
+		{name: "never succeeded",
+			health:     &connectors.Health{ConsecutiveFailures: 1, LastError: "notion: 401 Unauthorized"},
+			wantHealth: "failing", wantDetail: "1 failed in a row", wantClass: "bad", wantSuccess: "no successful sync yet",
+			wantError: "notion: 401 Unauthorized"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []envOption
+			if tc.health != nil {
+				opts = append(opts, func(o *Options) { o.Scheduler = sickScheduler{o.Scheduler, *tc.health} })
+			}
+			e := newEnv(t, opts...)
+			if tc.health == nil {
+				// The real scheduler learns of a success once it has run one.
+				if err := e.sched.RunNow("handbook"); err != nil {
+					t.Fatal(err)
+				}
+				deadline := time.Now().Add(30 * time.Second)
+				for e.sched.Status()[0].Health.LastSuccess.IsZero() {
+					if time.Now().After(deadline) {
+						t.Fatal("the sync did not finish")
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			c := e.client()
+			c.login()
+			for _, path := range []string{"/sources", "/"} {
+				r := c.get(path)
+				row := r.doc.Find(`[data-testid=source-row][data-source=handbook]`)
+				if path == "/" {
+					row = r.doc.Find(`[data-testid=sync-health-row]`)
+				}
+				h := row.Find(`[data-testid=source-health]`)
+				if got := text(h); got != tc.wantHealth {
+					t.Errorf("%s: health = %q, want %q", path, got, tc.wantHealth)
+				}
+				if got := strings.Join(texts(row.Find(`[data-testid=source-failures], [data-testid=source-stale]`)), " "); got != tc.wantDetail {
+					t.Errorf("%s: health detail = %q, want %q", path, got, tc.wantDetail)
+				}
+				if !h.HasClass(tc.wantClass) {
+					t.Errorf("%s: health class = %q, want %q", path, h.AttrOr("class", ""), tc.wantClass)
+				}
+				if got := text(row.Find(`[data-testid=source-last-success]`)); !strings.HasPrefix(got, tc.wantSuccess) {
+					t.Errorf("%s: last success = %q, want prefix %q", path, got, tc.wantSuccess)
+				}
+				if path == "/sources" {
+					if got := text(row.Find(`[data-testid=source-error]`)); got != tc.wantError {
+						t.Errorf("last error = %q, want %q", got, tc.wantError)
+					}
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,11 +36,35 @@ func TestEveryConsoleRouteNeedsASession(t *testing.T) {
 	}
 	for _, p := range PostPaths {
 		t.Run("POST "+p, func(t *testing.T) {
-			r := c.post(p, url.Values{"csrf": {"x"}})
-			if r.StatusCode != http.StatusUnauthorized {
-				t.Fatalf("POST %s without a session = %d, want 401", p, r.StatusCode)
+			// An expired form comes back, after signing in, to the page
+			// it was posted from (same origin only).
+			for _, tc := range []struct{ referer, wantNext string }{
+				{c.url + "/misses?review=all", "/misses?review=all"},
+				{"", "/"},
+				{"https://evil.example/misses", "/"},
+			} {
+				req, err := http.NewRequest(http.MethodPost, c.url+p, strings.NewReader("csrf=x"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				if tc.referer != "" {
+					req.Header.Set("Referer", tc.referer)
+				}
+				r := c.do(req)
+				if want := "/login?next=" + url.QueryEscape(tc.wantNext); r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != want {
+					t.Fatalf("POST %s without a session (Referer %q) = %d Location %q, want a redirect to %s",
+						p, tc.referer, r.StatusCode, r.Header.Get("Location"), want)
+				}
 			}
 		})
+	}
+	// None of those posts ran its action.
+	if runs, err := e.db.ListGoldenRuns(context.Background(), 10); err != nil || len(runs) != 0 {
+		t.Errorf("golden runs after posts without a session = %v, %v", runs, err)
+	}
+	if toks, err := e.db.ListAPITokens(context.Background()); err != nil || len(toks) != 0 {
+		t.Errorf("API tokens after posts without a session = %v, %v", toks, err)
 	}
 	// The JSON API's neighbours stay open: the console passes them on.
 	if r := c.get("/healthz"); r.StatusCode != http.StatusOK || r.body != "ok" {
@@ -325,6 +352,87 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestPathsCoverEveryRoute checks that Paths and PostPaths, which the
+// session and CSRF tests walk, hold a path for every route routes.go
+// registers behind a session, so a new page cannot skip those tests.
+func TestPathsCoverEveryRoute(t *testing.T) {
+	src, err := os.ReadFile("routes.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := regexp.MustCompile(`"(GET|POST) (/[^"]*)"`).FindAllStringSubmatch(string(src), -1)
+	if len(routes) < 20 {
+		t.Fatalf("found only %d routes in routes.go", len(routes))
+	}
+	wild := regexp.MustCompile(`\{[a-z]+\}`)
+	for _, m := range routes {
+		if m[2] == "/login" { // the one page without a session
+			continue
+		}
+		p := strings.ReplaceAll(m[2], "{$}", "\x00")
+		p = wild.ReplaceAllString(p, "\x01")
+		pattern := "^" + regexp.QuoteMeta(p)
+		pattern = strings.NewReplacer("\x00", "$", "\x01", `[^/]+`).Replace(pattern)
+		if !strings.HasSuffix(pattern, "$") {
+			pattern += `(\?.*)?$`
+		}
+		re := regexp.MustCompile(pattern)
+		list := Paths
+		if m[1] == "POST" {
+			list = PostPaths
+		}
+		if !slices.ContainsFunc(list, re.MatchString) {
+			t.Errorf("%s %s has no path in the console's %s list", m[1], m[2], map[string]string{"GET": "Paths", "POST": "PostPaths"}[m[1]])
+		}
+	}
+}
+
+// TestTrustedHeader checks the SSO-proxy mode: the header's email gets a
+// session when it is allowed, and nothing otherwise, even with the
+// cookie of an earlier allowed user.
+func TestTrustedHeader(t *testing.T) {
+	e := newEnv(t, func(o *Options) {
+		o.Auth.TrustedHeader = "X-Forwarded-Email"
+		o.Auth.Allowed = []string{"ops@example.com"}
+	})
+	c := e.client()
+	get := func(email string) *response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, c.url+"/turns", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if email != "" {
+			req.Header.Set("X-Forwarded-Email", email)
+		}
+		return c.do(req)
+	}
+	cases := []struct {
+		name, email string
+		wantStatus  int
+		wantUser    string
+	}{
+		{"no header, no session", "", http.StatusSeeOther, ""},
+		{"not allowed", "mallory@example.com", http.StatusSeeOther, ""},
+		{"allowed, any case", "Ops@Example.com", http.StatusOK, "Ops@Example.com"},
+		{"not allowed, with the allowed user's cookie", "mallory@example.com", http.StatusSeeOther, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(tc.email)
+			if r.StatusCode != tc.wantStatus {
+				t.Fatalf("GET /turns as %q = %d, want %d", tc.email, r.StatusCode, tc.wantStatus)
+			}
+			if tc.wantStatus == http.StatusSeeOther && !strings.HasPrefix(r.Header.Get("Location"), "/login") {
+				t.Errorf("redirect to %q, want the login page", r.Header.Get("Location"))
+			}
+			if got := text(r.doc.Find(`[data-testid=user]`)); got != tc.wantUser {
+				t.Errorf("signed in as %q, want %q", got, tc.wantUser)
+			}
+		})
+	}
 }
 
 // TestFormBodiesBounded: a console POST over its bound is a 413 and

@@ -28,7 +28,7 @@ func (h *handler) sourceRows(r *http.Request) ([]templates.SourceRow, error) {
 			StaleAfterDays: s.StaleAfterDays}
 		if j, ok := jobs[s.Name]; ok {
 			row.Scheduled, row.Running, row.Queued, row.Next, row.Schedule = true, j.Running, j.Queued, j.Next, j.Spec
-			row.Failures, row.MissedRuns, row.Stale = j.Health.ConsecutiveFailures, j.Health.MissedRuns, j.Health.Stale
+			row.Health = j.Health
 		}
 		last, err := h.store.LastRun(r.Context(), s.Name)
 		switch {

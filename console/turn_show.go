@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/store"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -33,7 +34,18 @@ func (h *handler) showTurn(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	p := templates.TurnDetail{Meta: h.meta(r, "Turn "+templates.I64(id), "turns"), Turn: turn, Summary: sum, Feedback: fb}
+	handoffs, err := h.store.ListHandoffs(ctx, store.HandoffFilter{TurnID: id})
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	knowledge, err := h.store.TurnKnowledgeCandidates(ctx, id)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	p := templates.TurnDetail{Meta: h.meta(r, "Turn "+templates.I64(id), "turns"), Turn: turn, Summary: sum, Feedback: fb,
+		Handoffs: handoffs, Knowledge: knowledge}
 	if q := strings.TrimSpace(r.URL.Query().Get("docq")); q != "" {
 		p.DocQuery = q
 		if p.DocMatches, err = h.store.SearchDocuments(ctx, q, 20); err != nil {

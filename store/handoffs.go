@@ -121,6 +121,8 @@ type HandoffFilter struct {
 	State docent.HandoffState
 	// Since keeps handoffs requested at or after it.
 	Since time.Time
+	// TurnID keeps the handoffs asked from this turn.
+	TurnID int64
 	// Limit caps the result (default 50); Offset skips that many first.
 	Limit, Offset int
 }
@@ -132,6 +134,10 @@ func (db *DB) ListHandoffs(ctx context.Context, f HandoffFilter) ([]docent.Hando
 	if f.State != "" {
 		q += ` AND state = ?`
 		args = append(args, string(f.State))
+	}
+	if f.TurnID != 0 {
+		q += ` AND turn_id = ?`
+		args = append(args, f.TurnID)
 	}
 	if !f.Since.IsZero() {
 		q += ` AND requested_at >= ?`
@@ -186,8 +192,18 @@ func (db *DB) CreateKnowledgeCandidate(ctx context.Context, k *docent.KnowledgeC
 
 // ListKnowledgeCandidates returns the newest candidates first, at most limit (default 50).
 func (db *DB) ListKnowledgeCandidates(ctx context.Context, limit int) ([]docent.KnowledgeCandidate, error) {
+	return db.knowledgeCandidates(ctx, ``, []any{limitOr(limit, 50)})
+}
+
+// TurnKnowledgeCandidates returns the candidates resolving handoffs
+// asked from the turn, newest first.
+func (db *DB) TurnKnowledgeCandidates(ctx context.Context, turnID int64) ([]docent.KnowledgeCandidate, error) {
+	return db.knowledgeCandidates(ctx, ` WHERE turn_id = ?`, []any{turnID, 50})
+}
+
+func (db *DB) knowledgeCandidates(ctx context.Context, where string, args []any) ([]docent.KnowledgeCandidate, error) {
 	out, err := queryList(ctx, db.r, `SELECT id, handoff_id, turn_id, question, answer, author, created_at
-		FROM knowledge_candidates ORDER BY created_at DESC, id DESC LIMIT ?`, []any{limitOr(limit, 50)},
+		FROM knowledge_candidates`+where+` ORDER BY created_at DESC, id DESC LIMIT ?`, args,
 		func(s scanner) (docent.KnowledgeCandidate, error) {
 			var k docent.KnowledgeCandidate
 			var created sql.NullString

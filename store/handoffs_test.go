@@ -88,6 +88,9 @@ func TestHandoffLifecycle(t *testing.T) {
 	if err != nil || len(open) != 1 || open[0].ID != second.ID {
 		t.Errorf("requested handoffs = %+v, %v", open, err)
 	}
+	if of7, err := db.ListHandoffs(ctx, HandoffFilter{TurnID: 7}); err != nil || len(of7) != 1 || of7[0].ID != h.ID {
+		t.Errorf("turn 7's handoffs = %+v, %v; want %d", of7, err, h.ID)
+	}
 
 	k := docent.KnowledgeCandidate{HandoffID: h.ID, TurnID: 7, Question: "gym?", Answer: h.LastReply, Author: "U9"}
 	if err := db.CreateKnowledgeCandidate(ctx, &k); err != nil {
@@ -96,6 +99,16 @@ func TestHandoffLifecycle(t *testing.T) {
 	ks, err := db.ListKnowledgeCandidates(ctx, 0)
 	if err != nil || len(ks) != 1 || !reflect.DeepEqual(ks[0], k) {
 		t.Errorf("knowledge candidates = %+v, %v; want [%+v]", ks, err, k)
+	}
+	other := docent.KnowledgeCandidate{HandoffID: second.ID, TurnID: 8, Question: "again", Answer: "no", Author: "U3"}
+	if err := db.CreateKnowledgeCandidate(ctx, &other); err != nil {
+		t.Fatal(err)
+	}
+	if ks, err := db.TurnKnowledgeCandidates(ctx, 7); err != nil || len(ks) != 1 || !reflect.DeepEqual(ks[0], k) {
+		t.Errorf("turn 7's knowledge candidates = %+v, %v; want [%+v]", ks, err, k)
+	}
+	if ks, _ := db.ListKnowledgeCandidates(ctx, 0); len(ks) != 2 || ks[0].ID != other.ID {
+		t.Errorf("knowledge candidates = %+v, want the newest first", ks)
 	}
 }
 

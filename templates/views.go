@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
@@ -100,6 +101,10 @@ type TurnDetail struct {
 	Turn     docent.Turn
 	Summary  store.TurnSummary
 	Feedback []docent.Feedback
+	// Handoffs are the handoffs asked from the turn, newest first, and
+	// Knowledge the replies people resolved them with.
+	Handoffs  []docent.Handoff
+	Knowledge []docent.KnowledgeCandidate
 	// WhyNot is the "why not this document?" result, nil when none was asked.
 	WhyNot *WhyNot
 	// DocQuery and DocMatches are the document search of the why-not box.
@@ -146,6 +151,9 @@ type Misses struct {
 	Items            []store.TurnSummary
 	Total            int
 	Pager            Pager
+	// Knowledge are the newest replies people resolved handoffs with:
+	// answers the docs lacked.
+	Knowledge []docent.KnowledgeCandidate
 }
 
 // GoldenPage lists the golden set and its runs.
@@ -248,11 +256,25 @@ type SourceRow struct {
 	Last                 *docent.SyncRun
 	Counts               store.SourceCounts
 	StaleAfterDays       int
-	// Failures counts the failed runs since the last successful one;
-	// MissedRuns the scheduled runs that came due since it; Stale is set
-	// once too many have (the scheduler's connectors.Health).
-	Failures, MissedRuns int
-	Stale                bool
+	// Health is how the scheduler's syncs of the source have been going:
+	// failed runs in a row, missed scheduled runs, stale, last success
+	// (zero when it is not scheduled in this process).
+	Health connectors.Health
+}
+
+// HealthText names a source's sync health in a word: "healthy",
+// "failing", "stale" (its schedule came due too often without a
+// success), or "not scheduled" in this process.
+func HealthText(s SourceRow) string {
+	switch {
+	case !s.Scheduled:
+		return "not scheduled"
+	case s.Health.Stale:
+		return "stale"
+	case s.Health.ConsecutiveFailures > 0:
+		return "failing"
+	}
+	return "healthy"
 }
 
 // SourcesPage lists sources and recent runs.

@@ -278,3 +278,23 @@ func TestAdminHashPassword(t *testing.T) {
 		t.Error("unknown admin command succeeded")
 	}
 }
+
+// TestReadmeConsoleScreenshot checks that the README shows the
+// turn-detail screenshot TestConsoleInBrowser takes, and that the PNG is
+// committed (DOCENT_UPDATE_README_SCREENSHOT=1 rewrites it).
+func TestReadmeConsoleScreenshot(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`!\[[^\]]*turn-detail[^\]]*\]\(docs/console-turn\.png\)`).Match(readme) {
+		t.Error("README.md does not show docs/console-turn.png as the turn-detail screenshot")
+	}
+	png, err := os.ReadFile(filepath.Join("..", "..", "docs", "console-turn.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n") || len(png) < 10_000 {
+		t.Errorf("docs/console-turn.png is not a screenshot (%d bytes)", len(png))
+	}
+}

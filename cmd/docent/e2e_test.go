@@ -275,12 +275,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("the 2021 expense policy's findings = %q, want a conflict with the current one", conflict)
 	}
 
-	// The other pages render in the browser too.
+	// The other pages render in the browser too; the handbook's syncs are healthy.
+	var health string
 	step("other pages",
 		chromedp.Navigate(base+"/misses"), chromedp.WaitVisible(`[data-testid=miss-total]`, chromedp.ByQuery), shot("09-misses"),
 		chromedp.Navigate(base+"/sources"), chromedp.WaitVisible(`[data-testid=source-row]`, chromedp.ByQuery), shot("10-sources"),
+		chromedp.Text(`[data-testid=source-row][data-source=handbook] [data-testid=source-health]`, &health, chromedp.ByQuery),
 		chromedp.Navigate(base+"/tokens"), chromedp.WaitVisible(`[data-testid=token-form]`, chromedp.ByQuery), shot("11-tokens"),
 	)
+	if health != "healthy" {
+		t.Errorf("the handbook's sync health = %q, want healthy", health)
+	}
 
 	mu.Lock()
 	defer mu.Unlock()
