@@ -276,7 +276,11 @@ func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, li
 		if u.src != first.src || u.Group == 0 {
 			continue
 		}
-		if (list || keyedAll) && first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio {
+		// Items of one list that score as well go together (the next
+		// rule of a list of rules often finishes the first); rows only
+		// when the question asks for a list or names none of the rows.
+		alike := first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio
+		if alike && (list || keyedAll || (first.Kind == kindItem && u.Kind == kindItem)) {
 			take(u)
 		}
 	}

@@ -212,7 +212,7 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		v.detail = fmt.Sprintf("not found: closest page covers %.2f of the question", v.primary.cov)
 		return v
 	}
-	v.missing, v.covered = gaps(v.q, v.primary, hits)
+	v.missing, v.covered = gaps(v.q, v.primary, hits, v.want == amountType || asksQuantity(text))
 	rel := g.chunkRelevance(v, sets)
 	v.evidence = max(v.primary.best.cov, rel-chunkMargin)
 	switch {
@@ -370,13 +370,27 @@ const metaPenalty = 0.5
 // best unit is one named entry of a table or list: a city, country or
 // plan not listed ("in france"), or a property the entries do not list
 // ("does the PPO cover acupuncture").
-func gaps(q *question, p *page, hits []docent.Hit) (missing []qterm, covered string) {
+func gaps(q *question, p *page, hits []docent.Hit, amount bool) (missing []qterm, covered string) {
 	keyed := p.best.u.Group > 0 && p.best.u.Key != ""
+	var page []unit
+	for _, i := range p.hits {
+		page = append(page, unitsOf(hits[i].Chunk)...)
+	}
+	// A place named in passing ("a flight to Tokyo") matters only when
+	// the answer depends on it: an amount asked for, the answer an entry
+	// of a table or list of named entries, or the page naming another
+	// of the thing it qualifies ("the Munich office" on a page about
+	// "the Oakland office").
+	incidental := func(t qterm) bool {
+		return t.Salient && t.Named && !t.Code && !amount && !keyed && !q.qualifiesOther(page, t.Term)
+	}
 	for _, t := range q.terms {
 		if p.terms[t.Term] {
 			continue
 		}
 		switch {
+		case incidental(t):
+			continue
 		case t.Salient:
 		case t.DF == 0 && keyed:
 		default:
@@ -385,7 +399,7 @@ func gaps(q *question, p *page, hits []docent.Hit) (missing []qterm, covered str
 		missing = append(missing, t)
 	}
 	if len(missing) == 0 {
-		if t, ok := soleMiss(q, p.best.u); ok {
+		if t, ok := soleMiss(q, p.best.u); ok && !incidental(t) && (t.Named || q.qualifiesOther([]unit{p.best.u}, t.Term)) {
 			missing = append(missing, t)
 		}
 	}
@@ -481,7 +495,7 @@ func (g *Relevance) decide(v verdict) Decision {
 	case docent.StatusAnswered:
 		d.Sources = g.sources(v)
 		sc := v.q.scorer(g.opts.Weights)
-		d.Conflict, d.ConflictNote = detectConflict(d.Sources, sc)
+		d.Conflict, d.ConflictNote = detectConflict(d.Sources, sc, map[int]bool{1: true})
 		d.Detail += fmt.Sprintf(", %d sources", len(d.Sources))
 	case docent.StatusUncertain:
 		h := v.hits[v.primary.best.hit]
@@ -624,7 +638,13 @@ func (g *Relevance) combine(whole verdict, parts []verdict, asks []string) (Deci
 		d.Parts = append(d.Parts, part)
 	}
 	if status == docent.StatusAnswered {
-		d.Conflict, d.ConflictNote = detectConflict(d.Sources, whole.q.scorer(g.opts.Weights))
+		lead := map[int]bool{}
+		for _, p := range d.Parts {
+			if len(p.Sources) > 0 {
+				lead[p.Sources[0]] = true
+			}
+		}
+		d.Conflict, d.ConflictNote = detectConflict(d.Sources, whole.q.scorer(g.opts.Weights), lead)
 	}
 	return d, true
 }

@@ -310,3 +310,83 @@ func TestListQuestionQuotesTheList(t *testing.T) {
 		t.Errorf("first citation %s, want the levels table", a.Citations[0].ChunkID)
 	}
 }
+
+func TestGateDetailGapsThatMatter(t *testing.T) {
+	chStipend := docent.Chunk{
+		ID: "c-stipend", DocID: "people/remote.md", Title: "Remote work", Section: []string{"Stipend"}, Ord: 1,
+		Text: "Remote work > Stipend\n\nEmployees get a monthly remote work stipend of $75 for internet.",
+	}
+	chHardware := docent.Chunk{
+		ID: "c-hardware", DocID: "people/remote.md", Title: "Remote work", Section: []string{"Hardware"}, Ord: 2,
+		Text: "Remote work > Hardware\n\nLaptops are provided as well.",
+	}
+	chWifi := docent.Chunk{
+		ID: "c-wifi", DocID: "it/wifi.md", Title: "Office Wi-Fi", Section: []string{"Networks"}, Ord: 1,
+		Text: "Office Wi-Fi > Networks\n\nThe Oakland office has two wifi networks: Corp for laptops and Guest for visitors.",
+	}
+	corp := corpusOf(chFlights, chHotelCaps, chStipend, chHardware, chBenefits, chWifi)
+	tests := []struct {
+		name     string
+		question string
+		hits     []docent.Hit
+		status   docent.Status
+		missing  string
+	}{
+		{
+			name:     "a place named in passing in a yes/no question",
+			question: "can I book business class for a flight to Tokyo?",
+			hits:     []docent.Hit{hit(chFlights, 1, 1, 1, 0.6)},
+			status:   docent.StatusAnswered,
+		},
+		{
+			name:     "a place the asked amount depends on",
+			question: "How much is the hotel cap in Tokyo?",
+			hits:     []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.6)},
+			status:   docent.StatusUncertain,
+			missing:  "Tokyo",
+		},
+		{
+			name:     "a place the page names another of",
+			question: "is there wifi at the Munich office?",
+			hits:     []docent.Hit{hit(chWifi, 1, 1, 1, 0.6)},
+			status:   docent.StatusUncertain,
+			missing:  "Munich",
+		},
+		{
+			name:     "another kind of the thing asked for",
+			question: "is there a wellness stipend",
+			hits:     []docent.Hit{hit(chStipend, 1, 1, 1, 0.6), hit(chHardware, 0.5, 2, 2, 0.3)},
+			status:   docent.StatusUncertain,
+			missing:  "wellness",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: tt.question, Hits: tt.hits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Status != tt.status || strings.Join(d.Missing, ",") != tt.missing {
+				t.Errorf("status %s missing %v (%s), want %s missing [%s]", d.Status, d.Missing, d.Detail, tt.status, tt.missing)
+			}
+		})
+	}
+}
+
+func TestNoConflictBetweenFurtherSources(t *testing.T) {
+	// The meals pages differ on laundry, but the question is answered by
+	// the benefits page: the two further sources make no note.
+	corp := corpusOf(chMealsNew, chMealsOld, chBenefits)
+	srcs := []Source{
+		{N: 1, Hit: hit(chBenefits, 1, 1, 1, 0.7)},
+		{N: 2, Hit: hit(chMealsNew, 0.9, 2, 2, 0.7)},
+		{N: 3, Hit: hit(chMealsOld, 0.8, 3, 3, 0.7)},
+	}
+	q := newQuestion("after how many nights is laundry reimbursed with the dental plan", corp.cur, nil, nil)
+	if c, _ := detectConflict(srcs, q.scorer(DefaultWeights), map[int]bool{1: true}); c != nil {
+		t.Errorf("conflict %+v between two further sources", c)
+	}
+	if c, _ := detectConflict(srcs, q.scorer(DefaultWeights), map[int]bool{2: true}); c == nil {
+		t.Errorf("no conflict when the newer meals page leads")
+	}
+}

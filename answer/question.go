@@ -49,6 +49,9 @@ type question struct {
 	maxIDF float64
 	// sc scores sets and units against the terms.
 	sc *scorer
+	// next maps a term to the content term written right after it ("wellness"
+	// to "stipend" in "a wellness stipend"): the thing it qualifies.
+	next map[string]string
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -62,7 +65,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 			codes[t] = true
 		}
 	}
-	q := &question{}
+	q := &question{next: nextTerms(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
@@ -158,6 +161,70 @@ var prepositions = map[string]bool{"in": true, "at": true, "from": true, "for": 
 var determiners = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true,
 	"your": true, "this": true, "that": true, "their": true}
 
+// wordTerms splits text into words as questions and units are written,
+// each with its last content term, and "" for a stopword or where
+// punctuation ends a phrase (so that words across a comma are not
+// read as one phrase).
+func wordTerms(text string) []string {
+	var out []string
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '/' || r == '|'
+	}) {
+		if strings.ContainsAny(tok[:1], `("“[{`) {
+			out = append(out, "")
+		}
+		terms := queryTerms(tok)
+		t := ""
+		if len(terms) > 0 {
+			t = terms[len(terms)-1]
+		}
+		out = append(out, t)
+		if strings.ContainsAny(tok[len(tok)-1:], `.,;:?!)"”]}`) {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// nextTerms maps each content term of text to the content term right
+// after it, when there is one.
+func nextTerms(text string) map[string]string {
+	seq := wordTerms(text)
+	next := map[string]string{}
+	for i := 0; i+1 < len(seq); i++ {
+		if seq[i] != "" && seq[i+1] != "" {
+			if _, ok := next[seq[i]]; !ok {
+				next[seq[i]] = seq[i+1]
+			}
+		}
+	}
+	return next
+}
+
+// qualifiesOther reports whether a unit of the page speaks of another
+// kind of the thing that question term t qualifies: the question has
+// "t h" (a wellness stipend, the Munich office) and the unit has h right
+// after a content word the question does not hold (a remote work
+// stipend, the Oakland office).
+func (q *question) qualifiesOther(units []unit, t string) bool {
+	h := q.next[t]
+	if h == "" {
+		return false
+	}
+	for _, u := range units {
+		seq := wordTerms(u.Text)
+		for i := 1; i < len(seq); i++ {
+			if seq[i] != h || seq[i-1] == "" {
+				continue
+			}
+			if _, ok := q.sc.idf[seq[i-1]]; !ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // questionWords maps each analyzed term of text to the word it first came
 // from and tells which terms came from a salient word and which from a
 // word after a preposition (see qterm), and into how many terms that
@@ -166,6 +233,7 @@ func questionWords(text string) (words map[string]string, salient, named map[str
 	words, salient, named, share = map[string]string{}, map[string]bool{}, map[string]bool{}, map[string]int{}
 	start := true // at the start of a sentence
 	afterPrep := false
+	bareTo := false // right after "to": an infinitive unless a name follows
 	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"“”/|`, r)
 	}) {
@@ -178,12 +246,13 @@ func questionWords(text string) (words map[string]string, salient, named map[str
 				share[t] = len(terms)
 			}
 			salient[t] = salient[t] || sal
-			named[t] = named[t] || afterPrep
+			named[t] = named[t] || (afterPrep && (!bareTo || sal))
 		}
 		if word != "" {
 			start = strings.ContainsAny(tok[len(tok)-1:], ".?!:")
 			lw := strings.ToLower(word)
 			afterPrep = prepositions[lw] || (afterPrep && determiners[lw])
+			bareTo = lw == "to"
 		}
 	}
 	return words, salient, named, share
