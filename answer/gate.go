@@ -219,7 +219,7 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: the closest page lacks %s", wordsOf(v.missing))
-	case !v.want.holds(v.primary.best.u):
+	case !v.want.holds(v.primary.best.u) && !(v.want == procedureType && opensWith(v.primary.best.u, procedureVerb(text))):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
 	case v.evidence < g.opts.MinScore:

@@ -390,3 +390,20 @@ func TestNoConflictBetweenFurtherSources(t *testing.T) {
 		t.Errorf("no conflict when the newer meals page leads")
 	}
 }
+
+func TestProcedureAnsweredByItsVerb(t *testing.T) {
+	// "Swap shifts ..." is the instruction for "how do I swap shifts"
+	// although "swap" is not a verb the gate knows as an instruction.
+	chSwap := docent.Chunk{
+		ID: "c-swap", DocID: "eng/on-call.md", Title: "On-call rotation", Section: []string{"Swapping shifts"}, Ord: 1,
+		Text: "On-call rotation > Swapping shifts\n\nSwap shifts directly in PagerDuty with an override.",
+	}
+	corp := corpusOf(chSwap, chFlights, chBenefits)
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "how do I swap on-call shifts?", Hits: []docent.Hit{hit(chSwap, 1, 1, 1, 0.6)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != docent.StatusAnswered {
+		t.Errorf("status %s (%s), want answered", d.Status, d.Detail)
+	}
+}

@@ -305,7 +305,7 @@ var (
 	// Each ask of a question starts at the beginning or after a comma,
 	// a colon, a question mark or "and"; its first words say the type.
 	askStartRE  = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(how (?:do|can|should|would) (?:i|we|you)|when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
-	timeRE      = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of)\b`)
+	timeRE      = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of|(?:once|twice|\w+ times) (?:a|an|per|each|every) \w+|per (?:day|week|month|quarter|year))\b`)
 	procedureRE = regexp.MustCompile(`^how (do|can|should|would) `)
 	// instructionRE matches a unit that tells how to do something: it
 	// opens with an instruction verb, or names one with its object.
@@ -338,6 +338,37 @@ func expectedType(text string) answerType {
 		return whereType
 	}
 	return amountType
+}
+
+// procedureVerbRE finds the verb of a "how do I ..." ask.
+var procedureVerbRE = regexp.MustCompile(`(?i)\bhow (?:do|can|should|would) (?:i|we|you) (\w+)`)
+
+// procedureVerb returns the analyzed verb of the question's "how do I"
+// ask ("swap" in "how do I swap shifts"), "" when there is none.
+func procedureVerb(text string) string {
+	m := procedureVerbRE.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	terms := search.Analyze(m[1])
+	if len(terms) != 1 {
+		return ""
+	}
+	return terms[0]
+}
+
+// opensWith reports whether unit u opens with the verb (analyzed form):
+// "Swap shifts directly in PagerDuty" tells how to swap shifts.
+func opensWith(u unit, verb string) bool {
+	if verb == "" {
+		return false
+	}
+	f := strings.Fields(u.Text)
+	if len(f) == 0 {
+		return false
+	}
+	terms := search.Analyze(f[0])
+	return len(terms) == 1 && terms[0] == verb
 }
 
 // holds reports whether unit u holds something of type t.
