@@ -208,6 +208,9 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 			weak = false
 		}
 	}
+	if weak && focused(v) {
+		weak = false
+	}
 	if weak {
 		v.detail = fmt.Sprintf("not found: closest page covers %.2f of the question", v.primary.cov)
 		return v
@@ -232,6 +235,43 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
 	}
 	return v
+}
+
+// Focus (see focused).
+const (
+	focusTop   = 5
+	focusHits  = 4
+	focusCover = 1.0 / 3
+)
+
+// focused reports whether retrieval agrees on the first page although it
+// covers little of the question in words: it holds focusHits of the
+// first focusTop candidates and focusCover of the question, and the
+// question's words that no chunk holds weigh less than the words it
+// matches. Such a question is asked in words other than the page's ("the
+// vpn thing on my mac"), and the page is linked as the closest one
+// instead of answering not found.
+func focused(v verdict) bool {
+	p := v.pages[0]
+	n := 0
+	for _, i := range p.hits {
+		if i < focusTop {
+			n++
+		}
+	}
+	if n < focusHits || p.cov < focusCover {
+		return false
+	}
+	unknown, matched := 0.0, 0.0
+	for _, t := range v.q.terms {
+		switch {
+		case p.terms[t.Term]:
+			matched += t.IDF
+		case t.DF == 0:
+			unknown += t.IDF
+		}
+	}
+	return unknown < matched
 }
 
 // lacksCode counts the terms of q's codes (words mixing letters and

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -405,5 +406,43 @@ func TestProcedureAnsweredByItsVerb(t *testing.T) {
 	}
 	if d.Status != docent.StatusAnswered {
 		t.Errorf("status %s (%s), want answered", d.Status, d.Detail)
+	}
+}
+
+func TestGateLinksAFocusedPageInsteadOfNotFound(t *testing.T) {
+	// Every candidate is a VPN page chunk but the question is in the
+	// asker's words: the page is linked as the closest, not "not found".
+	vpn := func(id, section, text string, ord int) docent.Chunk {
+		return docent.Chunk{ID: id, DocID: "it/vpn.md", Title: "Corporate VPN", Section: []string{section}, Ord: ord,
+			Text: "Corporate VPN > " + section + "\n\n" + text}
+	}
+	chunks := []docent.Chunk{
+		vpn("v1", "Installing the client", "Install the client from Self Service on a managed laptop.", 1),
+		vpn("v2", "Connecting", "Choose a gateway and sign in with Okta.", 2),
+		vpn("v3", "Error codes", "Error E09 means the certificate expired.", 3),
+		vpn("v4", "Travel", "The VPN works from most countries.", 4),
+		vpn("v5", "Logs", "Collect logs for the help desk.", 5),
+	}
+	all := append([]docent.Chunk(nil), chunks...)
+	all = append(all, chFlights, chBenefits, docent.Chunk{ID: "mac", DocID: "it/laptop.md", Title: "Laptops", Text: "Engineers get a Mac."})
+	for i := range 10 {
+		all = append(all, docent.Chunk{ID: fmt.Sprint("more-", i), DocID: "more.md", Title: "More", Text: fmt.Sprint("Unrelated note number ", i, ".")})
+	}
+	corp := corpusOf(all...)
+	var hits []docent.Hit
+	for i, c := range chunks {
+		hits = append(hits, hit(c, 1-0.1*float64(i), i+1, i+1, 0.3))
+	}
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "how do i get the vpn thing on my mac??", Hits: hits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status == docent.StatusNotFound || len(d.Sources) == 0 || d.Sources[0].Hit.Chunk.DocID != "it/vpn.md" {
+		t.Errorf("status %s sources %v (%s), want the VPN page linked", d.Status, d.Sources, d.Detail)
+	}
+	// A question whose main words the docs never use stays not found.
+	d, _ = gateWith(corp).Gate(context.Background(), GateRequest{Question: "can my dog ride the vpn shuttle bus", Hits: hits})
+	if d.Status != docent.StatusNotFound {
+		t.Errorf("dog: status %s (%s), want not found", d.Status, d.Detail)
 	}
 }
