@@ -195,10 +195,16 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		if i >= evidencePages {
 			break
 		}
-		if v.primary.best.cov >= DefaultMinScore {
+		if v.primary.best.cov >= DefaultMinScore && v.q.answers(v.primary.best.u, v.want) {
 			break
 		}
-		if p.best.cov >= DefaultMinScore && p.best.cov >= v.primary.best.cov+overtake {
+		// A page whose best unit covers much more, or one that says
+		// what was asked (a procedure, a time) when the first does not
+		// and covers enough (sourceShare of the first's best unit).
+		more := p.best.cov >= DefaultMinScore && p.best.cov >= v.primary.best.cov+overtake
+		kind := !v.q.answers(v.primary.best.u, v.want) && v.q.answers(p.best.u, v.want) &&
+			p.best.cov >= DefaultMinScore && p.best.cov >= sourceShare*v.primary.best.cov
+		if more || kind {
 			v.primary = p
 		}
 	}
@@ -222,7 +228,7 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: the closest page lacks %s", wordsOf(v.missing))
-	case !v.want.holds(v.primary.best.u) && !(v.want == procedureType && opensWith(v.primary.best.u, procedureVerb(text))):
+	case !v.q.answers(v.primary.best.u, v.want):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
 	case v.evidence < g.opts.MinScore:
@@ -326,7 +332,7 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		headCov := q.coverage(sectionTerms(h.Chunk)) + earlyBonus(h.Chunk)
 		for _, u := range unitsOf(h.Chunk) {
 			c := q.unitCoverage(u)
-			if sc := unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
+			if sc := q.unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
 				p.best = unitHit{hit: i, u: u, cov: c, score: sc}
 			}
 		}
@@ -339,6 +345,15 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		}
 	}
 	return out
+}
+
+// unitScore is the package unitScore for q's ask: a unit that opens with
+// the verb of "how do I <verb>" holds a procedure.
+func (q *question) unitScore(u unit, cov float64, want answerType) float64 {
+	if want == procedureType && opensWith(u, q.verb) {
+		want = anyType
+	}
+	return unitScore(u, cov, want)
 }
 
 // unitScore ranks a unit with coverage cov for a question asking for
@@ -607,7 +622,7 @@ func bestUnit(h docent.Hit, q *question, want answerType) unitHit {
 	headCov := q.coverage(sectionTerms(h.Chunk)) + earlyBonus(h.Chunk)
 	for _, u := range unitsOf(h.Chunk) {
 		c := q.unitCoverage(u)
-		if sc := unitScore(u, c, want) + headingLift*headCov; sc > best.score {
+		if sc := q.unitScore(u, c, want) + headingLift*headCov; sc > best.score {
 			best = unitHit{u: u, cov: c, score: sc}
 		}
 	}

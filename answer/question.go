@@ -52,6 +52,8 @@ type question struct {
 	// next maps a term to the content term written right after it ("wellness"
 	// to "stipend" in "a wellness stipend"): the thing it qualifies.
 	next map[string]string
+	// verb is the analyzed verb of a "how do I <verb>" ask, "" without one.
+	verb string
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -65,7 +67,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 			codes[t] = true
 		}
 	}
-	q := &question{next: nextTerms(text)}
+	q := &question{next: nextTerms(text), verb: procedureVerb(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
@@ -369,6 +371,13 @@ func opensWith(u unit, verb string) bool {
 	}
 	terms := search.Analyze(f[0])
 	return len(terms) == 1 && terms[0] == verb
+}
+
+// answers reports whether unit u holds the kind of answer q asks for
+// (want): what want.holds says, or, for "how do I <verb>", a unit that
+// opens with the verb.
+func (q *question) answers(u unit, want answerType) bool {
+	return want.holds(u) || (want == procedureType && opensWith(u, q.verb))
 }
 
 // holds reports whether unit u holds something of type t.
