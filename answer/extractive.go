@@ -253,7 +253,7 @@ func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, li
 	if first.Kind == kindSentence && first.Para > 0 {
 		var para []scoredUnit
 		for _, u := range every {
-			if u.src == first.src && u.Para == first.Para {
+			if u.src == first.src && u.Para == first.Para && !u.meta {
 				para = append(para, u)
 			}
 		}
