@@ -447,7 +447,7 @@ func gaps(q *question, p *page, hits []docent.Hit, amount bool) (missing []qterm
 		case incidental(t):
 			continue
 		case t.Salient:
-		case t.DF == 0 && keyed:
+		case t.DF == 0 && keyed && !t.Own:
 		default:
 			continue
 		}

@@ -347,6 +347,12 @@ func TestGateDetailGapsThatMatter(t *testing.T) {
 			missing:  "Tokyo",
 		},
 		{
+			name:     "the asker's own circumstances",
+			question: "What's the hotel cap in Boston when I travel with my kids?",
+			hits:     []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.6)},
+			status:   docent.StatusAnswered,
+		},
+		{
 			name:     "a place the page names another of",
 			question: "is there wifi at the Munich office?",
 			hits:     []docent.Hit{hit(chWifi, 1, 1, 1, 0.6)},

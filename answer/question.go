@@ -32,6 +32,9 @@ type qterm struct {
 	// Code is set for a term of a word that mixes letters and digits
 	// ("GK-409", "AMR-12").
 	Code bool
+	// Own is set for a word right after "my", "our" or "your" ("my
+	// kid"): the asker's own circumstances, not an entry a table lists.
+	Own bool
 	// Share is how many terms the word analyzes into ("wi-fi" into two);
 	// each weighs IDF/Share, so that the word weighs as one.
 	Share int
@@ -67,6 +70,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 			codes[t] = true
 		}
 	}
+	own := ownedTerms(text)
 	q := &question{next: nextTerms(text), verb: procedureVerb(text)}
 	n := float64(len(sets))
 	if corp != nil {
@@ -74,7 +78,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 	}
 	q.maxIDF = math.Log(1 + (n+0.5)/0.5)
 	for _, t := range queryTerms(text) {
-		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], Code: codes[t], DF: -1}
+		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], Code: codes[t], Own: own[t], DF: -1}
 		switch {
 		case corp != nil:
 			qt.DF, qt.IDF = corp.DF(t), corp.IDF(t)
@@ -186,6 +190,25 @@ func wordTerms(text string) []string {
 		}
 	}
 	return out
+}
+
+// possessives introduce the asker's own things ("my kid").
+var possessives = map[string]bool{"my": true, "our": true, "your": true}
+
+// ownedTerms returns the terms of the words right after a possessive.
+func ownedTerms(text string) map[string]bool {
+	own := map[string]bool{}
+	after := false
+	for _, tok := range strings.Fields(text) {
+		word := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if after {
+			for _, t := range queryTerms(word) {
+				own[t] = true
+			}
+		}
+		after = possessives[strings.ToLower(word)]
+	}
+	return own
 }
 
 // nextTerms maps each content term of text to the content term right
