@@ -452,3 +452,22 @@ func TestGateLinksAFocusedPageInsteadOfNotFound(t *testing.T) {
 		t.Errorf("dog: status %s (%s), want not found", d.Status, d.Detail)
 	}
 }
+
+func TestWhenIsNeedsADate(t *testing.T) {
+	// "immediately" places something in time but says no date: "when is
+	// v1 shut off" is not answered by it; "when should I rotate" is.
+	chV1 := docent.Chunk{
+		ID: "c-v1", DocID: "product/v1.md", Title: "Fleet API v1", Section: []string{"Passwords"}, Ord: 1,
+		Text: "Fleet API v1 > Passwords\n\nRegenerating the v1 password immediately shuts off the old one.",
+	}
+	corp := corpusOf(chV1, chFlights, chBenefits)
+	hits := []docent.Hit{hit(chV1, 1, 1, 1, 0.6)}
+	d, _ := gateWith(corp).Gate(context.Background(), GateRequest{Question: "when is the fleet api v1 shut off?", Hits: hits})
+	if d.Status != docent.StatusUncertain {
+		t.Errorf("when is: status %s (%s), want uncertain", d.Status, d.Detail)
+	}
+	d, _ = gateWith(corp).Gate(context.Background(), GateRequest{Question: "when should the v1 password be regenerated?", Hits: hits})
+	if d.Status != docent.StatusAnswered {
+		t.Errorf("when should: status %s (%s), want answered", d.Status, d.Detail)
+	}
+}

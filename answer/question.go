@@ -329,8 +329,12 @@ const (
 var (
 	// Each ask of a question starts at the beginning or after a comma,
 	// a colon, a question mark or "and"; its first words say the type.
-	askStartRE  = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(how (?:do|can|should|would) (?:i|we|you)|when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
-	timeRE      = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of|(?:once|twice|\w+ times) (?:a|an|per|each|every) \w+|per (?:day|week|month|quarter|year))\b`)
+	askStartRE = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(how (?:do|can|should|would) (?:i|we|you)|when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
+	timeRE     = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every (?:day|week|month|quarter|year|\w+day)|by the|noon|midnight|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of|(?:once|twice|\w+ times) (?:a|an|per|each|every) \w+|per (?:day|week|month|quarter|year))\b`)
+	// looseTimeRE matches words that place something in time without
+	// saying when ("before", "immediately"): they answer "when should"
+	// (a condition), not "when is".
+	looseTimeRE = regexp.MustCompile(`(?i)\b(every|within|before|after|until|immediately|today|tomorrow)\b`)
 	procedureRE = regexp.MustCompile(`^how (do|can|should|would) `)
 	// instructionRE matches a unit that tells how to do something: it
 	// opens with an instruction verb, or names one with its object.
@@ -418,7 +422,7 @@ func (t answerType) matches(u unit) bool {
 	case timeType:
 		return timeRE.MatchString(text)
 	case conditionType:
-		return timeRE.MatchString(text) || conditionRE.MatchString(text)
+		return timeRE.MatchString(text) || looseTimeRE.MatchString(text) || conditionRE.MatchString(text)
 	case amountType:
 		return unitStatesAmount(u) || amountWordRE.MatchString(text)
 	case whoType:
