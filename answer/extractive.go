@@ -89,6 +89,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 		want = amountType
 	}
 	command := asksCommand(req.Question)
+	list := asksList(req.Question)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all, every []scoredUnit
 	for i, s := range req.Sources {
@@ -100,7 +101,11 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 				u.kinds = unitKinds(u)
 			}
 			cov := sc.unitCoverage(u)
-			score := (unitScore(u, cov, want) + headingLift*headCov) * weight[i]
+			lc := cov
+			if list && u.Group > 0 {
+				lc *= listBoost
+			}
+			score := (unitScore(u, lc, want) + headingLift*headCov) * weight[i]
 			if dangling {
 				// "Install it with:" without its command says little.
 				score *= 0.5
@@ -131,7 +136,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	if len(all) == 0 {
 		return GenerateResult{}, nil
 	}
-	picked := pickUnits(all, every, sc, maxUnits, maxSources, asksList(req.Question))
+	picked := pickUnits(all, every, sc, maxUnits, maxSources, list)
 	// Readable order: sources in request order, units in document order
 	// within a source.
 	sort.SliceStable(picked, func(a, b int) bool {

@@ -223,3 +223,22 @@ func TestExtractiveQuotesAroundTheBestUnit(t *testing.T) {
 		})
 	}
 }
+
+func TestListQuestionPrefersRows(t *testing.T) {
+	// Every unit shares the title's words; the question asks for a list,
+	// so the table's rows are quoted, not the sentence around them.
+	ch := docent.Chunk{ID: "c-dc", DocID: "security/dc.md", Title: "Data Classification", Section: []string{"Classification levels"},
+		Text: "Data Classification > Classification levels\n\n" +
+			"If you are not sure about the data classification, pick the higher level.\n\n" +
+			"| Level | Examples |\n|---|---|\n| Public | Website copy |\n| Internal | Org charts |\n| Confidential | Customer contracts |\n"}
+	req := GenerateRequest{Question: "what are the data classification levels", Sources: []Source{{N: 1, Hit: docent.Hit{Chunk: ch}, Relevance: 0.8}}}
+	res, err := NewExtractive().Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Public", "Internal", "Confidential"} {
+		if !strings.Contains(res.Text, w) {
+			t.Errorf("answer %q lacks %q", res.Text, w)
+		}
+	}
+}

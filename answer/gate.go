@@ -353,8 +353,14 @@ func (q *question) unitScore(u unit, cov float64, want answerType) float64 {
 	if want == procedureType && opensWith(u, q.verb) {
 		want = anyType
 	}
+	if q.list && u.Group > 0 {
+		cov *= listBoost
+	}
 	return unitScore(u, cov, want)
 }
+
+// listBoost raises a row or item for a question that asks for a list.
+const listBoost = 1.2
 
 // unitScore ranks a unit with coverage cov for a question asking for
 // want (see unitHit): a unit that states an asked amount is raised, one

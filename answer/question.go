@@ -57,6 +57,9 @@ type question struct {
 	next map[string]string
 	// verb is the analyzed verb of a "how do I <verb>" ask, "" without one.
 	verb string
+	// list is set when the question asks for a list ("what are the
+	// levels"): rows and items rank before sentences.
+	list bool
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -71,7 +74,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		}
 	}
 	own := ownedTerms(text)
-	q := &question{next: nextTerms(text), verb: procedureVerb(text)}
+	q := &question{next: nextTerms(text), verb: procedureVerb(text), list: asksList(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())

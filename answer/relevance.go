@@ -205,15 +205,16 @@ func (s *scorer) unitCoverage(u unit) float64 {
 
 // unitWeight is how much term t counts toward a unit's coverage.
 func unitWeight(u unit, t string) float64 {
+	// A word in both the headings and the title counts as a title word.
 	switch {
 	case u.Terms[t]:
 		return 1
+	case u.Title[t]:
+		return titleWeight
 	case u.Context[t] && u.Kind != kindSentence:
 		return structWeight
 	case u.Context[t]:
 		return sectionWeight
-	case u.Title[t]:
-		return titleWeight
 	}
 	return 0
 }
