@@ -160,6 +160,9 @@ type verdict struct {
 	want    answerType
 	// evidence is what the answer threshold is compared with (see judge).
 	evidence float64
+	// referral is the page the closest page's best unit says to follow,
+	// cited before it; nil when there is none.
+	referral *page
 }
 
 // judge finds the closest page for text among hits and decides whether it
@@ -207,6 +210,12 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		if more || kind {
 			v.primary = p
 		}
+	}
+	// A procedure that says to follow another page ("Set up your laptop
+	// following Laptop Setup for New Hires") cites that page first when
+	// it is among the candidates.
+	if v.want == procedureType {
+		v.referral = referred(v)
 	}
 	weak := true
 	for i, p := range v.pages {
@@ -278,6 +287,26 @@ func focused(v verdict) bool {
 		}
 	}
 	return unknown < matched
+}
+
+// referred returns the page among v's candidates whose title the
+// closest page's best unit names, when that page covers at least
+// sourceShare of what the best unit does; nil otherwise.
+func referred(v verdict) *page {
+	text := strings.ToLower(v.primary.best.u.Text)
+	for _, p := range v.pages {
+		if p == v.primary {
+			continue
+		}
+		title := strings.ToLower(v.hits[p.hits[0]].Chunk.Title)
+		if len(strings.Fields(title)) < 2 || !strings.Contains(text, title) {
+			continue
+		}
+		if p.best.cov >= sourceShare*v.primary.best.cov {
+			return p
+		}
+	}
+	return nil
 }
 
 // lacksCode counts the terms of q's codes (words mixing letters and
@@ -559,7 +588,11 @@ func (g *Relevance) decide(v verdict) Decision {
 		d.Conflict, d.ConflictNote = detectConflict(d.Sources, sc, map[int]bool{1: true})
 		d.Detail += fmt.Sprintf(", %d sources", len(d.Sources))
 	case docent.StatusUncertain:
-		h := v.hits[v.primary.best.hit]
+		closest := v.primary
+		if v.referral != nil {
+			closest = v.referral
+		}
+		h := v.hits[closest.best.hit]
 		d.Sources = []Source{{N: 1, Hit: h, Relevance: h.Relevance}}
 		d.Missing = uniqueWords(v.missing)
 		d.Covered = v.covered
@@ -580,6 +613,9 @@ func (g *Relevance) sources(v verdict) []Source {
 		h := v.hits[i]
 		seen[docKey(h.Chunk)] = true
 		srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: h.Relevance})
+	}
+	if v.referral != nil {
+		add(v.referral.best.hit)
 	}
 	add(v.primary.best.hit)
 	// More chunks of the closest page that answer nearly as well: a

@@ -471,3 +471,25 @@ func TestWhenIsNeedsADate(t *testing.T) {
 		t.Errorf("when should: status %s (%s), want answered", d.Status, d.Detail)
 	}
 }
+
+func TestProcedureCitesThePageItRefersTo(t *testing.T) {
+	// The checklist answers "how do I set up my laptop" by pointing at
+	// the laptop page: that page, a candidate too, is cited first.
+	chChecklist := docent.Chunk{
+		ID: "c-check", DocID: "people/onboarding.md", Title: "Onboarding checklist", Section: []string{"Day one"}, Ord: 1,
+		Text: "Onboarding checklist > Day one\n\n- Set up your laptop following Laptop Setup Guide.\n- Meet your manager.",
+	}
+	chLaptop := docent.Chunk{
+		ID: "c-laptop", DocID: "it/laptop.md", Title: "Laptop Setup Guide", Section: []string{"First boot"}, Ord: 1,
+		Text: "Laptop Setup Guide > First boot\n\nOn day one, sign in with Okta on the new laptop and enroll it in Jamf.",
+	}
+	corp := corpusOf(chChecklist, chLaptop, chFlights, chBenefits)
+	hits := []docent.Hit{hit(chChecklist, 1, 1, 1, 0.7), hit(chLaptop, 0.8, 2, 2, 0.5)}
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "how do I set up my laptop on day one?", Hits: hits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != docent.StatusAnswered || len(d.Sources) < 2 || d.Sources[0].Hit.Chunk.ID != "c-laptop" || d.Sources[1].Hit.Chunk.ID != "c-check" {
+		t.Errorf("status %s sources %v (%s), want the laptop page, then the checklist", d.Status, d.Sources, d.Detail)
+	}
+}
