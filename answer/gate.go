@@ -379,8 +379,11 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 // unitScore is the package unitScore for q's ask: a unit that opens with
 // the verb of "how do I <verb>" holds a procedure.
 func (q *question) unitScore(u unit, cov float64, want answerType) float64 {
-	if want == procedureType && opensWith(u, q.verb) {
+	switch {
+	case want == procedureType && opensWith(u, q.verb):
 		want = anyType
+	case want == whoType && !q.namesSomeone(u):
+		return unitScore(u, cov*typeMissPenalty, anyType)
 	}
 	if q.list && u.Group > 0 {
 		cov *= listBoost

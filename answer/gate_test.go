@@ -493,3 +493,23 @@ func TestProcedureCitesThePageItRefersTo(t *testing.T) {
 		t.Errorf("status %s sources %v (%s), want the laptop page, then the checklist", d.Status, d.Sources, d.Detail)
 	}
 }
+
+func TestWhoNeedsSomeoneElse(t *testing.T) {
+	q := newQuestion("Who is the CEO of Kestrel?", nil, nil, nil)
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Business class needs CEO approval.", false},
+		{"Flights are booked in the travel tool.", false},
+		{"Maria Lopez is the CEO.", true},
+		{"The board appoints the chief executive; ask the People team.", true},
+	}
+	for _, tt := range tests {
+		u := unit{Text: tt.text, Terms: termSet(tt.text)}
+		u.kinds = unitKinds(u)
+		if got := q.answers(u, whoType); got != tt.want {
+			t.Errorf("answers(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

@@ -346,7 +346,7 @@ var (
 	conditionRE     = regexp.MustCompile(`(?i)\b(if|when|whenever|during|once|unless|as soon as|in case)\b`)
 	countRE         = regexp.MustCompile(`\b\d[\d,.]*\s+[a-zA-Z]{2,}`)
 	amountWordRE    = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|half|double|unlimited|no limit|none)\b`)
-	whoRE           = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|\b[A-Z][a-z]+ [A-Z][a-z]+\b`)
+	whoRE           = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|(?-i:\b[A-Z][a-z]+ [A-Z][a-z]+\b)`)
 	whereRE         = regexp.MustCompile(`(?i)https?://|@|#[a-z]|/[a-z]|\.(com|io|org|net|internal)\b|\b(in|on|at|from|under|via|through) (the )?[A-Z]|\b(page|site|portal|app|channel|folder|drive|repo|repository|wiki|dashboard|menu|tab|settings|system|tool|office|room|floor|desk|region)\b`)
 )
 
@@ -407,7 +407,31 @@ func opensWith(u unit, verb string) bool {
 // (want): what want.holds says, or, for "how do I <verb>", a unit that
 // opens with the verb.
 func (q *question) answers(u unit, want answerType) bool {
+	if want == whoType {
+		return q.namesSomeone(u)
+	}
 	return want.holds(u) || (want == procedureType && opensWith(u, q.verb))
+}
+
+// namesSomeone reports whether u names a person, team or role other than
+// the ones the question names: "Who is the CEO?" is not answered by "CEO
+// approval".
+func (q *question) namesSomeone(u unit) bool {
+	if !whoType.holds(u) {
+		return false
+	}
+	for _, m := range whoRE.FindAllString(u.display(), -1) {
+		terms := search.Analyze(m)
+		if len(terms) == 0 {
+			return true // "@", "#channel"
+		}
+		for _, t := range terms {
+			if _, asked := q.sc.idf[t]; !asked {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holds reports whether unit u holds something of type t.
