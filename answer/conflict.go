@@ -195,12 +195,19 @@ func minus(a, b map[string]bool) []string {
 }
 
 // detectConflict finds the first pair of sources (in rank order) that
-// conflict and returns it with a description for Trace.Conflict. The
-// newer document is the one updated later; on a tie, the better ranked.
-func detectConflict(srcs []Source, sc *scorer) (*Conflict, string) {
+// conflict and returns it with a description for Trace.Conflict. One of
+// the two must be a lead source (by number: the closest page's, or a
+// part's first), so that two further sources that differ about
+// something else ("car" mileage under a question about a laptop stolen
+// from a car) make no note. The newer document is the one updated
+// later; on a tie, the better ranked.
+func detectConflict(srcs []Source, sc *scorer, lead map[int]bool) (*Conflict, string) {
 	for i := range srcs {
 		for j := i + 1; j < len(srcs); j++ {
 			a, b := srcs[i], srcs[j]
+			if !lead[a.N] && !lead[b.N] {
+				continue
+			}
 			ok, onlyA, onlyB := conflicts(a.Hit.Chunk, b.Hit.Chunk, sc)
 			if !ok {
 				continue

@@ -29,6 +29,10 @@ type Corpus struct {
 	// acronyms maps lower-case initials to the heading phrase they spell
 	// most often, with the number of headings that spell it.
 	acronyms map[string]counted
+	// clipped maps the start of a word ("perf", "info") to the word the
+	// docs write that starts so ("performance", "information"), when
+	// the words that do all share one stem.
+	clipped map[string]string
 }
 
 // counted is a string with a count.
@@ -52,14 +56,16 @@ type corpusBuilder struct {
 	joined   map[string]map[string]int
 	phrases  map[string]map[string]int
 	headings map[string]bool
+	words    map[string]int // lower-case words of letters only, by count
 }
 
 func newCorpusBuilder() *corpusBuilder {
 	return &corpusBuilder{
-		c:        &Corpus{df: map[string]int{}, joined: map[string]string{}, acronyms: map[string]counted{}},
+		c:        &Corpus{df: map[string]int{}, joined: map[string]string{}, acronyms: map[string]counted{}, clipped: map[string]string{}},
 		joined:   map[string]map[string]int{},
 		phrases:  map[string]map[string]int{},
 		headings: map[string]bool{},
+		words:    map[string]int{},
 	}
 }
 
@@ -72,6 +78,11 @@ func (b *corpusBuilder) add(c docent.Chunk) {
 			b.c.df[t]++
 		}
 	})
+	for _, w := range strings.FieldsFunc(strings.ToLower(c.Text), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if len(w) >= minClipped+minClippedOff {
+			b.words[w]++
+		}
+	}
 	for _, w := range compounds(c.Text) {
 		key := english.Stem(joinCompound(w), true)
 		if b.joined[key] == nil {
@@ -100,7 +111,51 @@ func (b *corpusBuilder) build() *Corpus {
 	for ini, phrases := range b.phrases {
 		b.c.acronyms[ini] = mostFrequent(phrases)
 	}
+	b.buildClipped()
 	return b.c
+}
+
+// A clipped word ("perf") has at least minClipped letters and leaves at
+// least minClippedOff letters of the word off.
+const (
+	minClipped    = 3
+	minClippedOff = 2
+)
+
+// buildClipped fills Corpus.clipped: for every start of a word of the
+// docs, the most frequent word that starts so, kept only when all the
+// words that start so share its stem ("perf" gives "performance", which
+// "performed" shares; "temp" for "temporary" and "template" gives
+// nothing).
+func (b *corpusBuilder) buildClipped() {
+	type cand struct {
+		best  counted
+		stem  string
+		mixed bool
+	}
+	starts := map[string]*cand{}
+	for w, n := range b.words {
+		st := english.Stem(w, true)
+		for l := minClipped; l <= len(w)-minClippedOff; l++ {
+			p := w[:l]
+			c := starts[p]
+			if c == nil {
+				starts[p] = &cand{best: counted{w, n}, stem: st}
+				continue
+			}
+			if c.stem != st {
+				c.mixed = true
+			}
+			if n > c.best.n || (n == c.best.n && w < c.best.s) {
+				c.best = counted{w, n}
+			}
+		}
+	}
+	for p, c := range starts {
+		if !c.mixed {
+			b.c.clipped[p] = c.best.s
+		}
+	}
 }
 
 // mostFrequent returns the most frequent key of counts with its count,
@@ -212,10 +267,11 @@ func (c *Corpus) IDF(term string) float64 {
 // Variant returns how the docs write a word the question spells another
 // way, when the word itself (analyzed) is in no chunk: a hyphenated word
 // written without hyphens or brackets ("wifi" gives "wi-fi", "401k"
-// gives "401(k)") or an acronym of heading
-// words ("PTO" gives "paid time off"; "PR" gives "pull request"). word is
-// one word as written in the question. An acronym has two to five
-// letters; written in lower case, at least three.
+// gives "401(k)"), a word cut short, not written in capitals ("perf"
+// gives "performance", "ack" gives "acknowledge"), or an acronym of
+// heading words ("PTO" gives "paid time off"; "PR" gives "pull
+// request"). word is one word as written in the question. An acronym has
+// two to five letters; written in lower case, at least three.
 func (c *Corpus) Variant(word string) (string, bool) {
 	terms := search.Analyze(word)
 	if len(terms) != 1 || c.df[terms[0]] > 0 {
@@ -225,6 +281,9 @@ func (c *Corpus) Variant(word string) (string, bool) {
 		return v, true
 	}
 	lw := strings.ToLower(word)
+	if v, ok := c.clipped[lw]; ok && word != strings.ToUpper(word) && !fillers[terms[0]] {
+		return v, true
+	}
 	if len(lw) < 2 || len(lw) > 5 || strings.ContainsFunc(lw, func(r rune) bool { return r < 'a' || r > 'z' }) {
 		return "", false
 	}

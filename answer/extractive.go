@@ -89,8 +89,9 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 		want = amountType
 	}
 	command := asksCommand(req.Question)
+	list := asksList(req.Question)
 	perSource := make([][]scoredUnit, len(req.Sources))
-	var all []scoredUnit
+	var all, every []scoredUnit
 	for i, s := range req.Sources {
 		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0) + earlyBonus(s.Hit.Chunk)
 		for _, u := range unitsOf(s.Hit.Chunk) {
@@ -100,15 +101,20 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 				u.kinds = unitKinds(u)
 			}
 			cov := sc.unitCoverage(u)
-			if cov == 0 {
-				continue
+			lc := cov
+			if list && u.Group > 0 {
+				lc *= listBoost
 			}
-			score := (unitScore(u, cov, want) + headingLift*headCov) * weight[i]
+			score := (unitScore(u, lc, want) + headingLift*headCov) * weight[i]
 			if dangling {
 				// "Install it with:" without its command says little.
 				score *= 0.5
 			}
 			su := scoredUnit{unit: u, src: i, cov: cov, score: score}
+			every = append(every, su)
+			if cov == 0 {
+				continue
+			}
 			perSource[i] = append(perSource[i], su)
 			all = append(all, su)
 		}
@@ -130,7 +136,7 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	if len(all) == 0 {
 		return GenerateResult{}, nil
 	}
-	picked := pickUnits(all, sc, maxUnits, maxSources, asksList(req.Question))
+	picked := pickUnits(all, every, sc, maxUnits, maxSources, list)
 	// Readable order: sources in request order, units in document order
 	// within a source.
 	sort.SliceStable(picked, func(a, b int) bool {
@@ -217,7 +223,7 @@ func byScore(us []scoredUnit) {
 // pickUnits chooses the units to quote (see the scoring above). list
 // says that the question asks for a list, so that the rows or items alike
 // to the best one are quoted with it.
-func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool) []scoredUnit {
+func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool) []scoredUnit {
 	byScore(all)
 	best := all[0].score
 	first := all[0]
@@ -247,6 +253,21 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 		return true
 	}
 	take(first)
+	// The opening sentence's paragraph, when short: the sentences around
+	// the best one carry its subject, its condition or its amount.
+	if first.Kind == kindSentence && first.Para > 0 {
+		var para []scoredUnit
+		for _, u := range every {
+			if u.src == first.src && u.Para == first.Para && !u.meta {
+				para = append(para, u)
+			}
+		}
+		if len(para) <= maxParagraph {
+			for _, u := range para {
+				take(u)
+			}
+		}
+	}
 	// A table or list keyed by name answers for every entry when the
 	// question names none of them ("what's the rate limit" over a table of
 	// plans); naming one ("for Growth") keeps the answer to its row.
@@ -260,9 +281,11 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 		if u.src != first.src || u.Group == 0 {
 			continue
 		}
-		intro := strings.HasSuffix(first.Text, ":") && first.Group == 0 && u.Ord > first.Ord && u.Group == nextGroup(all, first)
-		alike := (list || keyedAll) && first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio
-		if intro || alike {
+		// Items of one list that score as well go together (the next
+		// rule of a list of rules often finishes the first); rows only
+		// when the question asks for a list or names none of the rows.
+		alike := first.Group > 0 && u.Group == first.Group && u.score >= first.score*siblingRatio
+		if alike && (list || keyedAll || (first.Kind == kindItem && u.Kind == kindItem)) {
 			take(u)
 		}
 	}
@@ -281,7 +304,97 @@ func pickUnits(all []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool
 			break
 		}
 	}
+	// A unit that introduces a list ("Use one of:") brings the list, and
+	// two items of one short list bring the rest of it: half a list
+	// reads as the whole.
+	for i := 0; i < len(picked); i++ {
+		for _, u := range listOf(every, picked[i], picked) {
+			take(u)
+		}
+	}
 	return picked
+}
+
+// maxParagraph is the most sentences a paragraph may have to be quoted
+// whole around its best sentence.
+const maxParagraph = 5
+
+// listOf returns the list that u introduces (u ends in ":" and holds no
+// code: the list, table or nested items right after it), or, when u is
+// an item and another item of its list is picked too, the rest of that
+// list; at most maxList units, nil when there is none or it is longer.
+func listOf(every []scoredUnit, u scoredUnit, picked []scoredUnit) []scoredUnit {
+	var chunk []scoredUnit
+	for _, o := range every {
+		if o.src == u.src {
+			chunk = append(chunk, o)
+		}
+	}
+	sort.SliceStable(chunk, func(a, b int) bool { return chunk[a].Ord < chunk[b].Ord })
+	pos := -1
+	for i, o := range chunk {
+		if o.Ord == u.Ord {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		return nil
+	}
+	var out []scoredUnit
+	if strings.HasSuffix(u.Text, ":") && len(u.Code) == 0 {
+	list:
+		for _, o := range chunk[pos+1:] {
+			switch {
+			case u.Kind == kindSentence && o.Group > 0 && (len(out) == 0 || o.Group == out[0].Group):
+			case u.Kind == kindItem && !u.Sub && o.Kind == kindItem && o.Sub && o.Group == u.Group:
+			default:
+				break list
+			}
+			out = append(out, o)
+		}
+		if len(out) > maxList {
+			return nil
+		}
+		return out
+	}
+	if u.Kind != kindItem {
+		return nil
+	}
+	// The items at u's level: every top-level item of its list, or the
+	// nested items of its parent.
+	var run []scoredUnit
+	if !u.Sub {
+		for _, o := range chunk {
+			if o.Kind == kindItem && o.Group == u.Group && !o.Sub {
+				run = append(run, o)
+			}
+		}
+	} else {
+		lo, hi := pos, pos
+		for lo > 0 && chunk[lo-1].Group == u.Group && chunk[lo-1].Sub {
+			lo--
+		}
+		for hi+1 < len(chunk) && chunk[hi+1].Group == u.Group && chunk[hi+1].Sub {
+			hi++
+		}
+		run = chunk[lo : hi+1]
+	}
+	if len(run) > maxList {
+		return nil
+	}
+	n := 0
+	for _, o := range run {
+		for _, p := range picked {
+			if p.src == o.src && p.Ord == o.Ord {
+				n++
+				break
+			}
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	return run
 }
 
 // namesKey reports whether the question names one of the keys of u's
@@ -307,18 +420,6 @@ func namesKey(all []scoredUnit, u scoredUnit, sc *scorer) bool {
 		}
 	}
 	return false
-}
-
-// nextGroup is the group of the first row or item after u in u's chunk,
-// or -1.
-func nextGroup(all []scoredUnit, u scoredUnit) int {
-	g, ord := -1, -1
-	for _, o := range all {
-		if o.src == u.src && o.Group > 0 && o.Ord > u.Ord && (ord < 0 || o.Ord < ord) {
-			g, ord = o.Group, o.Ord
-		}
-	}
-	return g
 }
 
 // requestScorer builds a scorer from the request's terms, or from the

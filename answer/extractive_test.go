@@ -177,3 +177,68 @@ func TestExtractiveConflictQuotesTheDifference(t *testing.T) {
 		t.Errorf("the newer amount should come first: %q", res.Text)
 	}
 }
+
+func TestExtractiveQuotesAroundTheBestUnit(t *testing.T) {
+	tests := []struct {
+		name     string
+		question string
+		chunk    docent.Chunk
+		want     []string
+	}{
+		{
+			name:     "a list introduced by the best item comes with it",
+			question: "how do I report a security incident after hours?",
+			chunk: docent.Chunk{ID: "c-ir", DocID: "security/ir.md", Title: "Reporting a Security Incident", Section: []string{"How to report"},
+				Text: "Reporting a Security Incident > How to report\n\n" +
+					"1. **Contain first.** Disconnect the laptop.\n" +
+					"2. **Report within 1 hour** of noticing, after hours too. Use one of:\n" +
+					"   - Slack: type `/security-incident` in any channel.\n" +
+					"   - Email: `security@example.com` (monitored 24/7).\n" +
+					"3. **Stay reachable** for the next few hours.\n"},
+			want: []string{"/security-incident", "security@example.com"},
+		},
+		{
+			name:     "the short paragraph of the best sentence comes with it",
+			question: "am I allowed to paste code into chatgpt?",
+			chunk: docent.Chunk{ID: "c-ai", DocID: "security/aup.md", Title: "Acceptable Use Policy", Section: []string{"Use of AI tools"},
+				Text: "Acceptable Use Policy > Use of AI tools\n\n" +
+					"Approved AI tools are listed in the catalog. Today that includes ChatGPT Enterprise. " +
+					"You may use approved tools with data classified up to Confidential.\n\n" +
+					"Free consumer tools must not be used with company data.\n"},
+			want: []string{"ChatGPT Enterprise", "up to Confidential"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := GenerateRequest{Question: tt.question, Sources: []Source{{N: 1, Hit: docent.Hit{Chunk: tt.chunk}, Relevance: 0.8}}}
+			res, err := NewExtractive().Generate(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.Text, w) {
+					t.Errorf("answer %q lacks %q", res.Text, w)
+				}
+			}
+		})
+	}
+}
+
+func TestListQuestionPrefersRows(t *testing.T) {
+	// Every unit shares the title's words; the question asks for a list,
+	// so the table's rows are quoted, not the sentence around them.
+	ch := docent.Chunk{ID: "c-dc", DocID: "security/dc.md", Title: "Data Classification", Section: []string{"Classification levels"},
+		Text: "Data Classification > Classification levels\n\n" +
+			"If you are not sure about the data classification, pick the higher level.\n\n" +
+			"| Level | Examples |\n|---|---|\n| Public | Website copy |\n| Internal | Org charts |\n| Confidential | Customer contracts |\n"}
+	req := GenerateRequest{Question: "what are the data classification levels", Sources: []Source{{N: 1, Hit: docent.Hit{Chunk: ch}, Relevance: 0.8}}}
+	res, err := NewExtractive().Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Public", "Internal", "Confidential"} {
+		if !strings.Contains(res.Text, w) {
+			t.Errorf("answer %q lacks %q", res.Text, w)
+		}
+	}
+}

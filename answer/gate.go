@@ -160,6 +160,9 @@ type verdict struct {
 	want    answerType
 	// evidence is what the answer threshold is compared with (see judge).
 	evidence float64
+	// referral is the page the closest page's best unit says to follow,
+	// cited before it; nil when there is none.
+	referral *page
 }
 
 // judge finds the closest page for text among hits and decides whether it
@@ -195,12 +198,24 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		if i >= evidencePages {
 			break
 		}
-		if v.primary.best.cov >= DefaultMinScore {
+		if v.primary.best.cov >= DefaultMinScore && v.q.answers(v.primary.best.u, v.want) {
 			break
 		}
-		if p.best.cov >= DefaultMinScore && p.best.cov >= v.primary.best.cov+overtake {
+		// A page whose best unit covers much more, or one that says
+		// what was asked (a procedure, a time) when the first does not
+		// and covers enough (sourceShare of the first's best unit).
+		more := p.best.cov >= DefaultMinScore && p.best.cov >= v.primary.best.cov+overtake
+		kind := !v.q.answers(v.primary.best.u, v.want) && v.q.answers(p.best.u, v.want) &&
+			p.best.cov >= DefaultMinScore && p.best.cov >= sourceShare*v.primary.best.cov
+		if more || kind {
 			v.primary = p
 		}
+	}
+	// A procedure that says to follow another page ("Set up your laptop
+	// following Laptop Setup for New Hires") cites that page first when
+	// it is among the candidates.
+	if v.want == procedureType {
+		v.referral = referred(v)
 	}
 	weak := true
 	for i, p := range v.pages {
@@ -208,18 +223,21 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 			weak = false
 		}
 	}
+	if weak && focused(v) {
+		weak = false
+	}
 	if weak {
 		v.detail = fmt.Sprintf("not found: closest page covers %.2f of the question", v.primary.cov)
 		return v
 	}
-	v.missing, v.covered = gaps(v.q, v.primary, hits)
+	v.missing, v.covered = gaps(v.q, v.primary, hits, v.want == amountType || asksQuantity(text))
 	rel := g.chunkRelevance(v, sets)
 	v.evidence = max(v.primary.best.cov, rel-chunkMargin)
 	switch {
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: the closest page lacks %s", wordsOf(v.missing))
-	case !v.want.holds(v.primary.best.u):
+	case !v.q.answers(v.primary.best.u, v.want):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
 	case v.evidence < g.opts.MinScore:
@@ -232,6 +250,63 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
 	}
 	return v
+}
+
+// Focus (see focused).
+const (
+	focusTop   = 5
+	focusHits  = 4
+	focusCover = 1.0 / 3
+)
+
+// focused reports whether retrieval agrees on the first page although it
+// covers little of the question in words: it holds focusHits of the
+// first focusTop candidates and focusCover of the question, and the
+// question's words that no chunk holds weigh less than the words it
+// matches. Such a question is asked in words other than the page's ("the
+// vpn thing on my mac"), and the page is linked as the closest one
+// instead of answering not found.
+func focused(v verdict) bool {
+	p := v.pages[0]
+	n := 0
+	for _, i := range p.hits {
+		if i < focusTop {
+			n++
+		}
+	}
+	if n < focusHits || p.cov < focusCover {
+		return false
+	}
+	unknown, matched := 0.0, 0.0
+	for _, t := range v.q.terms {
+		switch {
+		case p.terms[t.Term]:
+			matched += t.IDF
+		case t.DF == 0:
+			unknown += t.IDF
+		}
+	}
+	return unknown < matched
+}
+
+// referred returns the page among v's candidates whose title the
+// closest page's best unit names, when that page covers at least
+// sourceShare of what the best unit does; nil otherwise.
+func referred(v verdict) *page {
+	text := strings.ToLower(v.primary.best.u.Text)
+	for _, p := range v.pages {
+		if p == v.primary {
+			continue
+		}
+		title := strings.ToLower(v.hits[p.hits[0]].Chunk.Title)
+		if len(strings.Fields(title)) < 2 || !strings.Contains(text, title) {
+			continue
+		}
+		if p.best.cov >= sourceShare*v.primary.best.cov {
+			return p
+		}
+	}
+	return nil
 }
 
 // lacksCode counts the terms of q's codes (words mixing letters and
@@ -286,7 +361,7 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 		headCov := q.coverage(sectionTerms(h.Chunk)) + earlyBonus(h.Chunk)
 		for _, u := range unitsOf(h.Chunk) {
 			c := q.unitCoverage(u)
-			if sc := unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
+			if sc := q.unitScore(u, c, want) + headingLift*headCov; sc > p.best.score {
 				p.best = unitHit{hit: i, u: u, cov: c, score: sc}
 			}
 		}
@@ -300,6 +375,24 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, want answerTy
 	}
 	return out
 }
+
+// unitScore is the package unitScore for q's ask: a unit that opens with
+// the verb of "how do I <verb>" holds a procedure.
+func (q *question) unitScore(u unit, cov float64, want answerType) float64 {
+	switch {
+	case want == procedureType && opensWith(u, q.verb):
+		want = anyType
+	case want == whoType && !q.namesSomeone(u):
+		return unitScore(u, cov*typeMissPenalty, anyType)
+	}
+	if q.list && u.Group > 0 {
+		cov *= listBoost
+	}
+	return unitScore(u, cov, want)
+}
+
+// listBoost raises a row or item for a question that asks for a list.
+const listBoost = 1.2
 
 // unitScore ranks a unit with coverage cov for a question asking for
 // want (see unitHit): a unit that states an asked amount is raised, one
@@ -370,22 +463,36 @@ const metaPenalty = 0.5
 // best unit is one named entry of a table or list: a city, country or
 // plan not listed ("in france"), or a property the entries do not list
 // ("does the PPO cover acupuncture").
-func gaps(q *question, p *page, hits []docent.Hit) (missing []qterm, covered string) {
+func gaps(q *question, p *page, hits []docent.Hit, amount bool) (missing []qterm, covered string) {
 	keyed := p.best.u.Group > 0 && p.best.u.Key != ""
+	var page []unit
+	for _, i := range p.hits {
+		page = append(page, unitsOf(hits[i].Chunk)...)
+	}
+	// A place named in passing ("a flight to Tokyo") matters only when
+	// the answer depends on it: an amount asked for, the answer an entry
+	// of a table or list of named entries, or the page naming another
+	// of the thing it qualifies ("the Munich office" on a page about
+	// "the Oakland office").
+	incidental := func(t qterm) bool {
+		return t.Salient && t.Named && !t.Code && !amount && !keyed && !q.qualifiesOther(page, t.Term)
+	}
 	for _, t := range q.terms {
 		if p.terms[t.Term] {
 			continue
 		}
 		switch {
+		case incidental(t):
+			continue
 		case t.Salient:
-		case t.DF == 0 && keyed:
+		case t.DF == 0 && keyed && !t.Own:
 		default:
 			continue
 		}
 		missing = append(missing, t)
 	}
 	if len(missing) == 0 {
-		if t, ok := soleMiss(q, p.best.u); ok {
+		if t, ok := soleMiss(q, p.best.u); ok && !incidental(t) && (t.Named || q.qualifiesOther([]unit{p.best.u}, t.Term)) {
 			missing = append(missing, t)
 		}
 	}
@@ -481,10 +588,14 @@ func (g *Relevance) decide(v verdict) Decision {
 	case docent.StatusAnswered:
 		d.Sources = g.sources(v)
 		sc := v.q.scorer(g.opts.Weights)
-		d.Conflict, d.ConflictNote = detectConflict(d.Sources, sc)
+		d.Conflict, d.ConflictNote = detectConflict(d.Sources, sc, map[int]bool{1: true})
 		d.Detail += fmt.Sprintf(", %d sources", len(d.Sources))
 	case docent.StatusUncertain:
-		h := v.hits[v.primary.best.hit]
+		closest := v.primary
+		if v.referral != nil {
+			closest = v.referral
+		}
+		h := v.hits[closest.best.hit]
 		d.Sources = []Source{{N: 1, Hit: h, Relevance: h.Relevance}}
 		d.Missing = uniqueWords(v.missing)
 		d.Covered = v.covered
@@ -505,6 +616,9 @@ func (g *Relevance) sources(v verdict) []Source {
 		h := v.hits[i]
 		seen[docKey(h.Chunk)] = true
 		srcs = append(srcs, Source{N: len(srcs) + 1, Hit: h, Relevance: h.Relevance})
+	}
+	if v.referral != nil {
+		add(v.referral.best.hit)
 	}
 	add(v.primary.best.hit)
 	// More chunks of the closest page that answer nearly as well: a
@@ -553,7 +667,7 @@ func bestUnit(h docent.Hit, q *question, want answerType) unitHit {
 	headCov := q.coverage(sectionTerms(h.Chunk)) + earlyBonus(h.Chunk)
 	for _, u := range unitsOf(h.Chunk) {
 		c := q.unitCoverage(u)
-		if sc := unitScore(u, c, want) + headingLift*headCov; sc > best.score {
+		if sc := q.unitScore(u, c, want) + headingLift*headCov; sc > best.score {
 			best = unitHit{u: u, cov: c, score: sc}
 		}
 	}
@@ -624,7 +738,13 @@ func (g *Relevance) combine(whole verdict, parts []verdict, asks []string) (Deci
 		d.Parts = append(d.Parts, part)
 	}
 	if status == docent.StatusAnswered {
-		d.Conflict, d.ConflictNote = detectConflict(d.Sources, whole.q.scorer(g.opts.Weights))
+		lead := map[int]bool{}
+		for _, p := range d.Parts {
+			if len(p.Sources) > 0 {
+				lead[p.Sources[0]] = true
+			}
+		}
+		d.Conflict, d.ConflictNote = detectConflict(d.Sources, whole.q.scorer(g.opts.Weights), lead)
 	}
 	return d, true
 }

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -308,5 +309,207 @@ func TestListQuestionQuotesTheList(t *testing.T) {
 	}
 	if a.Citations[0].ChunkID != "c-levels" {
 		t.Errorf("first citation %s, want the levels table", a.Citations[0].ChunkID)
+	}
+}
+
+func TestGateDetailGapsThatMatter(t *testing.T) {
+	chStipend := docent.Chunk{
+		ID: "c-stipend", DocID: "people/remote.md", Title: "Remote work", Section: []string{"Stipend"}, Ord: 1,
+		Text: "Remote work > Stipend\n\nEmployees get a monthly remote work stipend of $75 for internet.",
+	}
+	chHardware := docent.Chunk{
+		ID: "c-hardware", DocID: "people/remote.md", Title: "Remote work", Section: []string{"Hardware"}, Ord: 2,
+		Text: "Remote work > Hardware\n\nLaptops are provided as well.",
+	}
+	chWifi := docent.Chunk{
+		ID: "c-wifi", DocID: "it/wifi.md", Title: "Office Wi-Fi", Section: []string{"Networks"}, Ord: 1,
+		Text: "Office Wi-Fi > Networks\n\nThe Oakland office has two wifi networks: Corp for laptops and Guest for visitors.",
+	}
+	corp := corpusOf(chFlights, chHotelCaps, chStipend, chHardware, chBenefits, chWifi)
+	tests := []struct {
+		name     string
+		question string
+		hits     []docent.Hit
+		status   docent.Status
+		missing  string
+	}{
+		{
+			name:     "a place named in passing in a yes/no question",
+			question: "can I book business class for a flight to Tokyo?",
+			hits:     []docent.Hit{hit(chFlights, 1, 1, 1, 0.6)},
+			status:   docent.StatusAnswered,
+		},
+		{
+			name:     "a place the asked amount depends on",
+			question: "How much is the hotel cap in Tokyo?",
+			hits:     []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.6)},
+			status:   docent.StatusUncertain,
+			missing:  "Tokyo",
+		},
+		{
+			name:     "the asker's own circumstances",
+			question: "What's the hotel cap in Boston when I travel with my kids?",
+			hits:     []docent.Hit{hit(chHotelCaps, 1, 1, 1, 0.6)},
+			status:   docent.StatusAnswered,
+		},
+		{
+			name:     "a place the page names another of",
+			question: "is there wifi at the Munich office?",
+			hits:     []docent.Hit{hit(chWifi, 1, 1, 1, 0.6)},
+			status:   docent.StatusUncertain,
+			missing:  "Munich",
+		},
+		{
+			name:     "another kind of the thing asked for",
+			question: "is there a wellness stipend",
+			hits:     []docent.Hit{hit(chStipend, 1, 1, 1, 0.6), hit(chHardware, 0.5, 2, 2, 0.3)},
+			status:   docent.StatusUncertain,
+			missing:  "wellness",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: tt.question, Hits: tt.hits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Status != tt.status || strings.Join(d.Missing, ",") != tt.missing {
+				t.Errorf("status %s missing %v (%s), want %s missing [%s]", d.Status, d.Missing, d.Detail, tt.status, tt.missing)
+			}
+		})
+	}
+}
+
+func TestNoConflictBetweenFurtherSources(t *testing.T) {
+	// The meals pages differ on laundry, but the question is answered by
+	// the benefits page: the two further sources make no note.
+	corp := corpusOf(chMealsNew, chMealsOld, chBenefits)
+	srcs := []Source{
+		{N: 1, Hit: hit(chBenefits, 1, 1, 1, 0.7)},
+		{N: 2, Hit: hit(chMealsNew, 0.9, 2, 2, 0.7)},
+		{N: 3, Hit: hit(chMealsOld, 0.8, 3, 3, 0.7)},
+	}
+	q := newQuestion("after how many nights is laundry reimbursed with the dental plan", corp.cur, nil, nil)
+	if c, _ := detectConflict(srcs, q.scorer(DefaultWeights), map[int]bool{1: true}); c != nil {
+		t.Errorf("conflict %+v between two further sources", c)
+	}
+	if c, _ := detectConflict(srcs, q.scorer(DefaultWeights), map[int]bool{2: true}); c == nil {
+		t.Errorf("no conflict when the newer meals page leads")
+	}
+}
+
+func TestProcedureAnsweredByItsVerb(t *testing.T) {
+	// "Swap shifts ..." is the instruction for "how do I swap shifts"
+	// although "swap" is not a verb the gate knows as an instruction.
+	chSwap := docent.Chunk{
+		ID: "c-swap", DocID: "eng/on-call.md", Title: "On-call rotation", Section: []string{"Swapping shifts"}, Ord: 1,
+		Text: "On-call rotation > Swapping shifts\n\nSwap shifts directly in PagerDuty with an override.",
+	}
+	corp := corpusOf(chSwap, chFlights, chBenefits)
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "how do I swap on-call shifts?", Hits: []docent.Hit{hit(chSwap, 1, 1, 1, 0.6)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != docent.StatusAnswered {
+		t.Errorf("status %s (%s), want answered", d.Status, d.Detail)
+	}
+}
+
+func TestGateLinksAFocusedPageInsteadOfNotFound(t *testing.T) {
+	// Every candidate is a VPN page chunk but the question is in the
+	// asker's words: the page is linked as the closest, not "not found".
+	vpn := func(id, section, text string, ord int) docent.Chunk {
+		return docent.Chunk{ID: id, DocID: "it/vpn.md", Title: "Corporate VPN", Section: []string{section}, Ord: ord,
+			Text: "Corporate VPN > " + section + "\n\n" + text}
+	}
+	chunks := []docent.Chunk{
+		vpn("v1", "Installing the client", "Install the client from Self Service on a managed laptop.", 1),
+		vpn("v2", "Connecting", "Choose a gateway and sign in with Okta.", 2),
+		vpn("v3", "Error codes", "Error E09 means the certificate expired.", 3),
+		vpn("v4", "Travel", "The VPN works from most countries.", 4),
+		vpn("v5", "Logs", "Collect logs for the help desk.", 5),
+	}
+	all := append([]docent.Chunk(nil), chunks...)
+	all = append(all, chFlights, chBenefits, docent.Chunk{ID: "mac", DocID: "it/laptop.md", Title: "Laptops", Text: "Engineers get a Mac."})
+	for i := range 10 {
+		all = append(all, docent.Chunk{ID: fmt.Sprint("more-", i), DocID: "more.md", Title: "More", Text: fmt.Sprint("Unrelated note number ", i, ".")})
+	}
+	corp := corpusOf(all...)
+	var hits []docent.Hit
+	for i, c := range chunks {
+		hits = append(hits, hit(c, 1-0.1*float64(i), i+1, i+1, 0.3))
+	}
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "how do i get the vpn thing on my mac??", Hits: hits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status == docent.StatusNotFound || len(d.Sources) == 0 || d.Sources[0].Hit.Chunk.DocID != "it/vpn.md" {
+		t.Errorf("status %s sources %v (%s), want the VPN page linked", d.Status, d.Sources, d.Detail)
+	}
+	// A question whose main words the docs never use stays not found.
+	d, _ = gateWith(corp).Gate(context.Background(), GateRequest{Question: "can my dog ride the vpn shuttle bus", Hits: hits})
+	if d.Status != docent.StatusNotFound {
+		t.Errorf("dog: status %s (%s), want not found", d.Status, d.Detail)
+	}
+}
+
+func TestWhenIsNeedsADate(t *testing.T) {
+	// "immediately" places something in time but says no date: "when is
+	// v1 shut off" is not answered by it; "when should I rotate" is.
+	chV1 := docent.Chunk{
+		ID: "c-v1", DocID: "product/v1.md", Title: "Fleet API v1", Section: []string{"Passwords"}, Ord: 1,
+		Text: "Fleet API v1 > Passwords\n\nRegenerating the v1 password immediately shuts off the old one.",
+	}
+	corp := corpusOf(chV1, chFlights, chBenefits)
+	hits := []docent.Hit{hit(chV1, 1, 1, 1, 0.6)}
+	d, _ := gateWith(corp).Gate(context.Background(), GateRequest{Question: "when is the fleet api v1 shut off?", Hits: hits})
+	if d.Status != docent.StatusUncertain {
+		t.Errorf("when is: status %s (%s), want uncertain", d.Status, d.Detail)
+	}
+	d, _ = gateWith(corp).Gate(context.Background(), GateRequest{Question: "when should the v1 password be regenerated?", Hits: hits})
+	if d.Status != docent.StatusAnswered {
+		t.Errorf("when should: status %s (%s), want answered", d.Status, d.Detail)
+	}
+}
+
+func TestProcedureCitesThePageItRefersTo(t *testing.T) {
+	// The checklist answers "how do I set up my laptop" by pointing at
+	// the laptop page: that page, a candidate too, is cited first.
+	chChecklist := docent.Chunk{
+		ID: "c-check", DocID: "people/onboarding.md", Title: "Onboarding checklist", Section: []string{"Day one"}, Ord: 1,
+		Text: "Onboarding checklist > Day one\n\n- Set up your laptop following Laptop Setup Guide.\n- Meet your manager.",
+	}
+	chLaptop := docent.Chunk{
+		ID: "c-laptop", DocID: "it/laptop.md", Title: "Laptop Setup Guide", Section: []string{"First boot"}, Ord: 1,
+		Text: "Laptop Setup Guide > First boot\n\nOn day one, sign in with Okta on the new laptop and enroll it in Jamf.",
+	}
+	corp := corpusOf(chChecklist, chLaptop, chFlights, chBenefits)
+	hits := []docent.Hit{hit(chChecklist, 1, 1, 1, 0.7), hit(chLaptop, 0.8, 2, 2, 0.5)}
+	d, err := gateWith(corp).Gate(context.Background(), GateRequest{Question: "how do I set up my laptop on day one?", Hits: hits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != docent.StatusAnswered || len(d.Sources) < 2 || d.Sources[0].Hit.Chunk.ID != "c-laptop" || d.Sources[1].Hit.Chunk.ID != "c-check" {
+		t.Errorf("status %s sources %v (%s), want the laptop page, then the checklist", d.Status, d.Sources, d.Detail)
+	}
+}
+
+func TestWhoNeedsSomeoneElse(t *testing.T) {
+	q := newQuestion("Who is the CEO of Kestrel?", nil, nil, nil)
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Business class needs CEO approval.", false},
+		{"Flights are booked in the travel tool.", false},
+		{"Maria Lopez is the CEO.", true},
+		{"The board appoints the chief executive; ask the People team.", true},
+	}
+	for _, tt := range tests {
+		u := unit{Text: tt.text, Terms: termSet(tt.text)}
+		u.kinds = unitKinds(u)
+		if got := q.answers(u, whoType); got != tt.want {
+			t.Errorf("answers(%q) = %v, want %v", tt.text, got, tt.want)
+		}
 	}
 }

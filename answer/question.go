@@ -32,6 +32,9 @@ type qterm struct {
 	// Code is set for a term of a word that mixes letters and digits
 	// ("GK-409", "AMR-12").
 	Code bool
+	// Own is set for a word right after "my", "our" or "your" ("my
+	// kid"): the asker's own circumstances, not an entry a table lists.
+	Own bool
 	// Share is how many terms the word analyzes into ("wi-fi" into two);
 	// each weighs IDF/Share, so that the word weighs as one.
 	Share int
@@ -49,6 +52,14 @@ type question struct {
 	maxIDF float64
 	// sc scores sets and units against the terms.
 	sc *scorer
+	// next maps a term to the content term written right after it ("wellness"
+	// to "stipend" in "a wellness stipend"): the thing it qualifies.
+	next map[string]string
+	// verb is the analyzed verb of a "how do I <verb>" ask, "" without one.
+	verb string
+	// list is set when the question asks for a list ("what are the
+	// levels"): rows and items rank before sentences.
+	list bool
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -62,14 +73,15 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 			codes[t] = true
 		}
 	}
-	q := &question{}
+	own := ownedTerms(text)
+	q := &question{next: nextTerms(text), verb: procedureVerb(text), list: asksList(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
 	}
 	q.maxIDF = math.Log(1 + (n+0.5)/0.5)
 	for _, t := range queryTerms(text) {
-		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], Code: codes[t], DF: -1}
+		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], Code: codes[t], Own: own[t], DF: -1}
 		switch {
 		case corp != nil:
 			qt.DF, qt.IDF = corp.DF(t), corp.IDF(t)
@@ -158,6 +170,89 @@ var prepositions = map[string]bool{"in": true, "at": true, "from": true, "for": 
 var determiners = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true,
 	"your": true, "this": true, "that": true, "their": true}
 
+// wordTerms splits text into words as questions and units are written,
+// each with its last content term, and "" for a stopword or where
+// punctuation ends a phrase (so that words across a comma are not
+// read as one phrase).
+func wordTerms(text string) []string {
+	var out []string
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '/' || r == '|'
+	}) {
+		if strings.ContainsAny(tok[:1], `("“[{`) {
+			out = append(out, "")
+		}
+		terms := queryTerms(tok)
+		t := ""
+		if len(terms) > 0 {
+			t = terms[len(terms)-1]
+		}
+		out = append(out, t)
+		if strings.ContainsAny(tok[len(tok)-1:], `.,;:?!)"”]}`) {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// possessives introduce the asker's own things ("my kid").
+var possessives = map[string]bool{"my": true, "our": true, "your": true}
+
+// ownedTerms returns the terms of the words right after a possessive.
+func ownedTerms(text string) map[string]bool {
+	own := map[string]bool{}
+	after := false
+	for _, tok := range strings.Fields(text) {
+		word := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if after {
+			for _, t := range queryTerms(word) {
+				own[t] = true
+			}
+		}
+		after = possessives[strings.ToLower(word)]
+	}
+	return own
+}
+
+// nextTerms maps each content term of text to the content term right
+// after it, when there is one.
+func nextTerms(text string) map[string]string {
+	seq := wordTerms(text)
+	next := map[string]string{}
+	for i := 0; i+1 < len(seq); i++ {
+		if seq[i] != "" && seq[i+1] != "" {
+			if _, ok := next[seq[i]]; !ok {
+				next[seq[i]] = seq[i+1]
+			}
+		}
+	}
+	return next
+}
+
+// qualifiesOther reports whether a unit of the page speaks of another
+// kind of the thing that question term t qualifies: the question has
+// "t h" (a wellness stipend, the Munich office) and the unit has h right
+// after a content word the question does not hold (a remote work
+// stipend, the Oakland office).
+func (q *question) qualifiesOther(units []unit, t string) bool {
+	h := q.next[t]
+	if h == "" {
+		return false
+	}
+	for _, u := range units {
+		seq := wordTerms(u.Text)
+		for i := 1; i < len(seq); i++ {
+			if seq[i] != h || seq[i-1] == "" {
+				continue
+			}
+			if _, ok := q.sc.idf[seq[i-1]]; !ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // questionWords maps each analyzed term of text to the word it first came
 // from and tells which terms came from a salient word and which from a
 // word after a preposition (see qterm), and into how many terms that
@@ -166,6 +261,7 @@ func questionWords(text string) (words map[string]string, salient, named map[str
 	words, salient, named, share = map[string]string{}, map[string]bool{}, map[string]bool{}, map[string]int{}
 	start := true // at the start of a sentence
 	afterPrep := false
+	bareTo := false // right after "to": an infinitive unless a name follows
 	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"“”/|`, r)
 	}) {
@@ -178,12 +274,13 @@ func questionWords(text string) (words map[string]string, salient, named map[str
 				share[t] = len(terms)
 			}
 			salient[t] = salient[t] || sal
-			named[t] = named[t] || afterPrep
+			named[t] = named[t] || (afterPrep && (!bareTo || sal))
 		}
 		if word != "" {
 			start = strings.ContainsAny(tok[len(tok)-1:], ".?!:")
 			lw := strings.ToLower(word)
 			afterPrep = prepositions[lw] || (afterPrep && determiners[lw])
+			bareTo = lw == "to"
 		}
 	}
 	return words, salient, named, share
@@ -235,8 +332,12 @@ const (
 var (
 	// Each ask of a question starts at the beginning or after a comma,
 	// a colon, a question mark or "and"; its first words say the type.
-	askStartRE  = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(how (?:do|can|should|would) (?:i|we|you)|when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
-	timeRE      = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every|within|before|after|until|by the|noon|midnight|immediately|today|tomorrow|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of)\b`)
+	askStartRE = regexp.MustCompile(`(?i)(?:^|[,;:?.!]\s*|\band\s+)(how (?:do|can|should|would) (?:i|we|you)|when|how (?:much|many|long|often|soon|far|fast|quickly)|what(?:'s|s| is| are)? the (?:\w+ )?(?:limit|maximum|max|minimum|min|amount|rate|price|cost|fee|cap|allowance|per diem|threshold|deadline)|who|whom|where)\b`)
+	timeRE     = regexp.MustCompile(`(?i)\b(\d+\s*(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|quarters?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|daily|weekly|monthly|quarterly|annually|yearly|every (?:day|week|month|quarter|year|\w+day)|by the|noon|midnight|\d{1,2}:\d\d|\d{4}-\d\d-\d\d|\b(19|20)\d\d\b|first day|start date|end of|(?:once|twice|\w+ times) (?:a|an|per|each|every) \w+|per (?:day|week|month|quarter|year))\b`)
+	// looseTimeRE matches words that place something in time without
+	// saying when ("before", "immediately"): they answer "when should"
+	// (a condition), not "when is".
+	looseTimeRE = regexp.MustCompile(`(?i)\b(every|within|before|after|until|immediately|today|tomorrow)\b`)
 	procedureRE = regexp.MustCompile(`^how (do|can|should|would) `)
 	// instructionRE matches a unit that tells how to do something: it
 	// opens with an instruction verb, or names one with its object.
@@ -245,7 +346,7 @@ var (
 	conditionRE     = regexp.MustCompile(`(?i)\b(if|when|whenever|during|once|unless|as soon as|in case)\b`)
 	countRE         = regexp.MustCompile(`\b\d[\d,.]*\s+[a-zA-Z]{2,}`)
 	amountWordRE    = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|half|double|unlimited|no limit|none)\b`)
-	whoRE           = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|\b[A-Z][a-z]+ [A-Z][a-z]+\b`)
+	whoRE           = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|(?-i:\b[A-Z][a-z]+ [A-Z][a-z]+\b)`)
 	whereRE         = regexp.MustCompile(`(?i)https?://|@|#[a-z]|/[a-z]|\.(com|io|org|net|internal)\b|\b(in|on|at|from|under|via|through) (the )?[A-Z]|\b(page|site|portal|app|channel|folder|drive|repo|repository|wiki|dashboard|menu|tab|settings|system|tool|office|room|floor|desk|region)\b`)
 )
 
@@ -271,6 +372,68 @@ func expectedType(text string) answerType {
 	return amountType
 }
 
+// procedureVerbRE finds the verb of a "how do I ..." ask.
+var procedureVerbRE = regexp.MustCompile(`(?i)\bhow (?:do|can|should|would) (?:i|we|you) (\w+)`)
+
+// procedureVerb returns the analyzed verb of the question's "how do I"
+// ask ("swap" in "how do I swap shifts"), "" when there is none.
+func procedureVerb(text string) string {
+	m := procedureVerbRE.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	terms := search.Analyze(m[1])
+	if len(terms) != 1 {
+		return ""
+	}
+	return terms[0]
+}
+
+// opensWith reports whether unit u opens with the verb (analyzed form):
+// "Swap shifts directly in PagerDuty" tells how to swap shifts.
+func opensWith(u unit, verb string) bool {
+	if verb == "" {
+		return false
+	}
+	f := strings.Fields(u.Text)
+	if len(f) == 0 {
+		return false
+	}
+	terms := search.Analyze(f[0])
+	return len(terms) == 1 && terms[0] == verb
+}
+
+// answers reports whether unit u holds the kind of answer q asks for
+// (want): what want.holds says, or, for "how do I <verb>", a unit that
+// opens with the verb.
+func (q *question) answers(u unit, want answerType) bool {
+	if want == whoType {
+		return q.namesSomeone(u)
+	}
+	return want.holds(u) || (want == procedureType && opensWith(u, q.verb))
+}
+
+// namesSomeone reports whether u names a person, team or role other than
+// the ones the question names: "Who is the CEO?" is not answered by "CEO
+// approval".
+func (q *question) namesSomeone(u unit) bool {
+	if !whoType.holds(u) {
+		return false
+	}
+	for _, m := range whoRE.FindAllString(u.display(), -1) {
+		terms := search.Analyze(m)
+		if len(terms) == 0 {
+			return true // "@", "#channel"
+		}
+		for _, t := range terms {
+			if _, asked := q.sc.idf[t]; !asked {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // holds reports whether unit u holds something of type t.
 func (t answerType) holds(u unit) bool {
 	if u.kinds != 0 {
@@ -286,7 +449,7 @@ func (t answerType) matches(u unit) bool {
 	case timeType:
 		return timeRE.MatchString(text)
 	case conditionType:
-		return timeRE.MatchString(text) || conditionRE.MatchString(text)
+		return timeRE.MatchString(text) || looseTimeRE.MatchString(text) || conditionRE.MatchString(text)
 	case amountType:
 		return unitStatesAmount(u) || amountWordRE.MatchString(text)
 	case whoType:

@@ -45,6 +45,8 @@ var DefaultWeights = Weights{Coverage: 0.6, Vector: 0.3, Keyword: 0.1}
 // ("take", "use", "put", "make", "go"), and words for when the asker is
 // asking ("tomorrow", "this afternoon").
 //
+// The fourth group are prepositions the English stopword list lacks.
+//
 // The third group are English contractions written without their
 // apostrophe, as people type them in chat ("whats", "im", "cant"), and
 // chat shorthand; the analyzer would otherwise keep them as words that no
@@ -66,7 +68,9 @@ var fillers = stemSet("much", "many", "can", "could", "would", "get", "got",
 
 	"take", "took", "use", "put", "make", "made", "go", "going", "went",
 	"give", "gave", "let", "say", "said", "think", "try", "find", "just",
-	"tomorrow", "today", "tonight", "yesterday", "afternoon", "morning")
+	"tomorrow", "today", "tonight", "yesterday", "afternoon", "morning",
+
+	"onto", "upon", "toward", "towards", "via", "among", "amongst", "whilst", "besides")
 
 func stemSet(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
@@ -201,15 +205,16 @@ func (s *scorer) unitCoverage(u unit) float64 {
 
 // unitWeight is how much term t counts toward a unit's coverage.
 func unitWeight(u unit, t string) float64 {
+	// A word in both the headings and the title counts as a title word.
 	switch {
 	case u.Terms[t]:
 		return 1
+	case u.Title[t]:
+		return titleWeight
 	case u.Context[t] && u.Kind != kindSentence:
 		return structWeight
 	case u.Context[t]:
 		return sectionWeight
-	case u.Title[t]:
-		return titleWeight
 	}
 	return 0
 }

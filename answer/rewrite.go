@@ -71,12 +71,23 @@ func respell(q string, corp *Corpus) string {
 	if corp == nil {
 		return q
 	}
-	return wordRE.ReplaceAllStringFunc(q, func(w string) string {
-		if v, ok := corp.Variant(w); ok {
-			return v
+	var b strings.Builder
+	last := 0
+	for _, m := range wordRE.FindAllStringIndex(q, -1) {
+		w := q[m[0]:m[1]]
+		// A channel, a handle or a path ("#exec", "@ops", "/inc") is a
+		// name, not a spelling.
+		if m[0] > 0 && strings.ContainsRune("#@/", rune(q[m[0]-1])) {
+			continue
 		}
-		return w
-	})
+		if v, ok := corp.Variant(w); ok {
+			b.WriteString(q[last:m[0]])
+			b.WriteString(v)
+			last = m[1]
+		}
+	}
+	b.WriteString(q[last:])
+	return b.String()
 }
 
 // Interrogative openers: a wh-word, or an auxiliary verb (after a comma

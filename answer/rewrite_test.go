@@ -41,6 +41,9 @@ func TestCorpusVariant(t *testing.T) {
 		{"PR", "pull request"},   // capitals, two letters
 		{"pr", ""},               // two lower-case letters: too ambiguous
 		{"vacation", ""},         // the docs use it: no variant
+		{"vac", "vacation"},      // a word cut short
+		{"VAC", ""},              // in capitals: an acronym, not a cut
+		{"netw", "network"},      // the same
 		{"zebra", ""},            // nothing like it
 	}
 	for _, tt := range tests {
@@ -48,6 +51,9 @@ func TestCorpusVariant(t *testing.T) {
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("Variant(%q) = %q, %v; want %q", tt.word, got, ok, tt.want)
 		}
+	}
+	if got := respell("vac days for #vac", c); got != "vacation days for #vac" {
+		t.Errorf("respell = %q, want the channel name kept", got)
 	}
 	if c.N() != len(handbookChunks) || c.DF("vacat") != 1 || c.DF("pull") != 2 || c.DF("wifi") != 0 {
 		t.Errorf("N %d, df(vacat) %d, df(pull) %d, df(wifi) %d", c.N(), c.DF("vacat"), c.DF("pull"), c.DF("wifi"))

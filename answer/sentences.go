@@ -33,6 +33,11 @@ type unit struct {
 	// Group numbers the table or list a row or item belongs to within its
 	// chunk, from 1; 0 for a sentence.
 	Group int
+	// Para numbers the paragraph a sentence belongs to within its chunk,
+	// from 1; 0 for a row or item. Sub is set for a list item nested
+	// under another (indented).
+	Para int
+	Sub  bool
 	// Key names what a row or item is about: a row's first cell, or the
 	// words of an item before its first colon or dash (when short).
 	Key string
@@ -89,6 +94,8 @@ func splitUnits(c docent.Chunk) []unit {
 		inCode   bool
 		code     []string
 		item     []string
+		sub      bool // the current item is indented
+		paras    int  // paragraphs so far
 	)
 	ctx := func(extra string) map[string]bool { return termSet(headCtx + " " + inner + " " + extra) }
 	add := func(text string, kind unitKind, extra, key string) {
@@ -102,12 +109,16 @@ func splitUnits(c docent.Chunk) []unit {
 				group++
 			}
 			u.Group, u.Key = group, cleanInline(key)
+			u.Sub = kind == kindItem && sub
+		} else {
+			u.Para = paras
 		}
 		inGroup, lastKind = kind != kindSentence, kind
 		units = append(units, u)
 	}
 	flushPara := func() {
 		if len(para) > 0 {
+			paras++
 			for _, s := range search.SplitSentences(strings.Join(para, " ")) {
 				add(s, kindSentence, "", "")
 			}
@@ -171,6 +182,7 @@ func splitUnits(c docent.Chunk) []unit {
 			flushPara()
 			flushItem()
 			item = []string{listRE.ReplaceAllString(line, "")}
+			sub = raw != line && strings.TrimLeft(raw, " \t") != raw
 		case item != nil && raw != line: // indented continuation of an item
 			item = append(item, line)
 		default:

@@ -489,19 +489,19 @@ func evalGolden(t *testing.T, path string) goldenReport {
 }
 
 // TestEvalGolden runs `docent eval --golden` on the bundled handbook's
-// golden set, written in the handbook's words: hit@5 >= 0.97, at least 11
+// golden set, written in the handbook's words: hit@5 >= 0.97, at least 12
 // of the 13 unanswerable questions declined (not found or uncertain, never
-// answered as if covered), at least 9 of them not found, and at least 55%
-// of the answerable ones answered correctly; the table names those
-// figures.
+// answered as if covered), at least 9 of them not found, at least 80% of
+// the answerable ones citing the right page first and 65% answered
+// correctly; the table names those figures.
 func TestEvalGolden(t *testing.T) {
 	rep := evalGolden(t, "../../examples/handbook/golden.yaml")
 	t.Logf("golden: hit@5 %.3f MRR %.3f declined %.3f not-found accuracy %.3f right page first %.3f answered correctly %.3f",
 		rep.HitAt5, rep.MRR, rep.Declined, rep.NotFoundAcc, rep.LinkedFirst, rep.Correct)
 	declined := int(rep.Declined*float64(rep.Unanswerable) + 0.5)
 	notFound := int(rep.NotFoundAcc*float64(rep.Unanswerable) + 0.5)
-	if rep.Answerable < 40 || rep.HitAt5 < 0.97 || declined < 11 || notFound < 9 || rep.Correct < 0.55 {
-		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.97, declined >= 11, not found >= 9, answered correctly >= 0.55)", rep)
+	if rep.Answerable < 40 || rep.HitAt5 < 0.97 || declined < 12 || notFound < 9 || rep.LinkedFirst < 0.80 || rep.Correct < 0.65 {
+		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.97, declined >= 12, not found >= 9, right page first >= 0.80, answered correctly >= 0.65)", rep)
 	}
 
 	var stdout, stderr bytes.Buffer
@@ -522,13 +522,14 @@ func TestEvalGolden(t *testing.T) {
 // the questions as employees ask them in chat: of the answerable ones, the
 // right page cited first (answered or uncertain) and answered correctly;
 // of the unanswerable ones, declined. The issue's targets (90%, 60%, 90%)
-// are met for declined only; see the README.
+// are met for answered correctly and declined; right page first is at 89%
+// (see the README).
 func TestEvalAsked(t *testing.T) {
 	rep := evalGolden(t, "../../examples/handbook/asked.yaml")
 	t.Logf("asked: hit@5 %.3f right page first %.3f answered correctly %.3f declined %.3f",
 		rep.HitAt5, rep.LinkedFirst, rep.Correct, rep.Declined)
-	if rep.Answerable < 150 || rep.LinkedFirst < 0.80 || rep.Correct < 0.40 || rep.Declined < 0.86 {
-		t.Errorf("asked set below the bar: %+v (want right page first >= 0.80, answered correctly >= 0.40, declined >= 0.86)", rep)
+	if rep.Answerable < 150 || rep.LinkedFirst < 0.88 || rep.Correct < 0.60 || rep.Declined < 0.90 {
+		t.Errorf("asked set below the bar: %+v (want right page first >= 0.88, answered correctly >= 0.60, declined >= 0.90)", rep)
 	}
 }
 
