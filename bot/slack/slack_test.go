@@ -579,3 +579,43 @@ func TestHandoffInThreadWithoutEscalationChannel(t *testing.T) {
 		t.Errorf("after claim: buttons %q", got)
 	}
 }
+
+// TestMentionInHandedOffThreadIsAnswered: the escalation post carries the
+// bot's answer and its sources; while the thread is handed off the bot
+// ignores plain messages in it, but a person mentioning it there gets an
+// answer.
+func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
+	h := newHarness(t, setup{})
+	thread, r := h.ask(t, "How do I reset my VPN token?")
+	h.click(t, r, "docent_handoff", asker)
+	var post workspacetest.Message
+	h.ws.Wait(t, 10*time.Second, "the escalation post", func() bool {
+		esc := h.ws.Messages(escalation)
+		if len(esc) == 0 {
+			return false
+		}
+		post = esc[0]
+		return true
+	})
+	for _, want := range []string{"Reset it in *Gatekeeper* <https://docs.example.com/it/vpn|[1]>.",
+		"*[1]* <https://docs.example.com/it/vpn|VPN> · Resetting your token"} {
+		if !strings.Contains(post.AllText(), want) {
+			t.Errorf("escalation lacks the answer and its sources: %q\n%s", want, post.AllText())
+		}
+	}
+	h.ws.WaitBotMessages(t, help, thread, 2) // the asker is told
+
+	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "and on a phone?", ThreadTS: thread}))
+	time.Sleep(300 * time.Millisecond)
+	if n := len(h.questions()); n != 1 {
+		t.Fatalf("%d questions answered; a plain message in a handed-off thread must not be", n)
+	}
+	mention, message := h.ws.Mention(workspacetest.Said{Channel: help, User: staff, Text: "can you answer the phone part?", ThreadTS: thread})
+	h.deliver(t, mention)
+	h.deliver(t, message)
+	h.ws.WaitBotMessages(t, help, thread, 3)
+	time.Sleep(300 * time.Millisecond)
+	if n := len(h.ws.BotMessages(help, thread)); n != 3 || len(h.questions()) != 2 {
+		t.Errorf("%d bot messages and %d questions after a mention, want 3 and 2", n, len(h.questions()))
+	}
+}
