@@ -223,6 +223,58 @@ func TestSlackChannelScope(t *testing.T) {
 	noSecrets(t, logs.String(), ws)
 }
 
+// TestSlackFlagsStaleSources: serve's own wiring hands the console's
+// stale report to the bot, so a cited document older than its source's
+// stale_after_days is flagged next to its source in the reply, and a
+// fresh one is not.
+func TestSlackFlagsStaleSources(t *testing.T) {
+	ws := workspacetest.New(t)
+	dir := t.TempDir()
+	write := func(rel, content string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Dir(p)
+	}
+	old := write("old/vpn.md", "---\nupdated: 2020-01-02\n---\n# VPN\n\nReset your VPN token in the Gatekeeper portal under Security › Tokens. The VPN token expires every 90 days.\n")
+	fresh := write("fresh/office.md", "# Office\n\nThe office opens at nine and closes at six. Visitors park on level -1.\n")
+	sources := "  - name: old\n    type: dir\n    stale_after_days: 30\n    dir:\n      path: " + old + "\n" +
+		"  - name: fresh\n    type: dir\n    stale_after_days: 30\n    dir:\n      path: " + fresh + "\n"
+	cfg := mustSlackConfig(t, dir, ws, sources, "")
+	var logs syncBuffer
+	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
+	_, stop := serveReady(t, m)
+	ws.WaitConnected(t)
+
+	ask := func(text string) string {
+		t.Helper()
+		ev, _ := ws.Mention(workspacetest.Said{Channel: slackHelp, User: slackAsker, Text: text})
+		ws.Send(t, "events_api", ev.Body)
+		return ws.WaitBotMessages(t, slackHelp, ev.TS, 1)[0].AllText()
+	}
+	const flag = "may be out of date"
+	var vpnLine string
+	text := ask("How do I reset my VPN token?")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "*[1]*") && strings.Contains(line, "VPN") {
+			vpnLine = line
+		}
+	}
+	if !strings.Contains(vpnLine, flag) || strings.Count(text, flag) != 1 {
+		t.Errorf("the stale VPN page is not flagged next to its source (line %q):\n%s", vpnLine, text)
+	}
+	if text := ask("When does the office open?"); !strings.Contains(text, "Office") || strings.Contains(text, flag) {
+		t.Errorf("a fresh page is flagged, or not cited:\n%s", text)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSlackBinary builds the docent binary and runs `docent serve` with
 // nothing but slack.api_url and the tokens in its config: it indexes the
 // bundled handbook, connects over Socket Mode, answers a mention in its
