@@ -619,3 +619,20 @@ func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
 		t.Errorf("%d bot messages and %d questions after a mention, want 3 and 2", n, len(h.questions()))
 	}
 }
+
+// TestRateLimitedAskerGetsAPoliteNotice: past the per-person rate, a
+// question gets a polite note only the asker sees, in its thread, and is
+// not answered.
+func TestRateLimitedAskerGetsAPoliteNotice(t *testing.T) {
+	h := newHarness(t, setup{cfg: bot.Config{UserRate: 1}})
+	h.ask(t, "How do I reset my VPN token?")
+	mention, _ := h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "Where is the expense policy?"})
+	h.deliver(t, mention)
+	note := h.ws.WaitBotMessages(t, help, mention.TS, 1)[0]
+	if !note.Ephemeral || note.To != asker || len(note.Buttons()) != 0 || !strings.Contains(strings.ToLower(note.AllText()), "try again") {
+		t.Errorf("notice = %+v, want a polite ephemeral note to the asker", note)
+	}
+	if n := len(h.questions()); n != 1 {
+		t.Errorf("%d questions answered, want 1", n)
+	}
+}
