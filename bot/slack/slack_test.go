@@ -636,3 +636,42 @@ func TestRateLimitedAskerGetsAPoliteNotice(t *testing.T) {
 		t.Errorf("%d questions answered, want 1", n)
 	}
 }
+
+// TestOutcomeReplies: each outcome has its own reply in the thread: an
+// answer with its sources and Helpful first; uncertain with the closest
+// page, the hedge and Get a human first; not found with Get a human alone
+// and no sources.
+func TestOutcomeReplies(t *testing.T) {
+	h := newHarness(t, setup{})
+	tests := []struct {
+		status  docent.Status
+		text    string
+		cites   []docent.Citation
+		buttons []string
+		source  bool
+	}{
+		{docent.StatusAnswered, "Reset it in **Gatekeeper** [1].", []docent.Citation{vpnCite},
+			[]string{"Helpful", "Not helpful", "Get a human"}, true},
+		{docent.StatusUncertain, "I couldn't confirm this; the closest page is [1].", []docent.Citation{vpnCite},
+			[]string{"Get a human", "Helpful", "Not helpful"}, true},
+		{docent.StatusNotFound, answer.NotFoundText, nil, []string{"Get a human"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status), func(t *testing.T) {
+			h.setScript(func(docent.Question) (docent.Answer, error) {
+				return docent.Answer{Status: tt.status, Text: tt.text, Citations: tt.cites}, nil
+			})
+			_, r := h.ask(t, "Is the VPN needed in the lab? ("+string(tt.status)+")")
+			text := r.AllText()
+			if got := labels(r); len(got) == 0 || got[0] != tt.buttons[0] || len(got) != len(tt.buttons) {
+				t.Errorf("buttons %q, want %q", got, tt.buttons)
+			}
+			if has := strings.Contains(text, "*[1]* <https://docs.example.com/it/vpn|VPN>"); has != tt.source {
+				t.Errorf("source listed: %v, want %v\n%s", has, tt.source, text)
+			}
+			if tt.status == docent.StatusUncertain && !strings.Contains(text, "couldn't confirm") {
+				t.Errorf("uncertain reply lacks the hedge:\n%s", text)
+			}
+		})
+	}
+}
