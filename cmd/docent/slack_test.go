@@ -17,6 +17,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/bot/discord/discordtest"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
 	"github.com/docent-hq/docent/store"
@@ -275,11 +276,12 @@ func TestSlackFlagsStaleSources(t *testing.T) {
 	}
 }
 
-// TestSlackBinary builds the docent binary and runs `docent serve` with
-// nothing but slack.api_url and the tokens in its config: it indexes the
-// bundled handbook, connects over Socket Mode, answers a mention in its
-// thread, and exits cleanly on SIGTERM.
-func TestSlackBinary(t *testing.T) {
+// TestSlackAndDiscordBinary builds the docent binary and runs `docent
+// serve` with nothing but slack.api_url, discord.api_url and the tokens in
+// its config: it indexes the bundled handbook, connects to both, answers
+// a Slack mention in its thread and a Discord mention in a new thread,
+// and exits cleanly on SIGTERM, both sessions closed.
+func TestSlackAndDiscordBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -289,17 +291,20 @@ func TestSlackBinary(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	ws := workspacetest.New(t)
+	srv := discordtest.NewServer(t)
+	discordHelp := srv.AddChannel("help", discordtest.ChannelText)
+	alice := srv.AddUser("alice")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "docent.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("slack:\n  api_url: %s\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n",
-		ws.APIURL())), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("slack:\n  api_url: %s\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n"+
+		"discord:\n  api_url: %s\n  token: ${DISCORD_TOKEN}\n", ws.APIURL(), srv.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	addr := testAddr(t)
 	var logs syncBuffer
 	cmd := exec.Command(bin, "--config", cfg, "serve", "--addr", addr)
 	cmd.Env = append(os.Environ(), "DOCENT_DATA="+filepath.Join(dir, "data"),
-		"SLACK_BOT_TOKEN="+ws.BotToken, "SLACK_APP_TOKEN="+ws.AppToken)
+		"SLACK_BOT_TOKEN="+ws.BotToken, "SLACK_APP_TOKEN="+ws.AppToken, "DISCORD_TOKEN="+srv.Token)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -328,6 +333,11 @@ func TestSlackBinary(t *testing.T) {
 		len(reply.Buttons()) != 3 {
 		t.Errorf("reply:\n%s\nbuttons %q", reply.AllText(), reply.ButtonTexts())
 	}
+	srv.WaitReady(t)
+	q := srv.Post(discordHelp.ID, alice, srv.Bot.Mention()+" What does Gatekeeper error GK-409 mean?")
+	if m := answerIn(t, srv, q.ID); !strings.Contains(m.Content, "GK-409") || len(cited(m)) == 0 {
+		t.Errorf("Discord answer %q cites %q", m.Content, cited(m))
+	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -341,6 +351,12 @@ func TestSlackBinary(t *testing.T) {
 		t.Fatal("docent serve did not exit on SIGTERM")
 	}
 	noSecrets(t, logs.String(), ws)
+	if strings.Contains(logs.String(), srv.Token) {
+		t.Errorf("the Discord token is in the logs")
+	}
+	if srv.Connected() != 0 {
+		t.Errorf("the Discord gateway session outlived the process")
+	}
 }
 
 // serveReady runs m.Serve on a free port until the test ends (or stop),
