@@ -166,9 +166,9 @@ func TestSlackBeforeFirstSync(t *testing.T) {
 	}
 }
 
-// TestSlackChannelScope: in a public channel scoped to the public source,
-// a question whose best match is an internal page never cites it, while
-// an unscoped channel does cite it. Events come over HTTP, to serve's own
+// TestSlackChannelScope: in a public channel scoped to the public source
+// (or to the public label), a question whose best match is an internal
+// page never cites it, while an unscoped channel does cite it. Events come over HTTP, to serve's own
 // server, signed.
 func TestSlackChannelScope(t *testing.T) {
 	ws := workspacetest.New(t)
@@ -183,12 +183,12 @@ func TestSlackChannelScope(t *testing.T) {
 		}
 		return filepath.Dir(p)
 	}
-	public := write("public/office.md", "# Office\n\nThe office opens at nine and closes at six.\n\n## Parking\n\nVisitors park on level -1. Staff may reset a parking token at the front desk.\n")
+	public := write("public/office.md", "---\nlabels: [public]\n---\n# Office\n\nThe office opens at nine and closes at six.\n\n## Parking\n\nVisitors park on level -1. Staff may reset a parking token at the front desk.\n")
 	internal := write("internal/vpn.md", "# VPN\n\nReset your VPN token in the Gatekeeper portal under Security › Tokens. The VPN token expires every 90 days.\n")
 	sources := "  - name: public\n    type: dir\n    dir:\n      path: " + public + "\n" +
 		"  - name: internal\n    type: dir\n    dir:\n      path: " + internal + "\n"
 	cfg := mustSlackConfig(t, dir, ws, sources, "  mode: http\n  signing_secret: "+ws.SigningSecret+
-		"\n  channels:\n    - id: C0PUBLIC01\n      sources: [public]\n")
+		"\n  channels:\n    - id: C0PUBLIC01\n      sources: [public]\n    - id: C0LABELED1\n      labels: [public]\n")
 	var logs syncBuffer
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
 	base, stop := serveReady(t, m)
@@ -204,7 +204,7 @@ func TestSlackChannelScope(t *testing.T) {
 		if err != nil || len(turns) != 1 {
 			t.Fatalf("turns = %+v, %v", turns, err)
 		}
-		if channel == "C0PUBLIC01" && strings.Contains(reply.AllText(), "/docs/internal/") {
+		if channel != "C0ENGINEER" && strings.Contains(reply.AllText(), "/docs/internal/") {
 			t.Errorf("the public channel's reply links an internal page:\n%s", reply.AllText())
 		}
 		return turns[0].Answer.Citations
@@ -213,9 +213,11 @@ func TestSlackChannelScope(t *testing.T) {
 	if len(open) == 0 || !strings.HasPrefix(open[0].DocID, "internal:") {
 		t.Fatalf("unscoped channel cites %+v, want the internal VPN page first (the best match)", open)
 	}
-	for _, c := range ask("C0PUBLIC01") {
-		if !strings.HasPrefix(c.DocID, "public:") {
-			t.Errorf("the public channel cites %s", c.DocID)
+	for _, channel := range []string{"C0PUBLIC01", "C0LABELED1"} { // scoped by source, and by label
+		for _, c := range ask(channel) {
+			if !strings.HasPrefix(c.DocID, "public:") {
+				t.Errorf("the public channel %s cites %s", channel, c.DocID)
+			}
 		}
 	}
 	if err := stop(); err != nil {
