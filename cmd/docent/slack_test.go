@@ -445,3 +445,43 @@ func TestSlackStreamsModelAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStopsOnARefusedSlackToken: a bot token or an app-level token
+// the workspace refuses stops serve with an error that names it without
+// showing it, and neither token reaches the logs.
+func TestServeStopsOnARefusedSlackToken(t *testing.T) {
+	ws := workspacetest.New(t)
+	const wrongBot, wrongApp = "xoxb-0-0-wrong-bot-token", "xapp-1-A0-wrong-app-token"
+	for _, tt := range []struct{ name, bot, app string }{
+		{"bot token", wrongBot, ws.AppToken},
+		{"app-level token", ws.BotToken, wrongApp},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "docent.yaml")
+			y := "data_dir: " + handbookData(t) + "\nsync:\n  schedule: \"off\"\nslack:\n  api_url: " + ws.APIURL() +
+				"\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n"
+			if err := os.WriteFile(cfg, []byte(y), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs syncBuffer
+			m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs,
+				Getenv: envOf(map[string]string{"SLACK_BOT_TOKEN": tt.bot, "SLACK_APP_TOKEN": tt.app})}
+			done := make(chan error, 1)
+			go func() { done <- m.Serve(context.Background(), []string{"--addr", "127.0.0.1:0"}); m.Close() }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "invalid_auth") || strings.Contains(err.Error(), wrongBot) || strings.Contains(err.Error(), wrongApp) {
+					t.Errorf("serve = %v, want invalid_auth, without the token", err)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("serve kept running with a refused token")
+			}
+			for _, s := range []string{wrongBot, wrongApp, ws.BotToken, ws.AppToken} {
+				if strings.Contains(logs.String(), s) {
+					t.Errorf("a token is in the logs: %q", s)
+				}
+			}
+		})
+	}
+}
