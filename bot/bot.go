@@ -412,11 +412,25 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	if askErr != nil {
 		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
 			slog.String("error", turn.Answer.Trace.Error))
-		err := s.post(ctx, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
-			Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"})
+		err := s.post(ctx, failedReply(turn.ID))
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}
-	return s.post(ctx, b.reply(ctx, turn))
+	err = s.post(ctx, b.reply(ctx, turn))
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	// The platform refused the answer (its blocks, its length, a link):
+	// the thread still hears back, in a short plain reply.
+	b.log.ErrorContext(ctx, "posting the answer failed; apologising", slog.Int64("turn", turn.ID),
+		slog.String("thread", t.ID), slog.Any("error", err))
+	return errors.Join(fmt.Errorf("bot: post answer: %w", err), out.Reply(ctx, t, failedReply(turn.ID)))
+}
+
+// failedReply is the apology a thread gets when answering fails, with
+// the handoff button.
+func failedReply(turn int64) Reply {
+	return Reply{Kind: ReplyFailed, TurnID: turn, Buttons: []ActionKind{ActionHandoff},
+		Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"}
 }
 
 // streaming asks a question and posts its reply, showing the answer

@@ -675,3 +675,15 @@ func TestOutcomeReplies(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedAnswerStillApologizes: when Slack refuses the answer message
+// itself (here invalid_blocks), the thread still gets the apology with
+// the handoff button, not silence.
+func TestRefusedAnswerStillApologizes(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Error: "invalid_blocks"})
+	_, r := h.ask(t, "How do I reset my VPN token?")
+	if !strings.Contains(r.AllText(), "Sorry") || !slices.Equal(labels(r), []string{"Get a human"}) {
+		t.Errorf("reply = %q with buttons %q, want an apology and Get a human", r.AllText(), labels(r))
+	}
+}
