@@ -687,3 +687,23 @@ func TestRefusedAnswerStillApologizes(t *testing.T) {
 		t.Errorf("reply = %q with buttons %q, want an apology and Get a human", r.AllText(), labels(r))
 	}
 }
+
+// TestEscalationRefusedTellsTheAsker: when Slack refuses the escalation
+// post (the app is not in the escalation channel), the asker is told in
+// the thread with the button to try again, and the thread is not left
+// silenced.
+func TestEscalationRefusedTellsTheAsker(t *testing.T) {
+	h := newHarness(t, setup{})
+	thread, r := h.ask(t, "How do I reset my VPN token?")
+	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Error: "not_in_channel"})
+	h.click(t, r, "docent_handoff", asker)
+	told := h.ws.WaitBotMessages(t, help, thread, 2)[1]
+	if !strings.Contains(told.AllText(), "couldn't reach") || !slices.Equal(labels(told), []string{"Get a human"}) {
+		t.Errorf("the asker was told %q with buttons %q", told.AllText(), labels(told))
+	}
+	if n := len(h.ws.Messages(escalation)); n != 0 {
+		t.Errorf("%d escalation posts, want none", n)
+	}
+	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "and on a phone?", ThreadTS: thread}))
+	h.ws.WaitBotMessages(t, help, thread, 3)
+}
