@@ -9,14 +9,20 @@ import (
 	"github.com/docent-hq/docent/config"
 )
 
-// readmeYAML returns the first ```yaml block after heading in the README.
-func readmeYAML(t *testing.T, heading string) string {
+// readmeYAML returns the first ```yaml block after heading, within the
+// README's section (a "## " heading).
+func readmeYAML(t *testing.T, section, heading string) string {
 	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
+	sec := strings.Index(readme, "\n"+section+"\n")
+	if sec < 0 {
+		t.Fatalf("README has no %q", section)
+	}
+	readme = readme[sec:]
 	at := strings.Index(readme, "\n"+heading+"\n")
 	if at < 0 {
 		t.Fatalf("README has no %q", heading)
@@ -46,20 +52,20 @@ func TestREADMEChatConfigLoads(t *testing.T) {
 	env := envOf(map[string]string{"SLACK_BOT_TOKEN": "xoxb-1-2-readme", "SLACK_APP_TOKEN": "xapp-1-A1-readme",
 		"DISCORD_TOKEN": "discord.readme.token"})
 	for _, tt := range []struct {
-		heading string
-		check   func(c config.Config) bool
+		section, heading string
+		check            func(c config.Config) bool
 	}{
-		{"### Configure it", func(c config.Config) bool {
+		{"## Slack", "### Configure it", func(c config.Config) bool {
 			return c.Slack.Enabled() && c.Slack.BotToken == "xoxb-1-2-readme" && len(c.Slack.Channels) == 2 &&
 				c.Slack.EscalationChannel != "" && c.Slack.UserGroup != ""
 		}},
-		{"### Configure Discord", func(c config.Config) bool {
+		{"## Discord", "### Configure Discord", func(c config.Config) bool {
 			return c.Discord.Enabled() && c.Discord.Token == "discord.readme.token" && len(c.Discord.Channels) == 3 &&
 				c.Discord.EscalationChannel != "" && c.Discord.EscalationRole != ""
 		}},
 	} {
 		t.Run(tt.heading, func(t *testing.T) {
-			y := readmeYAML(t, tt.heading)
+			y := readmeYAML(t, tt.section, tt.heading)
 			p := filepath.Join(t.TempDir(), "docent.yaml")
 			if err := os.WriteFile(p, []byte(sources+y), 0o600); err != nil {
 				t.Fatal(err)
