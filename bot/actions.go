@@ -67,10 +67,13 @@ func (b *Bot) handoff(ctx context.Context, a Action, out Poster) error {
 	ref, escErr := out.Escalate(ctx, Escalation{Handoff: h, Answer: turn.Answer})
 	if escErr != nil {
 		b.log.ErrorContext(ctx, "escalation failed", slog.Int64("handoff", h.ID), slog.Any("error", escErr))
+		// The thread is released before the asker hears back, so that
+		// their next message is answered, not taken for a handed-off one.
+		h.State, h.ResolvedAt = docent.HandoffResolved, b.now().UTC()
+		uerr := b.store.UpdateHandoff(ctx, h)
 		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, Buttons: []ActionKind{ActionHandoff},
 			Text: "Sorry, I couldn't reach " + b.cfg.GroupName + ". Please try \"Get a human\" again in a moment."})
-		h.State, h.ResolvedAt = docent.HandoffResolved, b.now().UTC()
-		return errors.Join(fmt.Errorf("bot: escalate: %w", escErr), err, b.store.UpdateHandoff(ctx, h))
+		return errors.Join(fmt.Errorf("bot: escalate: %w", escErr), uerr, err)
 	}
 	h.EscalationRef = ref
 	if err := b.store.UpdateHandoff(ctx, h); err != nil {
