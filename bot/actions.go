@@ -67,13 +67,21 @@ func (b *Bot) handoff(ctx context.Context, a Action, out Poster) error {
 	ref, escErr := out.Escalate(ctx, Escalation{Handoff: h, Answer: turn.Answer})
 	if escErr != nil {
 		b.log.ErrorContext(ctx, "escalation failed", slog.Int64("handoff", h.ID), slog.Any("error", escErr))
+		// The thread is released before the asker hears back, so that
+		// their next message is answered, not taken for a handed-off one.
+		_, uerr := b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
+			h.State, h.ResolvedAt = docent.HandoffResolved, b.now().UTC()
+			return true
+		})
 		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, Buttons: []ActionKind{ActionHandoff},
 			Text: "Sorry, I couldn't reach " + b.cfg.GroupName + ". Please try \"Get a human\" again in a moment."})
-		h.State, h.ResolvedAt = docent.HandoffResolved, b.now().UTC()
-		return errors.Join(fmt.Errorf("bot: escalate: %w", escErr), err, b.store.UpdateHandoff(ctx, h))
+		return errors.Join(fmt.Errorf("bot: escalate: %w", escErr), uerr, err)
 	}
-	h.EscalationRef = ref
-	if err := b.store.UpdateHandoff(ctx, h); err != nil {
+	h, err = b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
+		h.EscalationRef = ref
+		return true
+	})
+	if err != nil {
 		return fmt.Errorf("bot: handoff: %w", err)
 	}
 	b.log.InfoContext(ctx, "handed off", slog.Int64("handoff", h.ID), slog.String("thread", t.ID))
@@ -82,31 +90,33 @@ func (b *Bot) handoff(ctx context.Context, a Action, out Poster) error {
 }
 
 func (b *Bot) escalationAction(ctx context.Context, a Action, out Poster) error {
-	h, err := b.store.Handoff(ctx, a.HandoffID)
+	now := b.now().UTC()
+	var note string
+	h, err := b.updateHandoff(ctx, a.HandoffID, func(h *docent.Handoff) bool {
+		switch {
+		case h.State == docent.HandoffResolved:
+			return false // nothing left to do; show the final state
+		case a.Kind == ActionClaim && h.State == docent.HandoffRequested:
+			h.State, h.ClaimedBy, h.ClaimedAt = docent.HandoffClaimed, a.User, now
+			note = "A person is looking at this now."
+		case a.Kind == ActionResolve:
+			if h.ClaimedBy == "" {
+				h.ClaimedBy, h.ClaimedAt = a.User, now
+			}
+			h.State, h.ResolvedBy, h.ResolvedAt = docent.HandoffResolved, a.User, now
+			note = "This was marked resolved. I'll answer new questions in this thread again."
+		default:
+			return false // a second claim: nothing changes
+		}
+		return true
+	})
 	if err != nil {
 		return fmt.Errorf("bot: %s: %w", a.Kind, err)
 	}
+	if note == "" {
+		return out.UpdateEscalation(ctx, h)
+	}
 	t := Thread{Platform: h.Platform, Channel: h.Channel, ID: h.Thread}
-	now := b.now().UTC()
-	var note string
-	switch {
-	case h.State == docent.HandoffResolved:
-		return out.UpdateEscalation(ctx, h) // nothing left to do; show the final state
-	case a.Kind == ActionClaim && h.State == docent.HandoffRequested:
-		h.State, h.ClaimedBy, h.ClaimedAt = docent.HandoffClaimed, a.User, now
-		note = "A person is looking at this now."
-	case a.Kind == ActionResolve:
-		if h.ClaimedBy == "" {
-			h.ClaimedBy, h.ClaimedAt = a.User, now
-		}
-		h.State, h.ResolvedBy, h.ResolvedAt = docent.HandoffResolved, a.User, now
-		note = "This was marked resolved. I'll answer new questions in this thread again."
-	default:
-		return out.UpdateEscalation(ctx, h) // a second claim: nothing changes
-	}
-	if err := b.store.UpdateHandoff(ctx, h); err != nil {
-		return fmt.Errorf("bot: %s: %w", a.Kind, err)
-	}
 	if h.State == docent.HandoffResolved && h.LastReply != "" {
 		k := docent.KnowledgeCandidate{HandoffID: h.ID, TurnID: h.TurnID, Question: h.Question,
 			Answer: h.LastReply, Author: h.LastReplyBy, CreatedAt: now}

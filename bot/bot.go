@@ -297,6 +297,29 @@ type Bot struct {
 
 	mu       sync.Mutex
 	limiters map[string]*rate.Limiter
+
+	// handoffMu serialises the read-modify-write of handoffs (a person's
+	// reply, claim, resolve, the escalation's reference): UpdateHandoff
+	// writes the whole record, so two of them interleaved would undo one
+	// another, e.g. a reply saved from a stale read re-opening a thread
+	// just resolved.
+	handoffMu sync.Mutex
+}
+
+// updateHandoff re-reads handoff id and, under handoffMu, applies change
+// to it and writes it back, unless change reports false. It returns the
+// handoff as written (or as read, when nothing was written).
+func (b *Bot) updateHandoff(ctx context.Context, id int64, change func(h *docent.Handoff) bool) (docent.Handoff, error) {
+	b.handoffMu.Lock()
+	defer b.handoffMu.Unlock()
+	h, err := b.store.Handoff(ctx, id)
+	if err != nil {
+		return h, err
+	}
+	if !change(&h) {
+		return h, nil
+	}
+	return h, b.store.UpdateHandoff(ctx, h)
 }
 
 // New returns the core for one platform. stale may be nil; log nil
@@ -362,8 +385,14 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	}
 	if handed && h.State != docent.HandoffResolved && !m.Mentioned {
 		if m.User != h.RequestedBy && text != "" {
-			h.LastReplyBy, h.LastReply = m.User, text
-			if err := b.store.UpdateHandoff(ctx, h); err != nil {
+			_, err := b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
+				if h.State == docent.HandoffResolved {
+					return false // resolved meanwhile: the reply is not the resolving one
+				}
+				h.LastReplyBy, h.LastReply = m.User, text
+				return true
+			})
+			if err != nil {
 				return fmt.Errorf("bot: %w", err)
 			}
 		}
@@ -412,11 +441,25 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	if askErr != nil {
 		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
 			slog.String("error", turn.Answer.Trace.Error))
-		err := s.post(ctx, Reply{Kind: ReplyFailed, TurnID: turn.ID, Buttons: []ActionKind{ActionHandoff},
-			Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"})
+		err := s.post(ctx, failedReply(turn.ID))
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}
-	return s.post(ctx, b.reply(ctx, turn))
+	err = s.post(ctx, b.reply(ctx, turn))
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	// The platform refused the answer (its blocks, its length, a link):
+	// the thread still hears back, in a short plain reply.
+	b.log.ErrorContext(ctx, "posting the answer failed; apologising", slog.Int64("turn", turn.ID),
+		slog.String("thread", t.ID), slog.Any("error", err))
+	return errors.Join(fmt.Errorf("bot: post answer: %w", err), out.Reply(ctx, t, failedReply(turn.ID)))
+}
+
+// failedReply is the apology a thread gets when answering fails, with
+// the handoff button.
+func failedReply(turn int64) Reply {
+	return Reply{Kind: ReplyFailed, TurnID: turn, Buttons: []ActionKind{ActionHandoff},
+		Text: "Sorry, something went wrong while I was answering. Want me to bring in a person?"}
 }
 
 // streaming asks a question and posts its reply, showing the answer

@@ -801,3 +801,23 @@ func TestRateLimitedAskerGetsAPoliteNoticeInTheChannel(t *testing.T) {
 		t.Errorf("asked %d questions, want 1", n)
 	}
 }
+
+// TestMentionInHandedOffThreadIsAnswered: while a thread is handed off
+// the bot ignores plain messages in it, but a person mentioning it there
+// gets an answer.
+func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
+	e := newEnv(t)
+	staffer := e.srv.AddUser("sam")
+	q := e.srv.Post(e.help.ID, e.alice, "How do I reset my VPN token?")
+	answerMsg := e.botReply(t, q.ID, 1)
+	e.srv.Click(answerMsg, button(t, answerMsg, "Get a human"), e.alice)
+	e.botReply(t, q.ID, 2) // the asker is told, the role pinged
+
+	e.srv.Post(q.ID, e.alice, "is it the same on a phone?")
+	e.quiet(t, q.ID, 2)
+	e.srv.Post(q.ID, staffer, e.srv.Bot.Mention()+" can you answer the phone part?")
+	e.botReply(t, q.ID, 3)
+	if n := len(e.pipe.questions()); n != 2 {
+		t.Errorf("%d questions answered, want 2 (the first and the mention)", n)
+	}
+}

@@ -579,3 +579,131 @@ func TestHandoffInThreadWithoutEscalationChannel(t *testing.T) {
 		t.Errorf("after claim: buttons %q", got)
 	}
 }
+
+// TestMentionInHandedOffThreadIsAnswered: the escalation post carries the
+// bot's answer and its sources; while the thread is handed off the bot
+// ignores plain messages in it, but a person mentioning it there gets an
+// answer.
+func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
+	h := newHarness(t, setup{})
+	thread, r := h.ask(t, "How do I reset my VPN token?")
+	h.click(t, r, "docent_handoff", asker)
+	var post workspacetest.Message
+	h.ws.Wait(t, 10*time.Second, "the escalation post", func() bool {
+		esc := h.ws.Messages(escalation)
+		if len(esc) == 0 {
+			return false
+		}
+		post = esc[0]
+		return true
+	})
+	for _, want := range []string{"Reset it in *Gatekeeper* <https://docs.example.com/it/vpn|[1]>.",
+		"*[1]* <https://docs.example.com/it/vpn|VPN> · Resetting your token"} {
+		if !strings.Contains(post.AllText(), want) {
+			t.Errorf("escalation lacks the answer and its sources: %q\n%s", want, post.AllText())
+		}
+	}
+	h.ws.WaitBotMessages(t, help, thread, 2) // the asker is told
+
+	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "and on a phone?", ThreadTS: thread}))
+	time.Sleep(300 * time.Millisecond)
+	if n := len(h.questions()); n != 1 {
+		t.Fatalf("%d questions answered; a plain message in a handed-off thread must not be", n)
+	}
+	mention, message := h.ws.Mention(workspacetest.Said{Channel: help, User: staff, Text: "can you answer the phone part?", ThreadTS: thread})
+	h.deliver(t, mention)
+	h.deliver(t, message)
+	h.ws.WaitBotMessages(t, help, thread, 3)
+	time.Sleep(300 * time.Millisecond)
+	if n := len(h.ws.BotMessages(help, thread)); n != 3 || len(h.questions()) != 2 {
+		t.Errorf("%d bot messages and %d questions after a mention, want 3 and 2", n, len(h.questions()))
+	}
+}
+
+// TestRateLimitedAskerGetsAPoliteNotice: past the per-person rate, a
+// question gets a polite note only the asker sees, in its thread, and is
+// not answered.
+func TestRateLimitedAskerGetsAPoliteNotice(t *testing.T) {
+	h := newHarness(t, setup{cfg: bot.Config{UserRate: 1}})
+	h.ask(t, "How do I reset my VPN token?")
+	mention, _ := h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "Where is the expense policy?"})
+	h.deliver(t, mention)
+	note := h.ws.WaitBotMessages(t, help, mention.TS, 1)[0]
+	if !note.Ephemeral || note.To != asker || len(note.Buttons()) != 0 || !strings.Contains(strings.ToLower(note.AllText()), "try again") {
+		t.Errorf("notice = %+v, want a polite ephemeral note to the asker", note)
+	}
+	if n := len(h.questions()); n != 1 {
+		t.Errorf("%d questions answered, want 1", n)
+	}
+}
+
+// TestOutcomeReplies: each outcome has its own reply in the thread: an
+// answer with its sources and Helpful first; uncertain with the closest
+// page, the hedge and Get a human first; not found with Get a human alone
+// and no sources.
+func TestOutcomeReplies(t *testing.T) {
+	h := newHarness(t, setup{})
+	tests := []struct {
+		status  docent.Status
+		text    string
+		cites   []docent.Citation
+		buttons []string
+		source  bool
+	}{
+		{docent.StatusAnswered, "Reset it in **Gatekeeper** [1].", []docent.Citation{vpnCite},
+			[]string{"Helpful", "Not helpful", "Get a human"}, true},
+		{docent.StatusUncertain, "I couldn't confirm this; the closest page is [1].", []docent.Citation{vpnCite},
+			[]string{"Get a human", "Helpful", "Not helpful"}, true},
+		{docent.StatusNotFound, answer.NotFoundText, nil, []string{"Get a human"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status), func(t *testing.T) {
+			h.setScript(func(docent.Question) (docent.Answer, error) {
+				return docent.Answer{Status: tt.status, Text: tt.text, Citations: tt.cites}, nil
+			})
+			_, r := h.ask(t, "Is the VPN needed in the lab? ("+string(tt.status)+")")
+			text := r.AllText()
+			if got := labels(r); len(got) == 0 || got[0] != tt.buttons[0] || len(got) != len(tt.buttons) {
+				t.Errorf("buttons %q, want %q", got, tt.buttons)
+			}
+			if has := strings.Contains(text, "*[1]* <https://docs.example.com/it/vpn|VPN>"); has != tt.source {
+				t.Errorf("source listed: %v, want %v\n%s", has, tt.source, text)
+			}
+			if tt.status == docent.StatusUncertain && !strings.Contains(text, "couldn't confirm") {
+				t.Errorf("uncertain reply lacks the hedge:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestRefusedAnswerStillApologizes: when Slack refuses the answer message
+// itself (here invalid_blocks), the thread still gets the apology with
+// the handoff button, not silence.
+func TestRefusedAnswerStillApologizes(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Error: "invalid_blocks"})
+	_, r := h.ask(t, "How do I reset my VPN token?")
+	if !strings.Contains(r.AllText(), "Sorry") || !slices.Equal(labels(r), []string{"Get a human"}) {
+		t.Errorf("reply = %q with buttons %q, want an apology and Get a human", r.AllText(), labels(r))
+	}
+}
+
+// TestEscalationRefusedTellsTheAsker: when Slack refuses the escalation
+// post (the app is not in the escalation channel), the asker is told in
+// the thread with the button to try again, and the thread is not left
+// silenced.
+func TestEscalationRefusedTellsTheAsker(t *testing.T) {
+	h := newHarness(t, setup{})
+	thread, r := h.ask(t, "How do I reset my VPN token?")
+	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Error: "not_in_channel"})
+	h.click(t, r, "docent_handoff", asker)
+	told := h.ws.WaitBotMessages(t, help, thread, 2)[1]
+	if !strings.Contains(told.AllText(), "couldn't reach") || !slices.Equal(labels(told), []string{"Get a human"}) {
+		t.Errorf("the asker was told %q with buttons %q", told.AllText(), labels(told))
+	}
+	if n := len(h.ws.Messages(escalation)); n != 0 {
+		t.Errorf("%d escalation posts, want none", n)
+	}
+	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "and on a phone?", ThreadTS: thread}))
+	h.ws.WaitBotMessages(t, help, thread, 3)
+}

@@ -48,6 +48,16 @@ func (m *Main) openChats(ctx context.Context) ([]chatAdapter, error) {
 	return out, nil
 }
 
+// staleChecker is the console's stale report, through which the chat
+// adapters flag a stale source next to it; nil (no flags) before the
+// console is wired.
+func (m *Main) staleChecker() bot.StaleChecker {
+	if m.Stale == nil {
+		return nil
+	}
+	return m.Stale
+}
+
 // chatSeams are the chat adapters cfg turns on, for `docent config`.
 func chatSeams(cfg config.Config) []Seam {
 	var out []Seam
@@ -81,7 +91,7 @@ func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
 	log := m.Log.With(slog.String("platform", "slack"))
 	bc := slackBotConfig(sc)
 	bc.Ready = m.ready
-	core := bot.New("slack", m.Recorder, m.Store, nil, bc, log)
+	core := bot.New("slack", m.Recorder, m.Store, m.staleChecker(), bc, log)
 	var prompts []slack.Prompt
 	for _, p := range sc.Assistant.Prompts {
 		prompts = append(prompts, slack.Prompt{Title: p.Title, Message: p.Message})

@@ -227,6 +227,47 @@ A contractor's VPN token is reset the same way, after their manager approves the
 	}
 }
 
+// TestDiscordFlagsStaleSources: serve hands the console's stale report to
+// the bot, so a cited document older than its source's stale_after_days
+// is flagged next to its source in the answer's embed.
+func TestDiscordFlagsStaleSources(t *testing.T) {
+	srv := discordtest.NewServer(t)
+	help := srv.AddChannel("help", discordtest.ChannelText)
+	staff := srv.AddChannel("staff", discordtest.ChannelText)
+	role := srv.AddRole("docs-team")
+	alice := srv.AddUser("alice")
+	docs := t.TempDir()
+	page := "---\nupdated: 2020-01-02\n---\n# VPN\n\nReset your VPN token in the Gatekeeper portal under Security › Tokens. The VPN token expires every 90 days.\n"
+	if err := os.WriteFile(filepath.Join(docs, "vpn.md"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sources := "sources:\n  - name: old\n    type: dir\n    stale_after_days: 30\n    dir:\n      path: " + docs
+	channels := "  channels:\n    - id: \"" + help.ID + "\"\n      auto_answer: true\n"
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	if err := os.WriteFile(cfg, []byte(discordYAML(t.TempDir(), srv, staff.ID, role, sources, channels)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stop := mustServeConfig(t, cfg, map[string]string{"DISCORD_TOKEN": srv.Token}, io.Discard)
+	srv.WaitReady(t)
+
+	q := srv.Post(help.ID, alice, "How do I reset my VPN token?")
+	m := answerIn(t, srv, q.ID)
+	var line string
+	for _, e := range m.Embeds {
+		for _, l := range strings.Split(e.Description, "\n") {
+			if strings.Contains(l, "/docs/old/vpn.md") {
+				line = l
+			}
+		}
+	}
+	if !strings.Contains(line, "may be out of date") {
+		t.Errorf("the stale page's source line %q is not flagged; embeds %+v", line, m.Embeds)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}
+
 // TestDocentBinaryServesDiscord builds the real binary and runs `docent
 // serve` with only discord.api_url (and the token) pointing at a local
 // Discord: a question is answered, SIGTERM shuts it down cleanly.

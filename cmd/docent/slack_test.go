@@ -17,6 +17,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/bot/discord/discordtest"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
 	"github.com/docent-hq/docent/store"
@@ -165,9 +166,9 @@ func TestSlackBeforeFirstSync(t *testing.T) {
 	}
 }
 
-// TestSlackChannelScope: in a public channel scoped to the public source,
-// a question whose best match is an internal page never cites it, while
-// an unscoped channel does cite it. Events come over HTTP, to serve's own
+// TestSlackChannelScope: in a public channel scoped to the public source
+// (or to the public label), a question whose best match is an internal
+// page never cites it, while an unscoped channel does cite it. Events come over HTTP, to serve's own
 // server, signed.
 func TestSlackChannelScope(t *testing.T) {
 	ws := workspacetest.New(t)
@@ -182,12 +183,12 @@ func TestSlackChannelScope(t *testing.T) {
 		}
 		return filepath.Dir(p)
 	}
-	public := write("public/office.md", "# Office\n\nThe office opens at nine and closes at six.\n\n## Parking\n\nVisitors park on level -1. Staff may reset a parking token at the front desk.\n")
+	public := write("public/office.md", "---\nlabels: [public]\n---\n# Office\n\nThe office opens at nine and closes at six.\n\n## Parking\n\nVisitors park on level -1. Staff may reset a parking token at the front desk.\n")
 	internal := write("internal/vpn.md", "# VPN\n\nReset your VPN token in the Gatekeeper portal under Security › Tokens. The VPN token expires every 90 days.\n")
 	sources := "  - name: public\n    type: dir\n    dir:\n      path: " + public + "\n" +
 		"  - name: internal\n    type: dir\n    dir:\n      path: " + internal + "\n"
 	cfg := mustSlackConfig(t, dir, ws, sources, "  mode: http\n  signing_secret: "+ws.SigningSecret+
-		"\n  channels:\n    - id: C0PUBLIC01\n      sources: [public]\n")
+		"\n  channels:\n    - id: C0PUBLIC01\n      sources: [public]\n    - id: C0LABELED1\n      labels: [public]\n")
 	var logs syncBuffer
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
 	base, stop := serveReady(t, m)
@@ -203,7 +204,7 @@ func TestSlackChannelScope(t *testing.T) {
 		if err != nil || len(turns) != 1 {
 			t.Fatalf("turns = %+v, %v", turns, err)
 		}
-		if channel == "C0PUBLIC01" && strings.Contains(reply.AllText(), "/docs/internal/") {
+		if channel != "C0ENGINEER" && strings.Contains(reply.AllText(), "/docs/internal/") {
 			t.Errorf("the public channel's reply links an internal page:\n%s", reply.AllText())
 		}
 		return turns[0].Answer.Citations
@@ -212,9 +213,11 @@ func TestSlackChannelScope(t *testing.T) {
 	if len(open) == 0 || !strings.HasPrefix(open[0].DocID, "internal:") {
 		t.Fatalf("unscoped channel cites %+v, want the internal VPN page first (the best match)", open)
 	}
-	for _, c := range ask("C0PUBLIC01") {
-		if !strings.HasPrefix(c.DocID, "public:") {
-			t.Errorf("the public channel cites %s", c.DocID)
+	for _, channel := range []string{"C0PUBLIC01", "C0LABELED1"} { // scoped by source, and by label
+		for _, c := range ask(channel) {
+			if !strings.HasPrefix(c.DocID, "public:") {
+				t.Errorf("the public channel %s cites %s", channel, c.DocID)
+			}
 		}
 	}
 	if err := stop(); err != nil {
@@ -223,11 +226,64 @@ func TestSlackChannelScope(t *testing.T) {
 	noSecrets(t, logs.String(), ws)
 }
 
-// TestSlackBinary builds the docent binary and runs `docent serve` with
-// nothing but slack.api_url and the tokens in its config: it indexes the
-// bundled handbook, connects over Socket Mode, answers a mention in its
-// thread, and exits cleanly on SIGTERM.
-func TestSlackBinary(t *testing.T) {
+// TestSlackFlagsStaleSources: serve's own wiring hands the console's
+// stale report to the bot, so a cited document older than its source's
+// stale_after_days is flagged next to its source in the reply, and a
+// fresh one is not.
+func TestSlackFlagsStaleSources(t *testing.T) {
+	ws := workspacetest.New(t)
+	dir := t.TempDir()
+	write := func(rel, content string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Dir(p)
+	}
+	old := write("old/vpn.md", "---\nupdated: 2020-01-02\n---\n# VPN\n\nReset your VPN token in the Gatekeeper portal under Security › Tokens. The VPN token expires every 90 days.\n")
+	fresh := write("fresh/office.md", "# Office\n\nThe office opens at nine and closes at six. Visitors park on level -1.\n")
+	sources := "  - name: old\n    type: dir\n    stale_after_days: 30\n    dir:\n      path: " + old + "\n" +
+		"  - name: fresh\n    type: dir\n    stale_after_days: 30\n    dir:\n      path: " + fresh + "\n"
+	cfg := mustSlackConfig(t, dir, ws, sources, "")
+	var logs syncBuffer
+	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
+	_, stop := serveReady(t, m)
+	ws.WaitConnected(t)
+
+	ask := func(text string) string {
+		t.Helper()
+		ev, _ := ws.Mention(workspacetest.Said{Channel: slackHelp, User: slackAsker, Text: text})
+		ws.Send(t, "events_api", ev.Body)
+		return ws.WaitBotMessages(t, slackHelp, ev.TS, 1)[0].AllText()
+	}
+	const flag = "may be out of date"
+	var vpnLine string
+	text := ask("How do I reset my VPN token?")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "*[1]*") && strings.Contains(line, "VPN") {
+			vpnLine = line
+		}
+	}
+	if !strings.Contains(vpnLine, flag) || strings.Count(text, flag) != 1 {
+		t.Errorf("the stale VPN page is not flagged next to its source (line %q):\n%s", vpnLine, text)
+	}
+	if text := ask("When does the office open?"); !strings.Contains(text, "Office") || strings.Contains(text, flag) {
+		t.Errorf("a fresh page is flagged, or not cited:\n%s", text)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSlackAndDiscordBinary builds the docent binary and runs `docent
+// serve` with nothing but slack.api_url, discord.api_url and the tokens in
+// its config: it indexes the bundled handbook, connects to both, answers
+// a Slack mention in its thread and a Discord mention in a new thread,
+// and exits cleanly on SIGTERM, both sessions closed.
+func TestSlackAndDiscordBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -237,17 +293,20 @@ func TestSlackBinary(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	ws := workspacetest.New(t)
+	srv := discordtest.NewServer(t)
+	discordHelp := srv.AddChannel("help", discordtest.ChannelText)
+	alice := srv.AddUser("alice")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "docent.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("slack:\n  api_url: %s\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n",
-		ws.APIURL())), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("slack:\n  api_url: %s\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n"+
+		"discord:\n  api_url: %s\n  token: ${DISCORD_TOKEN}\n", ws.APIURL(), srv.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	addr := testAddr(t)
 	var logs syncBuffer
 	cmd := exec.Command(bin, "--config", cfg, "serve", "--addr", addr)
 	cmd.Env = append(os.Environ(), "DOCENT_DATA="+filepath.Join(dir, "data"),
-		"SLACK_BOT_TOKEN="+ws.BotToken, "SLACK_APP_TOKEN="+ws.AppToken)
+		"SLACK_BOT_TOKEN="+ws.BotToken, "SLACK_APP_TOKEN="+ws.AppToken, "DISCORD_TOKEN="+srv.Token)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -276,6 +335,11 @@ func TestSlackBinary(t *testing.T) {
 		len(reply.Buttons()) != 3 {
 		t.Errorf("reply:\n%s\nbuttons %q", reply.AllText(), reply.ButtonTexts())
 	}
+	srv.WaitReady(t)
+	q := srv.Post(discordHelp.ID, alice, srv.Bot.Mention()+" What does Gatekeeper error GK-409 mean?")
+	if m := answerIn(t, srv, q.ID); !strings.Contains(m.Content, "GK-409") || len(cited(m)) == 0 {
+		t.Errorf("Discord answer %q cites %q", m.Content, cited(m))
+	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -289,6 +353,12 @@ func TestSlackBinary(t *testing.T) {
 		t.Fatal("docent serve did not exit on SIGTERM")
 	}
 	noSecrets(t, logs.String(), ws)
+	if strings.Contains(logs.String(), srv.Token) {
+		t.Errorf("the Discord token is in the logs")
+	}
+	if srv.Connected() != 0 {
+		t.Errorf("the Discord gateway session outlived the process")
+	}
 }
 
 // serveReady runs m.Serve on a free port until the test ends (or stop),
@@ -373,5 +443,45 @@ func TestSlackStreamsModelAnswers(t *testing.T) {
 		if strings.Contains(logs.String(), key) {
 			t.Errorf("logs quote a model key")
 		}
+	}
+}
+
+// TestServeStopsOnARefusedSlackToken: a bot token or an app-level token
+// the workspace refuses stops serve with an error that names it without
+// showing it, and neither token reaches the logs.
+func TestServeStopsOnARefusedSlackToken(t *testing.T) {
+	ws := workspacetest.New(t)
+	const wrongBot, wrongApp = "xoxb-0-0-wrong-bot-token", "xapp-1-A0-wrong-app-token"
+	for _, tt := range []struct{ name, bot, app string }{
+		{"bot token", wrongBot, ws.AppToken},
+		{"app-level token", ws.BotToken, wrongApp},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "docent.yaml")
+			y := "data_dir: " + handbookData(t) + "\nsync:\n  schedule: \"off\"\nslack:\n  api_url: " + ws.APIURL() +
+				"\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\n"
+			if err := os.WriteFile(cfg, []byte(y), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs syncBuffer
+			m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs,
+				Getenv: envOf(map[string]string{"SLACK_BOT_TOKEN": tt.bot, "SLACK_APP_TOKEN": tt.app})}
+			done := make(chan error, 1)
+			go func() { done <- m.Serve(context.Background(), []string{"--addr", "127.0.0.1:0"}); m.Close() }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "invalid_auth") || strings.Contains(err.Error(), wrongBot) || strings.Contains(err.Error(), wrongApp) {
+					t.Errorf("serve = %v, want invalid_auth, without the token", err)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("serve kept running with a refused token")
+			}
+			for _, s := range []string{wrongBot, wrongApp, ws.BotToken, ws.AppToken} {
+				if strings.Contains(logs.String(), s) {
+					t.Errorf("a token is in the logs: %q", s)
+				}
+			}
+		})
 	}
 }
