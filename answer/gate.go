@@ -240,6 +240,9 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case !v.q.answers(v.primary.best.u, v.want):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
+	case v.evidence < scantEvidence && v.primary.cov >= notFoundCoverage:
+		v.detail = fmt.Sprintf("not found: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
+			v.evidence, scantEvidence, v.primary.best.cov, rel)
 	case v.evidence < g.opts.MinScore:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
@@ -251,6 +254,16 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	}
 	return v
 }
+
+// scantEvidence: a closest page that holds most of the question's words
+// (notFoundCoverage) and lacks no detail of it, but whose best unit, and
+// the chunk holding it, cover less than this share of the question,
+// mentions what was asked about only apart ("AMR-7", "battery" and
+// "hours" on an FAQ that never says how long a battery lasts): not
+// found. A page that covers little of the question passed the not-found
+// rule on a few rare words and stays the closest page (uncertain): the
+// asker used other words than the docs.
+const scantEvidence = 0.25
 
 // Focus (see focused).
 const (
