@@ -230,6 +230,10 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		v.detail = fmt.Sprintf("not found: closest page covers %.2f of the question", v.primary.cov)
 		return v
 	}
+	if v.q.role != "" && !saysWho(v) {
+		v.detail = fmt.Sprintf("not found: no candidate says who the %s is", v.q.role)
+		return v
+	}
 	v.missing, v.covered = gaps(v.q, v.primary, hits, v.want == amountType || asksQuantity(text))
 	rel := g.chunkRelevance(v, sets)
 	v.evidence = max(v.primary.best.cov, rel-chunkMargin)
@@ -264,6 +268,26 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 // rule on a few rare words and stays the closest page (uncertain): the
 // asker used other words than the docs.
 const scantEvidence = 0.25
+
+// saysWho reports whether a unit of the first evidencePages pages says
+// who holds the role a "who is the <role>" question asks about: docs
+// that name the role ("needs CEO approval") but never its holder do not
+// answer the question.
+func saysWho(v verdict) bool {
+	for i, p := range v.pages {
+		if i >= evidencePages {
+			break
+		}
+		for _, h := range p.hits {
+			for _, u := range unitsOf(v.hits[h].Chunk) {
+				if v.q.namesHolder(u) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // Focus (see focused).
 const (
