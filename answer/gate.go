@@ -241,6 +241,8 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: the closest page lacks %s", wordsOf(v.missing))
+	case !v.q.answers(v.primary.best.u, v.want) && lacksHead(v) != "":
+		v.detail = fmt.Sprintf("not found: the closest page lacks %q and says nothing of the kind asked for", lacksHead(v))
 	case !v.q.answers(v.primary.best.u, v.want):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
@@ -287,6 +289,37 @@ func saysWho(v verdict) bool {
 		}
 	}
 	return false
+}
+
+// lacksHead returns the word of a compound of the question ("holiday
+// party") that the closest page lacks while holding the word that
+// qualifies it ("holiday"), when that word is rare and the docs use it
+// elsewhere, but none of the first evidencePages pages holds the two:
+// the docs speak of the qualifier, not of the thing asked about. ""
+// when there is none.
+func lacksHead(v verdict) string {
+	q, p := v.q, v.primary
+	for _, t := range q.terms {
+		h := q.next[t.Term]
+		if h == "" || !p.terms[t.Term] || p.terms[h] {
+			continue
+		}
+		both := false
+		for i, o := range v.pages {
+			if i < evidencePages && o.terms[t.Term] && o.terms[h] {
+				both = true
+			}
+		}
+		if both {
+			continue
+		}
+		for _, o := range q.terms {
+			if o.Term == h && o.DF > 0 && o.IDF >= rareShare*q.maxIDF {
+				return o.Word
+			}
+		}
+	}
+	return ""
 }
 
 // Focus (see focused).
