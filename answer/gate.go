@@ -230,6 +230,10 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		v.detail = fmt.Sprintf("not found: closest page covers %.2f of the question", v.primary.cov)
 		return v
 	}
+	if v.q.role != "" && !saysWho(v) {
+		v.detail = fmt.Sprintf("not found: no candidate says who the %s is", v.q.role)
+		return v
+	}
 	v.missing, v.covered = gaps(v.q, v.primary, hits, v.want == amountType || asksQuantity(text))
 	rel := g.chunkRelevance(v, sets)
 	v.evidence = max(v.primary.best.cov, rel-chunkMargin)
@@ -237,9 +241,14 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: the closest page lacks %s", wordsOf(v.missing))
+	case !v.q.answers(v.primary.best.u, v.want) && lacksHead(v) != "":
+		v.detail = fmt.Sprintf("not found: the closest page lacks %q and says nothing of the kind asked for", lacksHead(v))
 	case !v.q.answers(v.primary.best.u, v.want):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: no unit says what was asked (%.2f, page %.2f)", v.primary.best.cov, v.primary.cov)
+	case v.evidence < scantEvidence && v.primary.cov >= notFoundCoverage:
+		v.detail = fmt.Sprintf("not found: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
+			v.evidence, scantEvidence, v.primary.best.cov, rel)
 	case v.evidence < g.opts.MinScore:
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
@@ -250,6 +259,67 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
 	}
 	return v
+}
+
+// scantEvidence: a closest page that holds most of the question's words
+// (notFoundCoverage) and lacks no detail of it, but whose best unit, and
+// the chunk holding it, cover less than this share of the question,
+// mentions what was asked about only apart ("AMR-7", "battery" and
+// "hours" on an FAQ that never says how long a battery lasts): not
+// found. A page that covers little of the question passed the not-found
+// rule on a few rare words and stays the closest page (uncertain): the
+// asker used other words than the docs.
+const scantEvidence = 0.25
+
+// saysWho reports whether a unit of the first evidencePages pages says
+// who holds the role a "who is the <role>" question asks about: docs
+// that name the role ("needs CEO approval") but never its holder do not
+// answer the question.
+func saysWho(v verdict) bool {
+	for i, p := range v.pages {
+		if i >= evidencePages {
+			break
+		}
+		for _, h := range p.hits {
+			for _, u := range unitsOf(v.hits[h].Chunk) {
+				if v.q.namesHolder(u) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// lacksHead returns the word of a compound of the question ("holiday
+// party") that the closest page lacks while holding the word that
+// qualifies it ("holiday"), when that word is rare and the docs use it
+// elsewhere, but none of the first evidencePages pages holds the two:
+// the docs speak of the qualifier, not of the thing asked about. ""
+// when there is none.
+func lacksHead(v verdict) string {
+	q, p := v.q, v.primary
+	for _, t := range q.terms {
+		h := q.next[t.Term]
+		if h == "" || !p.terms[t.Term] || p.terms[h] {
+			continue
+		}
+		both := false
+		for i, o := range v.pages {
+			if i < evidencePages && o.terms[t.Term] && o.terms[h] {
+				both = true
+			}
+		}
+		if both {
+			continue
+		}
+		for _, o := range q.terms {
+			if o.Term == h && o.DF > 0 && o.IDF >= rareShare*q.maxIDF {
+				return o.Word
+			}
+		}
+	}
+	return ""
 }
 
 // Focus (see focused).

@@ -494,6 +494,28 @@ func TestProcedureCitesThePageItRefersTo(t *testing.T) {
 	}
 }
 
+func TestWhoApprovesNamesATeam(t *testing.T) {
+	q := newQuestion("Who approves a discount over 30%?", nil, nil, nil)
+	u := unit{Text: "Over 30%: CEO, and must be reviewed by the Deal Desk", Terms: termSet("Over 30%: CEO, and must be reviewed by the Deal Desk")}
+	u.kinds = unitKinds(u)
+	if !q.answers(u, whoType) {
+		t.Error("a who question that is not about a role's holder is answered by a role or team")
+	}
+	for text, want := range map[string]string{
+		"Who is the CEO of Kestrel?":        "ceo",
+		"who's our head of security":        "head",
+		"Who is the security lead?":         "",
+		"Who is the engineering director?":  "engineering director",
+		"who approves access requests":      "",
+		"who is my onboarding buddy":        "",
+		"Who are the owners of billing-api": "",
+	} {
+		if got := askedRole(text); got != want {
+			t.Errorf("askedRole(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
 func TestWhoNeedsSomeoneElse(t *testing.T) {
 	q := newQuestion("Who is the CEO of Kestrel?", nil, nil, nil)
 	tests := []struct {
@@ -503,7 +525,12 @@ func TestWhoNeedsSomeoneElse(t *testing.T) {
 		{"Business class needs CEO approval.", false},
 		{"Flights are booked in the travel tool.", false},
 		{"Maria Lopez is the CEO.", true},
-		{"The board appoints the chief executive; ask the People team.", true},
+		// "Who is the CEO" asks who holds the role: a name, a handle or
+		// "the CEO is ...", not another team.
+		{"The board appoints the chief executive; ask the People team.", false},
+		{"Over 30%: CEO, and must be reviewed by the Deal Desk", false},
+		{"Our CEO is Maria Lopez.", true},
+		{"Questions for the CEO go to @maria.", true},
 	}
 	for _, tt := range tests {
 		u := unit{Text: tt.text, Terms: termSet(tt.text)}

@@ -60,6 +60,10 @@ type question struct {
 	// list is set when the question asks for a list ("what are the
 	// levels"): rows and items rank before sentences.
 	list bool
+	// role is the role of a "who is the <role>" question, lower case as
+	// written ("ceo"), "" for other questions: it asks who holds the role,
+	// which a person's name answers, not the role itself.
+	role string
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -74,7 +78,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		}
 	}
 	own := ownedTerms(text)
-	q := &question{next: nextTerms(text), verb: procedureVerb(text), list: asksList(text)}
+	q := &question{next: nextTerms(text), verb: procedureVerb(text), list: asksList(text), role: askedRole(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
@@ -420,6 +424,9 @@ func (q *question) namesSomeone(u unit) bool {
 	if !whoType.holds(u) {
 		return false
 	}
+	if q.role != "" {
+		return q.namesHolder(u)
+	}
 	for _, m := range whoRE.FindAllString(u.display(), -1) {
 		terms := search.Analyze(m)
 		if len(terms) == 0 {
@@ -432,6 +439,84 @@ func (q *question) namesSomeone(u unit) bool {
 		}
 	}
 	return false
+}
+
+// identityRE matches a question that asks who holds a role: "who is the
+// CEO", "who's our head of security"; group 1 is the role.
+var identityRE = regexp.MustCompile(`(?i)^\s*who(?:'s|s| is| are| was)\s+(?:the|our)\s+([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)`)
+
+// askedRole returns the title a "who is the <title>" question asks about,
+// lower case, up to a preposition or the second word ("ceo", "head",
+// "engineering director"); "" for other questions, and for roles that a
+// team may hold (personalTitles).
+func askedRole(text string) string {
+	m := identityRE.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	f := strings.Fields(strings.ToLower(m[1]))
+	if len(f) == 2 && (prepositions[f[1]] || f[1] == "of") {
+		f = f[:1]
+	}
+	if !personalTitles[f[len(f)-1]] {
+		return ""
+	}
+	return strings.Join(f, " ")
+}
+
+// personalTitles are job titles that one named person holds, which a
+// "who is the <title>" question asks the name of (general English; a
+// team, an owner or an approver may be a group, and is answered by one).
+var personalTitles = map[string]bool{
+	"ceo": true, "cfo": true, "cto": true, "coo": true, "cio": true, "ciso": true, "cpo": true, "cmo": true,
+	"founder": true, "co-founder": true, "cofounder": true, "president": true, "chairman": true, "chairwoman": true, "chair": true,
+	"head": true, "director": true, "vp": true, "chief": true,
+}
+
+// personNameRE matches a person's name: two or three capitalized words.
+var personNameRE = regexp.MustCompile(`\b[A-Z][a-z]+(?: [A-Z]\.)?(?: [A-Z][a-z]+){1,2}\b`)
+
+// namesHolder reports whether u says who holds the role of a "who is
+// the <role>" question: it names the role and a person (a name none of
+// whose words is a role, a team or a word of the question, or a
+// handle), or says "the <role> is ..." / "... is the <role>". "Over 30%:
+// CEO, and must be reviewed by the Deal Desk" does not say who the CEO
+// is.
+func (q *question) namesHolder(u unit) bool {
+	text := u.display()
+	lower := strings.ToLower(text)
+	role := regexp.QuoteMeta(q.role)
+	if !regexp.MustCompile(`\b` + role + `\b`).MatchString(lower) {
+		return false
+	}
+	if regexp.MustCompile(`\b` + role + `\s+(is|are|was)\b|\b(is|are|was)\s+(the|our)\s+(\w+\s+)?` + role + `\b`).MatchString(lower) {
+		return true
+	}
+	if strings.ContainsAny(text, "@#") {
+		return true
+	}
+	for _, m := range personNameRE.FindAllString(text, -1) {
+		person := true
+		for _, w := range strings.Fields(m) {
+			terms := search.Analyze(w)
+			_, asked := q.sc.idf[firstOr(terms)]
+			if asked || whoRE.MatchString(w) || len(terms) == 0 {
+				person = false
+			}
+		}
+		if person {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOr returns the first of terms, "" when there is none.
+func firstOr(terms []string) string {
+	if len(terms) == 0 {
+		return ""
+	}
+	return terms[0]
 }
 
 // holds reports whether unit u holds something of type t.

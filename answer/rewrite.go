@@ -71,6 +71,7 @@ func respell(q string, corp *Corpus) string {
 	if corp == nil {
 		return q
 	}
+	q = rephrase(q, corp)
 	var b strings.Builder
 	last := 0
 	for _, m := range wordRE.FindAllStringIndex(q, -1) {
@@ -80,7 +81,11 @@ func respell(q string, corp *Corpus) string {
 		if m[0] > 0 && strings.ContainsRune("#@/", rune(q[m[0]-1])) {
 			continue
 		}
-		if v, ok := corp.Variant(w); ok {
+		v, ok := corp.Variant(w)
+		if !ok {
+			v, ok = corp.synonym(w)
+		}
+		if ok {
 			b.WriteString(q[last:m[0]])
 			b.WriteString(v)
 			last = m[1]

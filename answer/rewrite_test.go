@@ -219,3 +219,24 @@ func TestExpectedType(t *testing.T) {
 
 // waitABit yields to the background rebuild.
 func waitABit() { time.Sleep(time.Millisecond) }
+
+func TestRespellLexicon(t *testing.T) {
+	c := NewCorpus([]docent.Chunk{
+		{ID: "m", DocID: "it/mfa.md", Title: "MFA", Text: "MFA\n\nUse Okta Verify for MFA. SMS is for recovery only."},
+		{ID: "a", DocID: "product/faq.md", Title: "FAQ", Text: "FAQ\n\nWe commit to 99.9% availability. Coverage starts on your first day."},
+		{ID: "l", DocID: "it/laptop.md", Title: "Laptop", Text: "Laptop\n\nA new laptop every three years."},
+	})
+	tests := []struct{ in, want string }{
+		{"can i use sms for 2fa", "can i use sms for mfa"},       // an abbreviation the docs spell otherwise
+		{"what's our uptime sla", "what's our availability sla"}, // a synonym the docs use
+		{"when does it kick in", "when does it start"},           // a phrase
+		{"is mfa required", "is mfa required"},                   // the docs' own word stays
+		{"can i get a new macbook", "can i get a new laptop"},    // the kind of thing
+		{"what about downtime", "what about downtime"},           // no meaning the docs hold
+	}
+	for _, tt := range tests {
+		if got := respell(tt.in, c); got != tt.want {
+			t.Errorf("respell(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

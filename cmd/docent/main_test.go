@@ -500,8 +500,8 @@ func TestEvalGolden(t *testing.T) {
 		rep.HitAt5, rep.MRR, rep.Declined, rep.NotFoundAcc, rep.LinkedFirst, rep.Correct)
 	declined := int(rep.Declined*float64(rep.Unanswerable) + 0.5)
 	notFound := int(rep.NotFoundAcc*float64(rep.Unanswerable) + 0.5)
-	if rep.Answerable < 40 || rep.HitAt5 < 0.97 || declined < 12 || notFound < 9 || rep.LinkedFirst < 0.80 || rep.Correct < 0.65 {
-		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.97, declined >= 12, not found >= 9, right page first >= 0.80, answered correctly >= 0.65)", rep)
+	if rep.Answerable < 40 || rep.HitAt5 < 0.97 || declined < 13 || notFound < 12 || rep.LinkedFirst < 0.80 || rep.Correct < 0.65 {
+		t.Errorf("golden set below the bar: %+v (want hit@5 >= 0.97, declined >= 13, not found >= 12, right page first >= 0.80, answered correctly >= 0.65)", rep)
 	}
 
 	var stdout, stderr bytes.Buffer
@@ -522,14 +522,13 @@ func TestEvalGolden(t *testing.T) {
 // the questions as employees ask them in chat: of the answerable ones, the
 // right page cited first (answered or uncertain) and answered correctly;
 // of the unanswerable ones, declined. The targets (90%, 60%, 90%)
-// are met for answered correctly and declined; right page first is at 89%
-// (see the README).
+// are met (92%, 63%, 95%; see the README).
 func TestEvalAsked(t *testing.T) {
 	rep := evalGolden(t, "../../examples/handbook/asked.yaml")
 	t.Logf("asked: hit@5 %.3f right page first %.3f answered correctly %.3f declined %.3f",
 		rep.HitAt5, rep.LinkedFirst, rep.Correct, rep.Declined)
-	if rep.Answerable < 150 || rep.LinkedFirst < 0.88 || rep.Correct < 0.60 || rep.Declined < 0.90 {
-		t.Errorf("asked set below the bar: %+v (want right page first >= 0.88, answered correctly >= 0.60, declined >= 0.90)", rep)
+	if rep.Answerable < 150 || rep.LinkedFirst < 0.92 || rep.Correct < 0.62 || rep.Declined < 0.95 {
+		t.Errorf("asked set below the bar: %+v (want right page first >= 0.92, answered correctly >= 0.62, declined >= 0.95)", rep)
 	}
 }
 

@@ -1,0 +1,132 @@
+package answer
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/docent-hq/docent/search"
+)
+
+// lexicon is general English, not knowledge of any corpus: common
+// workplace and technology words and abbreviations, each with words that
+// mean the same or name the general kind of thing ("iPad" is a tablet),
+// in order of preference. A question word that no chunk holds is
+// replaced by the first of them whose every word the corpus does hold
+// (after the corpus's own spellings, Corpus.Variant, found nothing), so
+// an asker's "2fa" meets docs that say "MFA" and "uptime" docs that say
+// "availability". No Go module on the proxy offers such a list (WordNet
+// ports carry neither abbreviations nor this vocabulary), so it is kept
+// here, short and reviewable. Keys are lower case.
+var lexicon = map[string][]string{
+	// Sign-in and security.
+	"2fa":           {"mfa", "two-factor", "multi-factor"},
+	"tfa":           {"mfa", "two-factor", "multi-factor"},
+	"2sv":           {"mfa", "two-factor", "multi-factor"},
+	"mfa":           {"2fa", "two-factor", "multi-factor"},
+	"authenticator": {"mfa", "two-factor", "multi-factor"},
+	"pw":            {"password"},
+	"pwd":           {"password"},
+	"passwd":        {"password"},
+	"passcode":      {"password", "pin"},
+	"login":         {"sign-in", "sign in"},
+	"logon":         {"sign-in", "sign in"},
+	// Devices.
+	"ipad":       {"tablet"},
+	"iphone":     {"phone"},
+	"android":    {"phone"},
+	"cellphone":  {"phone"},
+	"cell":       {"phone"},
+	"mobile":     {"phone"},
+	"smartphone": {"phone"},
+	"macbook":    {"laptop"},
+	"notebook":   {"laptop"},
+	"computer":   {"laptop"},
+	"pc":         {"computer", "laptop"},
+	// Engineering.
+	"hotfix":   {"emergency fix", "emergency change"},
+	"uptime":   {"availability"},
+	"downtime": {"outage"},
+	"repo":     {"repository"},
+	"prod":     {"production"},
+	"env":      {"environment"},
+	"config":   {"configuration"},
+	"deploy":   {"release"},
+	"rollback": {"roll back", "revert"},
+	"bug":      {"defect", "issue"},
+	// People and pay.
+	"kid":      {"child", "children", "family"},
+	"kids":     {"children", "child", "family"},
+	"son":      {"child", "children", "family"},
+	"daughter": {"child", "children", "family"},
+	"boss":     {"manager"},
+	"mgr":      {"manager"},
+	"salary":   {"pay", "compensation"},
+	"wage":     {"pay", "compensation"},
+	"vacation": {"pto", "time off", "leave"},
+	"wfh":      {"remote", "home"},
+	"ooo":      {"out of office", "time off"},
+	"hr":       {"people team", "human resources"},
+	"acct":     {"account"},
+}
+
+// lexiconPhrases are general English phrases of several words, with what
+// they mean, tried like lexicon entries when one of the phrase's words
+// is in no chunk ("kick in": start).
+var lexiconPhrases = []struct {
+	re   *regexp.Regexp
+	with []string
+}{
+	{regexp.MustCompile(`(?i)\bkicks? in\b`), []string{"start", "begin"}},
+	{regexp.MustCompile(`(?i)\bkicked in\b`), []string{"started", "began"}},
+	{regexp.MustCompile(`(?i)\b(time off|days? off|leave) in lieu\b`), []string{"extra day off", "compensatory time off"}},
+	{regexp.MustCompile(`(?i)\b(daily|food|meal) allowance\b`), []string{"per diem"}},
+	{regexp.MustCompile(`(?i)\bmoney back\b`), []string{"reimbursed", "reimbursement", "refund"}},
+}
+
+// synonym returns, for a word that no chunk holds, the first meaning of
+// it in the lexicon that the corpus holds, every word of it.
+func (c *Corpus) synonym(word string) (string, bool) {
+	if c.holdsAll(word) {
+		return "", false
+	}
+	for _, s := range lexicon[strings.ToLower(word)] {
+		if c.holdsAll(s) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// holdsAll reports whether every analyzed term of s is in some chunk.
+func (c *Corpus) holdsAll(s string) bool {
+	terms := search.Analyze(s)
+	if len(terms) == 0 {
+		return false
+	}
+	for _, t := range terms {
+		if c.df[t] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rephrase replaces the lexicon phrases of q that the corpus does not
+// use (one of the phrase's words is in no chunk) by the first meaning
+// it holds.
+func rephrase(q string, c *Corpus) string {
+	for _, p := range lexiconPhrases {
+		q = p.re.ReplaceAllStringFunc(q, func(m string) string {
+			if c.holdsAll(m) {
+				return m
+			}
+			for _, s := range p.with {
+				if c.holdsAll(s) {
+					return s
+				}
+			}
+			return m
+		})
+	}
+	return q
+}
