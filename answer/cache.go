@@ -16,8 +16,23 @@ const maxCachedChunks = 4096
 type chunkInfo struct {
 	title, text string // what the entry was computed from
 	section     []string
-	units       []unit
 	terms       map[string]bool
+
+	// units are split (and their answer kinds found) on first use: the
+	// gate reads the terms of every candidate, the quoting only the units
+	// of the few it keeps.
+	unitsOnce sync.Once
+	chunk     docent.Chunk
+	units     []unit
+}
+
+// unitsOf returns ci's units, splitting them the first time.
+func (ci *chunkInfo) unitsOf() []unit {
+	ci.unitsOnce.Do(func() {
+		ci.units = splitUnits(ci.chunk)
+		ci.chunk = docent.Chunk{} // only needed to split
+	})
+	return ci.units
 }
 
 // same reports whether the entry was computed from c's content.
@@ -34,7 +49,7 @@ var chunkCache = struct {
 // without an ID are not cached.
 func cached(c docent.Chunk) *chunkInfo {
 	if c.ID == "" {
-		return &chunkInfo{units: splitUnits(c), terms: termSet(c.Text)}
+		return &chunkInfo{chunk: c, terms: termSet(c.Text)}
 	}
 	chunkCache.Lock()
 	ci := chunkCache.m[c.ID]
@@ -42,7 +57,7 @@ func cached(c docent.Chunk) *chunkInfo {
 	if ci != nil && ci.same(c) {
 		return ci
 	}
-	ci = &chunkInfo{title: c.Title, text: c.Text, section: c.Section, units: splitUnits(c), terms: termSet(c.Text)}
+	ci = &chunkInfo{title: c.Title, text: c.Text, section: c.Section, chunk: c, terms: termSet(c.Text)}
 	chunkCache.Lock()
 	if len(chunkCache.m) >= maxCachedChunks {
 		chunkCache.m = map[string]*chunkInfo{}
@@ -54,7 +69,7 @@ func cached(c docent.Chunk) *chunkInfo {
 
 // unitsOf returns the quotable units of c (see splitUnits). The caller
 // must not modify them.
-func unitsOf(c docent.Chunk) []unit { return cached(c).units }
+func unitsOf(c docent.Chunk) []unit { return cached(c).unitsOf() }
 
 // termsOf returns the analyzed terms of c's text. The caller must not
 // modify the set.

@@ -562,8 +562,18 @@ func unitStatesAmount(u unit) bool {
 // still counts as computed.
 func unitKinds(u unit) uint16 {
 	k := uint16(1)
+	time := timeRE.MatchString(u.display())
 	for t := timeType; t <= procedureType; t++ {
-		if t.matches(u) {
+		var m bool
+		switch t {
+		case timeType:
+			m = time
+		case conditionType: // a time, or a looser condition (see matches)
+			m = time || t.matches(u)
+		default:
+			m = t.matches(u)
+		}
+		if m {
 			k |= 1 << t
 		}
 	}

@@ -44,8 +44,12 @@ type unit struct {
 	// Code holds the lines of a short code block the unit introduces
 	// (its text ends in ":"); their words are among Terms.
 	Code []string
-	// kinds caches the answer types the unit holds (see unitKinds);
-	// meta that it speaks about the page itself (metaRE).
+	// kinds caches the answer types the unit holds when a caller has
+	// computed them (see unitKinds); zero means not computed, and holds
+	// matches the one type asked for: most units are asked about one type
+	// once, and classifying every unit of every candidate dominated the
+	// answer's time on long documents. meta: the unit speaks about the
+	// page itself (metaRE).
 	kinds uint16
 	meta  bool
 }
@@ -192,7 +196,6 @@ func splitUnits(c docent.Chunk) []unit {
 	}
 	flushAll()
 	for i := range units {
-		units[i].kinds = unitKinds(units[i])
 		units[i].meta = metaRE.MatchString(units[i].Text)
 	}
 	return units
