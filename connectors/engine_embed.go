@@ -296,31 +296,14 @@ func (e *Engine) reembedAll(ctx context.Context, skip map[string]bool) (err erro
 		}
 	}()
 	var all []string // every document in the index, in Scan's DocID order
-	var cur *pendingDoc
-	err = e.idx.Scan(ctx, func(c docent.Chunk) error {
-		if len(all) == 0 || all[len(all)-1] != c.DocID {
-			all = append(all, c.DocID)
+	err = stageIndex(ctx, e.idx, st, func(id string) bool {
+		if len(all) == 0 || all[len(all)-1] != id {
+			all = append(all, id)
 		}
-		if skip[c.DocID] {
-			return nil
-		}
-		if cur != nil && cur.Doc.ID != c.DocID {
-			if err := st.add(cur); err != nil {
-				return err
-			}
-			cur = nil
-		}
-		if cur == nil {
-			cur = &pendingDoc{Doc: docent.Document{ID: c.DocID}}
-		}
-		cur.Chunks = append(cur.Chunks, c)
-		return nil
+		return !skip[id]
 	})
-	if err == nil && cur != nil {
-		err = st.add(cur)
-	}
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return err
 	}
 	e.log.Info("re-embedding the index", slog.String("embedder", e.emb.Name()), slog.Int("documents", st.n))
 
@@ -377,25 +360,8 @@ func (e *Engine) rebuild(ctx context.Context, rb search.Rebuilder) (err error) {
 			err = cerr
 		}
 	}()
-	var cur *pendingDoc
-	err = e.idx.Scan(ctx, func(c docent.Chunk) error {
-		if cur != nil && cur.Doc.ID != c.DocID {
-			if err := st.add(cur); err != nil {
-				return err
-			}
-			cur = nil
-		}
-		if cur == nil {
-			cur = &pendingDoc{Doc: docent.Document{ID: c.DocID}}
-		}
-		cur.Chunks = append(cur.Chunks, c)
-		return nil
-	})
-	if err == nil && cur != nil {
-		err = st.add(cur)
-	}
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
+	if err := stageIndex(ctx, e.idx, st, func(string) bool { return true }); err != nil {
+		return err
 	}
 	dim := e.emb.Dim()
 	if dim <= 0 { // a model's native length, known after its first call
@@ -439,4 +405,34 @@ func (e *Engine) rebuild(ctx context.Context, rb search.Rebuilder) (err error) {
 		}
 		return remake(b.rest())
 	})
+}
+
+// stageIndex writes the index's documents to st, one pendingDoc of its
+// chunks each, for the documents keep accepts (keep sees every chunk's
+// document ID, in Scan's order).
+func stageIndex(ctx context.Context, idx search.Index, st *stage, keep func(docID string) bool) error {
+	var cur *pendingDoc
+	err := idx.Scan(ctx, func(c docent.Chunk) error {
+		if !keep(c.DocID) {
+			return nil
+		}
+		if cur != nil && cur.Doc.ID != c.DocID {
+			if err := st.add(cur); err != nil {
+				return err
+			}
+			cur = nil
+		}
+		if cur == nil {
+			cur = &pendingDoc{Doc: docent.Document{ID: c.DocID}}
+		}
+		cur.Chunks = append(cur.Chunks, c)
+		return nil
+	})
+	if err == nil && cur != nil {
+		err = st.add(cur)
+	}
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
 }
