@@ -81,26 +81,7 @@ func TestDataCenterFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := connectorstest.NewSynced(t, src)
-	if res := s.Sync(); res.Added != 3 || res.Failed != 0 {
-		t.Fatalf("first run = %+v, want the 3 pages of the fixtures added", res)
-	}
-	chunks := map[string][]docent.Chunk{}
-	if err := s.Idx.Scan(context.Background(), func(c docent.Chunk) error {
-		chunks[c.DocID] = append(chunks[c.DocID], c)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	rb := chunks["wiki:393220"]
-	if len(rb) == 0 {
-		t.Fatalf("the runbook was not indexed; indexed: %v", s.Indexed())
-	}
-	c := rb[0]
-	text := ""
-	for _, c := range rb {
-		text += c.Text + "\n"
-	}
+	s, chunks, c, text := syncFixtures(t, src)
 	if c.Title != "Deploy Runbook" || c.Space != "ENG" || !slices.Contains(c.Labels, "runbook") ||
 		!strings.HasPrefix(c.URL, srv.URL+"/confluence/display/ENG/Deploy+Runbook") ||
 		!strings.HasSuffix(c.URL, "#DeployRunbook-Rollback") || len(c.Section) == 0 || c.Section[0] != "Rollback" {
@@ -173,26 +154,7 @@ func TestCloudFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := connectorstest.NewSynced(t, src)
-	if res := s.Sync(); res.Added != 3 || res.Failed != 0 {
-		t.Fatalf("first run = %+v, want the 3 pages of the fixtures added", res)
-	}
-	chunks := map[string][]docent.Chunk{}
-	if err := s.Idx.Scan(context.Background(), func(c docent.Chunk) error {
-		chunks[c.DocID] = append(chunks[c.DocID], c)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	rb := chunks["wiki:393220"]
-	if len(rb) == 0 {
-		t.Fatalf("the runbook was not indexed; indexed: %v", s.Indexed())
-	}
-	c := rb[0]
-	text := ""
-	for _, c := range rb {
-		text += c.Text + "\n"
-	}
+	s, chunks, c, text := syncFixtures(t, src)
 	if c.Title != "Deploy Runbook" || c.Space != "ENG" || !slices.Contains(c.Labels, "runbook") ||
 		!strings.HasPrefix(c.URL, srv.URL+"/wiki/spaces/ENG/pages/393220/Deploy+Runbook#") ||
 		len(c.Section) == 0 || c.Section[0] != "Rollback" {
@@ -211,4 +173,31 @@ func TestCloudFixtures(t *testing.T) {
 		t.Errorf("second run = %+v, want nothing changed", res)
 	}
 	s.Converged()
+}
+
+// syncFixtures syncs src's three fixture pages and returns the synced
+// index, every document's chunks, and the runbook's (wiki:393220) first
+// chunk and whole text.
+func syncFixtures(t *testing.T, src *confluence.Source) (*connectorstest.Synced, map[string][]docent.Chunk, docent.Chunk, string) {
+	t.Helper()
+	s := connectorstest.NewSynced(t, src)
+	if res := s.Sync(); res.Added != 3 || res.Failed != 0 {
+		t.Fatalf("first run = %+v, want the 3 pages of the fixtures added", res)
+	}
+	chunks := map[string][]docent.Chunk{}
+	if err := s.Idx.Scan(context.Background(), func(c docent.Chunk) error {
+		chunks[c.DocID] = append(chunks[c.DocID], c)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rb := chunks["wiki:393220"]
+	if len(rb) == 0 {
+		t.Fatalf("the runbook was not indexed; indexed: %v", s.Indexed())
+	}
+	var text strings.Builder
+	for _, c := range rb {
+		text.WriteString(c.Text + "\n")
+	}
+	return s, chunks, rb[0], text.String()
 }
