@@ -417,7 +417,17 @@ const (
 	HandoffClaimed HandoffState = "claimed"
 	// HandoffResolved: the person closed it; the bot answers again.
 	HandoffResolved HandoffState = "resolved"
+	// HandoffFailed: the escalation channel could not be told (the
+	// platform refused the post), so no person was asked; the bot answers
+	// again. It is not resolved: no one resolved it, and it has no
+	// ResolvedAt.
+	HandoffFailed HandoffState = "failed"
 )
+
+// Open reports whether a handoff in state s holds the thread for a person
+// (requested or claimed): the bot stays quiet in it and a new handoff is
+// not asked.
+func (s HandoffState) Open() bool { return s == HandoffRequested || s == HandoffClaimed }
 
 // Handoff is a thread handed from the bot to a person.
 type Handoff struct {
@@ -431,7 +441,7 @@ type Handoff struct {
 	Thread   string `json:"thread"`
 	// Question is the question that was handed off, as asked.
 	Question string `json:"question"`
-	// State is requested, claimed or resolved.
+	// State is requested, claimed, resolved or failed.
 	State HandoffState `json:"state"`
 	// RequestedBy, ClaimedBy and ResolvedBy are platform user IDs.
 	RequestedBy string `json:"requested_by"`

@@ -447,7 +447,7 @@ func requestScorer(req GenerateRequest) *scorer {
 func conflictText(req GenerateRequest, newer, older scoredUnit) string {
 	n, o := req.Sources[newer.src], req.Sources[older.src]
 	return fmt.Sprintf("Note: these sources differ; the most recent (%s) says \"%s\" [%d]; an older version (%s) says \"%s\" [%d].",
-		describe(n), trimEnd(newer.Text), n.N, describe(o), trimEnd(older.Text), o.N)
+		describe(n), trimEnd(plainMarkers(newer.Text)), n.N, describe(o), trimEnd(plainMarkers(older.Text)), o.N)
 }
 
 // describe names a source as "Title, updated 2006-01-02".
@@ -460,8 +460,22 @@ func describe(s Source) string {
 }
 
 // cite puts the marker before the unit's final punctuation: "text [n]."
+// Bracketed numbers of the source's own ("[14]", a paper's reference or
+// "74 [14] years") are quoted in parentheses, so that they are not read
+// as markers naming the answer's sources.
 func cite(text string, n int) string {
-	return trimEnd(text) + " [" + strconv.Itoa(n) + "]."
+	return trimEnd(plainMarkers(text)) + " [" + strconv.Itoa(n) + "]."
+}
+
+// sourceMarkerRE is a bracketed number or group of numbers in a source's
+// text that the Verifier would read as a marker: [14], [1, 2], [2-3].
+var sourceMarkerRE = regexp.MustCompile(`\[(\s*\d+\s*(?:[,;–-]\s*\d+\s*)*)\]`)
+
+// plainMarkers writes the bracketed numbers of quoted source text in
+// parentheses ("[14]" becomes "(14)"); only the generator's own markers
+// may name sources.
+func plainMarkers(text string) string {
+	return sourceMarkerRE.ReplaceAllString(text, "($1)")
 }
 
 // trimEnd removes final sentence punctuation.

@@ -81,7 +81,7 @@ func excerpt(c docent.Chunk, terms map[string]float64) string {
 			best, bestCov = u, cov
 		}
 	}
-	text := trimEnd(best.Text)
+	text := trimEnd(plainMarkers(best.Text))
 	if len(text) > maxExcerpt {
 		cut := strings.LastIndex(text[:maxExcerpt], " ")
 		if cut <= 0 {

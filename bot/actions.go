@@ -49,7 +49,7 @@ func (b *Bot) handoff(ctx context.Context, a Action, out Poster) error {
 	if err != nil {
 		return fmt.Errorf("bot: handoff: %w", err)
 	}
-	if ok && h.State != docent.HandoffResolved {
+	if ok && h.State.Open() {
 		return out.Reply(ctx, t, Reply{Kind: ReplyHandoff, Ephemeral: true,
 			Text: "I've already asked " + b.cfg.GroupName + " to help here; a person will reply in this thread."})
 	}
@@ -69,8 +69,10 @@ func (b *Bot) handoff(ctx context.Context, a Action, out Poster) error {
 		b.log.ErrorContext(ctx, "escalation failed", slog.Int64("handoff", h.ID), slog.Any("error", escErr))
 		// The thread is released before the asker hears back, so that
 		// their next message is answered, not taken for a handed-off one.
+		// No one resolved it: failed, not resolved, so that it counts in
+		// no time to resolve.
 		_, uerr := b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
-			h.State, h.ResolvedAt = docent.HandoffResolved, b.now().UTC()
+			h.State = docent.HandoffFailed
 			return true
 		})
 		err := out.Reply(ctx, t, Reply{Kind: ReplyFailed, Buttons: []ActionKind{ActionHandoff},
@@ -94,8 +96,8 @@ func (b *Bot) escalationAction(ctx context.Context, a Action, out Poster) error 
 	var note string
 	h, err := b.updateHandoff(ctx, a.HandoffID, func(h *docent.Handoff) bool {
 		switch {
-		case h.State == docent.HandoffResolved:
-			return false // nothing left to do; show the final state
+		case !h.State.Open():
+			return false // nothing left to do (resolved or failed); show the final state
 		case a.Kind == ActionClaim && h.State == docent.HandoffRequested:
 			h.State, h.ClaimedBy, h.ClaimedAt = docent.HandoffClaimed, a.User, now
 			note = "A person is looking at this now."

@@ -1,7 +1,7 @@
 // Package bot is the conversation core the chat adapters share: which
 // messages to answer, thread context for follow-ups, per-channel source
 // scope, feedback, the handoff state machine (bot → requested → claimed →
-// resolved), dedupe of redelivered events and rate limits. Adapters
+// resolved, or requested → failed when the escalation is refused), dedupe of redelivered events and rate limits. Adapters
 // (bot/slack, bot/discord) stay thin: they turn platform events into
 // Messages and Actions, and post the Replies and escalations the core
 // asks for through their Poster.
@@ -383,10 +383,10 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
-	if handed && h.State != docent.HandoffResolved && !m.Mentioned {
+	if handed && h.State.Open() && !m.Mentioned {
 		if m.User != h.RequestedBy && text != "" {
 			_, err := b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
-				if h.State == docent.HandoffResolved {
+				if !h.State.Open() {
 					return false // resolved meanwhile: the reply is not the resolving one
 				}
 				h.LastReplyBy, h.LastReply = m.User, text

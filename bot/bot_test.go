@@ -473,17 +473,41 @@ func TestMentionDuringHandoffIsAnswered(t *testing.T) {
 
 func TestEscalationFailureTellsTheAsker(t *testing.T) {
 	e := newEnv(t, bot.Config{}, nil)
+	first := msg("Ev1", "U1", "gym?")
+	first.Mentioned = true
+	if err := e.bot.HandleMessage(ctx, first, e.out); err != nil {
+		t.Fatal(err)
+	}
 	e.out.escErr = errors.New("channel_not_found")
-	err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, User: "U1"}, e.out)
+	err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, TurnID: e.out.last(t).TurnID, User: "U1"}, e.out)
 	if err == nil || !strings.Contains(err.Error(), "channel_not_found") {
 		t.Errorf("err = %v", err)
 	}
 	if r := e.out.last(t); r.Kind != bot.ReplyFailed || !slices.Contains(r.Buttons, bot.ActionHandoff) {
 		t.Errorf("reply = %+v, want a failure notice with the button to retry", r)
 	}
-	// The thread is not left silenced.
-	if h, ok, _ := e.db.ThreadHandoff(ctx, thread.Platform, thread.Channel, thread.ID); ok && h.State != docent.HandoffResolved {
-		t.Errorf("a failed escalation left the thread handed off: %+v", h)
+	// The thread is not left silenced, and the handoff is stored as
+	// failed: not resolved, with no resolver and no time to resolve.
+	h, ok, err := e.db.ThreadHandoff(ctx, thread.Platform, thread.Channel, thread.ID)
+	if err != nil || !ok {
+		t.Fatalf("ThreadHandoff = %v, %v; want the failed handoff", ok, err)
+	}
+	if h.State != docent.HandoffFailed || !h.ResolvedAt.IsZero() || h.ResolvedBy != "" || h.EscalationRef != "" {
+		t.Errorf("a failed escalation stored %+v, want state failed, no resolver, no resolved time", h)
+	}
+	if err := e.bot.HandleMessage(ctx, msg("Ev2", "U1", "What does the expense policy say about the gym?"), e.out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.questions()); n != 2 {
+		t.Errorf("a follow-up after a failed escalation was not answered (%d questions)", n)
+	}
+	// "Get a human" again asks anew.
+	e.out.escErr = nil
+	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, User: "U1"}, e.out); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.out.escalations) != 1 || e.out.escalations[0].Handoff.ID == h.ID {
+		t.Errorf("retry escalations = %+v, want one new handoff", e.out.escalations)
 	}
 }
 

@@ -134,3 +134,80 @@ func TestListTurnsOfThread(t *testing.T) {
 		t.Errorf("ThreadTurns = %v, %v; want oldest first", oldest, err)
 	}
 }
+
+// TestHandoffFailedState: a handoff whose escalation the platform refused
+// is stored as failed, with no resolver and no resolved time; it is no
+// resolved handoff.
+func TestHandoffFailedState(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	db := MustOpen(t, WithClock(clk.Now))
+	h := docent.Handoff{Platform: "slack", Channel: "C1", Thread: "1.0", RequestedBy: "U1"}
+	if err := db.CreateHandoff(ctx, &h); err != nil {
+		t.Fatal(err)
+	}
+	h.State = docent.HandoffFailed
+	if err := db.UpdateHandoff(ctx, h); err != nil {
+		t.Fatalf("UpdateHandoff to failed: %v", err)
+	}
+	got, err := db.Handoff(ctx, h.ID)
+	if err != nil || got.State != docent.HandoffFailed || !got.ResolvedAt.IsZero() || got.ResolvedBy != "" {
+		t.Errorf("Handoff = %+v, %v; want failed, unresolved", got, err)
+	}
+	if resolved, err := db.ListHandoffs(ctx, HandoffFilter{State: docent.HandoffResolved}); err != nil || len(resolved) != 0 {
+		t.Errorf("resolved handoffs = %+v, %v; want none", resolved, err)
+	}
+}
+
+// TestMigrateFailedHandoffs: v10 rebuilds handoffs for the failed state.
+// A handoff stored as resolved by no one, with no escalation post (a
+// refused escalation, as v5 to v9 stored it), becomes failed; the others
+// and the knowledge candidates on them are kept, IDs and all.
+func TestMigrateFailedHandoffs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "docent.db")
+	old, err := openAt(ctx, path, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO handoffs (id, platform, channel, thread, state, requested_by, requested_at, resolved_at)
+			VALUES (1, 'slack', 'C1', '1.0', 'resolved', 'U1', '2026-01-02T03:04:05.000000000Z', '2026-01-02T03:04:06.000000000Z')`,
+		`INSERT INTO handoffs (id, platform, channel, thread, state, requested_by, resolved_by, requested_at, resolved_at, escalation_ref)
+			VALUES (2, 'slack', 'C1', '2.0', 'resolved', 'U1', 'U9', '2026-01-02T03:04:05.000000000Z', '2026-01-02T04:04:05.000000000Z', 'E/2.0')`,
+		`INSERT INTO handoffs (id, platform, channel, thread, state, requested_by, requested_at, escalation_ref)
+			VALUES (3, 'slack', 'C1', '3.0', 'requested', 'U1', '2026-01-02T03:04:05.000000000Z', 'E/3.0')`,
+		`INSERT INTO knowledge_candidates (handoff_id, answer, created_at) VALUES (2, 'Ask facilities.', '2026-01-02T04:04:05.000000000Z')`,
+	} {
+		if _, err := old.w.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := map[int64]docent.HandoffState{1: docent.HandoffFailed, 2: docent.HandoffResolved, 3: docent.HandoffRequested}
+	for id, st := range want {
+		h, err := db.Handoff(ctx, id)
+		if err != nil || h.State != st {
+			t.Errorf("handoff %d = %+v, %v; want %s", id, h, err, st)
+		}
+		if st == docent.HandoffFailed && !h.ResolvedAt.IsZero() {
+			t.Errorf("failed handoff %d keeps a resolved time %v", id, h.ResolvedAt)
+		}
+		if st == docent.HandoffResolved && (h.ResolvedBy != "U9" || h.ResolvedAt.IsZero()) {
+			t.Errorf("resolved handoff %d lost its resolver or time: %+v", id, h)
+		}
+	}
+	ks, err := db.ListKnowledgeCandidates(ctx, 10)
+	if err != nil || len(ks) != 1 || ks[0].HandoffID != 2 || ks[0].Answer != "Ask facilities." {
+		t.Errorf("knowledge candidates = %+v, %v; want the one on handoff 2", ks, err)
+	}
+	h := docent.Handoff{Platform: "slack", Channel: "C1", Thread: "4.0"}
+	if err := db.CreateHandoff(ctx, &h); err != nil || h.ID <= 3 {
+		t.Errorf("new handoff ID = %d, %v; want past 3", h.ID, err)
+	}
+}

@@ -215,4 +215,49 @@ var migrations = []string{
 		row         TEXT NOT NULL DEFAULT '{}',
 		PRIMARY KEY (run_id, position)
 	);`,
+
+	// v10: the failed handoff state, for an escalation the platform
+	// refused (it was stored as resolved, with no one resolving it). SQLite
+	// cannot change a CHECK constraint, so handoffs is rebuilt, ids kept;
+	// knowledge_candidates, whose rows cascade from it, is set aside and
+	// put back around the rebuild.
+	`CREATE TABLE handoffs_v9 AS SELECT * FROM handoffs;
+	CREATE TABLE knowledge_candidates_v9 AS SELECT * FROM knowledge_candidates;
+	DROP TABLE knowledge_candidates;
+	DROP TABLE handoffs;
+	CREATE TABLE handoffs (
+		id             INTEGER PRIMARY KEY AUTOINCREMENT,
+		turn_id        INTEGER NOT NULL DEFAULT 0,
+		platform       TEXT NOT NULL,
+		channel        TEXT NOT NULL,
+		thread         TEXT NOT NULL,
+		question       TEXT NOT NULL DEFAULT '',
+		state          TEXT NOT NULL CHECK (state IN ('requested', 'claimed', 'resolved', 'failed')),
+		requested_by   TEXT NOT NULL DEFAULT '',
+		claimed_by     TEXT NOT NULL DEFAULT '',
+		resolved_by    TEXT NOT NULL DEFAULT '',
+		requested_at   TEXT NOT NULL,
+		claimed_at     TEXT,
+		resolved_at    TEXT,
+		escalation_ref TEXT NOT NULL DEFAULT '',
+		last_reply_by  TEXT NOT NULL DEFAULT '',
+		last_reply     TEXT NOT NULL DEFAULT ''
+	);
+	INSERT INTO handoffs SELECT * FROM handoffs_v9;
+	CREATE INDEX handoffs_thread ON handoffs (platform, channel, thread, id);
+	CREATE INDEX handoffs_state ON handoffs (state, requested_at);
+	CREATE TABLE knowledge_candidates (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		handoff_id INTEGER NOT NULL REFERENCES handoffs (id) ON DELETE CASCADE,
+		turn_id    INTEGER NOT NULL DEFAULT 0,
+		question   TEXT NOT NULL DEFAULT '',
+		answer     TEXT NOT NULL,
+		author     TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL
+	);
+	INSERT INTO knowledge_candidates SELECT * FROM knowledge_candidates_v9;
+	DROP TABLE knowledge_candidates_v9;
+	DROP TABLE handoffs_v9;
+	UPDATE handoffs SET state = 'failed', resolved_at = NULL
+		WHERE state = 'resolved' AND resolved_by = '' AND escalation_ref = '';`,
 }

@@ -72,7 +72,8 @@ type message struct {
 // render turns a reply into the messages that show it, each within Block
 // Kit's limits: the text as sections (markdown turned into mrkdwn, [n]
 // markers into links to the sources), the sources as context (title ·
-// section · updated, stale ones flagged), and the buttons last.
+// section · updated, stale ones flagged; an uncertain reply's headed
+// "Closest pages"), and the buttons last.
 func render(r bot.Reply, thread string) []message {
 	var body []slackapi.Block
 	for i, part := range splitText(mrkdwn(r.Text, r.Citations), maxSectionText) {
@@ -81,7 +82,13 @@ func render(r bot.Reply, thread string) []message {
 			slackapi.SectionBlockOptionBlockID("docent_text_"+strconv.Itoa(i))))
 	}
 	var tail []slackapi.Block
-	tail = append(tail, sourceBlocks(r.Citations, r.Stale)...)
+	label := ""
+	if r.Kind == bot.ReplyUncertain {
+		// The closest page is no source of an answer: the reply states
+		// nothing as one.
+		label = closestLabel
+	}
+	tail = append(tail, sourceBlocks(r.Citations, r.Stale, label)...)
 	if len(r.Buttons) > 0 {
 		var els []slackapi.BlockElement
 		for i, k := range r.Buttons {
@@ -121,11 +128,19 @@ func pack(body, tail []slackapi.Block, text string) []message {
 	return append(out, cur)
 }
 
+// closestLabel heads the pages an uncertain reply links, as bot/discord
+// titles them.
+const closestLabel = "*Closest pages*"
+
 // sourceBlocks lists the sources as context blocks, one element each:
-// "[n] <url|Title> · Section · updated 2 Jan 2006".
-func sourceBlocks(cites []docent.Citation, stale []bool) []slackapi.Block {
+// "[n] <url|Title> · Section · updated 2 Jan 2006", after label (mrkdwn)
+// when it is not empty.
+func sourceBlocks(cites []docent.Citation, stale []bool, label string) []slackapi.Block {
 	var out []slackapi.Block
 	var els []slackapi.MixedElement
+	if label != "" && len(cites) > 0 {
+		els = append(els, slackapi.NewTextBlockObject(slackapi.MarkdownType, label, false, false))
+	}
 	flush := func() {
 		if len(els) > 0 {
 			out = append(out, slackapi.NewContextBlock("docent_sources_"+strconv.Itoa(len(out)), els...))
@@ -180,7 +195,11 @@ func escalation(h docent.Handoff, a docent.Answer, permalink, group string) mess
 	if a.Text != "" {
 		blocks = append(blocks, section("docent_esc_answer",
 			"*docent answered* ("+statusLabel(a.Status)+")\n"+truncateMrkdwn(mrkdwn(a.Text, a.Citations), maxEscalatedText)))
-		blocks = append(blocks, sourceBlocks(a.Citations, nil)...)
+		label := ""
+		if a.Status == docent.StatusUncertain {
+			label = closestLabel
+		}
+		blocks = append(blocks, sourceBlocks(a.Citations, nil, label)...)
 	}
 	blocks = append(blocks, stateBlocks(h)...)
 	text := "Handoff requested: " + truncate(h.Question, 200)

@@ -1,9 +1,13 @@
 package slack
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	slackapi "github.com/slack-go/slack"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot"
@@ -113,6 +117,49 @@ func TestMessageMapping(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := c.message(tt.in); got != tt.want {
 				t.Errorf("message = %+v\nwant      %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSourcesLabelClosestPages: the pages of an uncertain answer are
+// headed "Closest pages", in the thread and in the escalation post, and
+// a context block still holds at most ten elements.
+func TestSourcesLabelClosestPages(t *testing.T) {
+	var cites []docent.Citation
+	for n := 1; n <= 10; n++ {
+		cites = append(cites, docent.Citation{N: n, Title: "Page " + strconv.Itoa(n)})
+	}
+	h := docent.Handoff{ID: 1, RequestedBy: "U1", Question: "gym?", State: docent.HandoffRequested}
+	tests := []struct {
+		name    string
+		status  docent.Status
+		closest bool
+	}{
+		{"answered", docent.StatusAnswered, false},
+		{"uncertain", docent.StatusUncertain, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind := bot.ReplyAnswer
+			if tt.status == docent.StatusUncertain {
+				kind = bot.ReplyUncertain
+			}
+			thread := render(bot.Reply{Kind: kind, Text: "Text [1].", Citations: cites}, "171.1")
+			esc := escalation(h, docent.Answer{Status: tt.status, Text: "Text [1].", Citations: cites}, "", "")
+			for name, blocks := range map[string][]slackapi.Block{"thread": thread[len(thread)-1].blocks, "escalation": esc.blocks} {
+				js, err := json.Marshal(blocks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if has := strings.Contains(string(js), "Closest pages"); has != tt.closest {
+					t.Errorf("%s: labelled closest pages: %v, want %v", name, has, tt.closest)
+				}
+				for _, b := range blocks {
+					if c, ok := b.(*slackapi.ContextBlock); ok && len(c.ContextElements.Elements) > maxContextItems {
+						t.Errorf("%s: context block %s holds %d elements", name, c.BlockID, len(c.ContextElements.Elements))
+					}
+				}
 			}
 		})
 	}

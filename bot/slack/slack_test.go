@@ -639,8 +639,9 @@ func TestRateLimitedAskerGetsAPoliteNotice(t *testing.T) {
 
 // TestOutcomeReplies: each outcome has its own reply in the thread: an
 // answer with its sources and Helpful first; uncertain with the closest
-// page, the hedge and Get a human first; not found with Get a human alone
-// and no sources.
+// page labelled "Closest pages" (not listed as a source of an answer, as
+// bot/discord labels it), the hedge and Get a human first; not found with
+// Get a human alone and no sources.
 func TestOutcomeReplies(t *testing.T) {
 	h := newHarness(t, setup{})
 	tests := []struct {
@@ -649,12 +650,13 @@ func TestOutcomeReplies(t *testing.T) {
 		cites   []docent.Citation
 		buttons []string
 		source  bool
+		closest bool // the sources are labelled "Closest pages"
 	}{
 		{docent.StatusAnswered, "Reset it in **Gatekeeper** [1].", []docent.Citation{vpnCite},
-			[]string{"Helpful", "Not helpful", "Get a human"}, true},
+			[]string{"Helpful", "Not helpful", "Get a human"}, true, false},
 		{docent.StatusUncertain, "I couldn't confirm this; the closest page is [1].", []docent.Citation{vpnCite},
-			[]string{"Get a human", "Helpful", "Not helpful"}, true},
-		{docent.StatusNotFound, answer.NotFoundText, nil, []string{"Get a human"}, false},
+			[]string{"Get a human", "Helpful", "Not helpful"}, true, true},
+		{docent.StatusNotFound, answer.NotFoundText, nil, []string{"Get a human"}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.status), func(t *testing.T) {
@@ -668,6 +670,9 @@ func TestOutcomeReplies(t *testing.T) {
 			}
 			if has := strings.Contains(text, "*[1]* <https://docs.example.com/it/vpn|VPN>"); has != tt.source {
 				t.Errorf("source listed: %v, want %v\n%s", has, tt.source, text)
+			}
+			if has := strings.Contains(text, "Closest pages"); has != tt.closest {
+				t.Errorf("labelled closest pages: %v, want %v\n%s", has, tt.closest, text)
 			}
 			if tt.status == docent.StatusUncertain && !strings.Contains(text, "couldn't confirm") {
 				t.Errorf("uncertain reply lacks the hedge:\n%s", text)
