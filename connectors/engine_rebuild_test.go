@@ -24,22 +24,22 @@ import (
 	"github.com/docent-hq/docent/store"
 )
 
-// hookedOffline is the real offline embedder with a hook run before each
+// hooked is a Trainable embedder with a hook run before each
 // EmbedDocuments call (to look at the served index mid-run, or to make
 // the provider fail).
-type hookedOffline struct {
-	*offline.Embedder
+type hooked struct {
+	search.Trainable
 	mu     sync.Mutex
 	before func() error
 }
 
-func (h *hookedOffline) setBefore(fn func() error) {
+func (h *hooked) setBefore(fn func() error) {
 	h.mu.Lock()
 	h.before = fn
 	h.mu.Unlock()
 }
 
-func (h *hookedOffline) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+func (h *hooked) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	h.mu.Lock()
 	before := h.before
 	h.mu.Unlock()
@@ -48,14 +48,15 @@ func (h *hookedOffline) EmbedDocuments(ctx context.Context, texts []string) ([][
 			return nil, err
 		}
 	}
-	return h.Embedder.EmbedDocuments(ctx, texts)
+	return h.Trainable.EmbedDocuments(ctx, texts)
 }
 
-var _ search.Trainable = (*hookedOffline)(nil)
+var _ search.Trainable = (*hooked)(nil)
 
-// handbookDocs returns the handbook's Markdown pages as documents of
-// source "hb", sorted by path.
-func handbookDocs(t *testing.T) []docent.Document {
+// handbookDocs returns n of the handbook's Markdown pages as documents
+// of source "hb", sorted by path (a part keeps the tests quick: checking
+// that every chunk holds the right vector is a vector query per chunk).
+func handbookDocs(t *testing.T, n int) []docent.Document {
 	t.Helper()
 	var docs []docent.Document
 	err := fs.WalkDir(handbook.Source(), ".", func(path string, d fs.DirEntry, err error) error {
@@ -72,10 +73,10 @@ func handbookDocs(t *testing.T) []docent.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) < 20 {
-		t.Fatalf("handbook has %d pages", len(docs))
+	if len(docs) < n {
+		t.Fatalf("handbook has %d pages, want %d", len(docs), n)
 	}
-	return docs
+	return docs[:n]
 }
 
 // servedState is what the alias serves: its embedder and every chunk's vector.
@@ -106,18 +107,17 @@ func sameVectors(a, b map[string][]float32) bool {
 }
 
 // typesenseEnv is a sync engine over a real SQLite registry and the
-// Typesense backend against the in-repo server, with the real offline
-// embedder.
+// Typesense backend against the in-repo server, with a Trainable embedder.
 type typesenseEnv struct {
 	c     *typesensetest.Cluster
 	ix    *typesense.Index
 	probe *typesense.Index // another process's view of the alias
 	db    *store.DB
-	emb   *hookedOffline
+	emb   *hooked
 	src   *connectorstest.Source
 }
 
-func newTypesenseEnv(t *testing.T) *typesenseEnv {
+func newTypesenseEnv(t *testing.T, tr search.Trainable) *typesenseEnv {
 	t.Helper()
 	ctx := context.Background()
 	c, err := typesensetest.New(1, typesensetest.Options{})
@@ -134,7 +134,7 @@ func newTypesenseEnv(t *testing.T) *typesenseEnv {
 		return ix
 	}
 	db, _ := connectorstest.OpenStores(t)
-	emb := &hookedOffline{Embedder: offline.NewEmbedder(offline.Options{Dim: 32})}
+	emb := &hooked{Trainable: tr}
 	return &typesenseEnv{c: c, ix: open(), probe: open(), db: db, emb: emb, src: connectorstest.NewSource("hb")}
 }
 
@@ -149,15 +149,15 @@ func (e *typesenseEnv) sync() (docent.RunResult, error) {
 // documents the source then holds and the served state after the first run.
 func refitSetup(t *testing.T, e *typesenseEnv) ([]docent.Document, servedState) {
 	t.Helper()
-	docs := handbookDocs(t)
+	docs := handbookDocs(t, 14)
 	half := len(docs) / 2
 	e.src.Put(docs[:half]...)
 	if _, err := e.sync(); err != nil {
 		t.Fatal(err)
 	}
 	old, err := readServed(t, e.probe)
-	if err != nil || !strings.HasPrefix(old.name, "offline-ppmi-svd-32@") || len(old.vectors) == 0 {
-		t.Fatalf("first sync: served %q with %d chunks, %v; want a trained offline model", old.name, len(old.vectors), err)
+	if err != nil || old.name != e.emb.Name() || len(old.vectors) == 0 {
+		t.Fatalf("first sync: served %q with %d chunks, %v; want the trained model %q", old.name, len(old.vectors), err, e.emb.Name())
 	}
 	edited := docs[1]
 	edited.Body += "\n\nAddendum: expense reports are due on the fifth working day.\n"
@@ -178,8 +178,11 @@ func refitSetup(t *testing.T, e *typesenseEnv) ([]docent.Document, servedState) 
 // (checked at every embedding call and by queries in a loop), and
 // afterwards every chunk holds the new model's vector.
 func TestSyncTrainableRefitTypesenseNewVersion(t *testing.T) {
-	e := newTypesenseEnv(t)
+	e := newTypesenseEnv(t, offline.NewEmbedder(offline.Options{Dim: 32}))
 	want, old := refitSetup(t, e)
+	if !strings.HasPrefix(old.name, "offline-ppmi-svd-32@") {
+		t.Fatalf("first sync: served %q, want a trained offline model", old.name)
+	}
 	before := e.c.Collections()
 
 	// At every embedding call of the refit run, the served index is the
@@ -289,12 +292,14 @@ func TestSyncTrainableRefitTypesenseNewVersion(t *testing.T) {
 // TestSyncTrainableRefitTypesenseFailureKeepsVersion: a refit run that
 // fails part way, because the embedding provider or the index fails,
 // leaves the previous version serving unchanged, drops the new one, and
-// leaves the registry as it was; the next healthy run converges.
+// leaves the registry as it was; the next healthy run converges. (The
+// connectorstest stand-in for the offline embedder keeps it fast: the
+// failure paths do not depend on what the model learns.)
 func TestSyncTrainableRefitTypesenseFailureKeepsVersion(t *testing.T) {
 	for _, fault := range []string{"provider", "index"} {
 		t.Run(fault, func(t *testing.T) {
 			ctx := context.Background()
-			e := newTypesenseEnv(t)
+			e := newTypesenseEnv(t, &connectorstest.Trainable{})
 			want, old := refitSetup(t, e)
 			before := e.c.Collections()
 			recs, err := e.db.Documents(ctx, "hb")
