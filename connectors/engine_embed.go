@@ -445,9 +445,11 @@ func (e *Engine) remakeInto(ctx context.Context, st *stage, write func([]docent.
 // Until then searches see the previous model's vectors whole; if the run
 // fails, the new version is dropped and the served one is left as it was.
 //
-// A staged document that fails to embed, or that the new version refuses,
-// is skipped and left out of it; its registry record (if any) still lists
-// the chunks it had, so the next run finds it out of step and retries it.
+// A staged document that fails to embed is skipped and left out of the new
+// version; one the new version refuses is skipped too (the chunks it did
+// take stay, as after a refused Upsert). Either way its registry record,
+// if any, is left as it was, so the next run finds it out of step or
+// changed and retries it.
 // The registry records of the staged documents that landed are written
 // once the new version serves, so that the registry never describes
 // chunks the served index does not hold.
@@ -489,6 +491,7 @@ func (r *run) rebuildStaged(ctx context.Context, rb search.Rebuilder, skip map[s
 	if err != nil {
 		return err
 	}
+	e.log.Info("re-embedded the index into a new version", slog.String("embedder", e.emb.Name()))
 	if r.stage == nil {
 		return nil
 	}

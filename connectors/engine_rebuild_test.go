@@ -355,3 +355,50 @@ func TestSyncTrainableRefitTypesenseFailureKeepsVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncTrainableRefitTypesenseRefusedDocument: when the new version
+// refuses a changed document's chunk, the refit still completes (the
+// other documents move to the new version) but that document's registry
+// record stays as it was, so the next run retries it and converges.
+func TestSyncTrainableRefitTypesenseRefusedDocument(t *testing.T) {
+	ctx := context.Background()
+	e := newTypesenseEnv(t, &connectorstest.Trainable{})
+	want, old := refitSetup(t, e)
+	before := e.c.Collections()
+	edited := want[1]
+	recs, err := e.db.Documents(ctx, "hb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.c.RejectDocuments(func(doc map[string]any) string {
+		if text, _ := doc["text"].(string); strings.Contains(text, "Addendum") {
+			return "refused"
+		}
+		return ""
+	})
+	res, err := e.sync()
+	e.c.RejectDocuments(nil)
+	if err != nil {
+		t.Fatalf("refit sync: %v", err)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].ID != edited.ID || !res.Errors[0].Retry {
+		t.Fatalf("refit sync errors %+v, want %s refused and retried", res.Errors, edited.ID)
+	}
+	if name, _ := e.probe.EmbedderName(ctx); name == old.name || name != e.emb.Name() {
+		t.Errorf("after the refit the alias serves %q, want the new model %q", name, e.emb.Name())
+	}
+	if after := e.c.Collections(); slices.Equal(before, after) || len(after) != len(before) {
+		t.Errorf("collections before %v, after %v: want one new version", before, after)
+	}
+	recsAfter, err := e.db.Documents(ctx, "hb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := recs[edited.ID], recsAfter[edited.ID]; a.ContentHash != b.ContentHash || !slices.Equal(a.ChunkIDs, b.ChunkIDs) {
+		t.Errorf("the refused document's registry record changed: %+v, was %+v", b, a)
+	}
+	if res, err := e.sync(); err != nil || res.Failed > 0 {
+		t.Fatalf("next sync: %v, %+v", err, res.Errors)
+	}
+	connectorstest.AssertConverged(t, e.probe, e.db, connectorstest.Chunker{}, e.emb, "hb", want)
+}
