@@ -88,6 +88,10 @@ func (r *run) stageDoc(p *pendingDoc) error {
 // any chunk is embedded; when the model changed, every stored chunk of the
 // documents this run neither rewrites nor deletes is re-embedded. Then the
 // staged documents are read back, embedded and written a batch at a time.
+// On an index that can build a new version of itself (search.Rebuilder)
+// and holds chunks, a changed model re-embeds all of it, stored and staged
+// chunks, into a new version instead (rebuildStaged), so that searches
+// never see two models' vectors.
 //
 // Staging on disk, rather than holding the changed documents or listing the
 // source twice, keeps memory flat while the source lists and costs the
@@ -119,16 +123,25 @@ func (r *run) indexStaged(ctx context.Context, gone []string) error {
 	}
 	corpus = nil
 	if changed || name != tr.Name() {
-		// Until every vector is remade, the index holds mixed vectors.
-		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
 		skip := make(map[string]bool, len(r.stagedIDs)+len(gone))
 		for id := range r.stagedIDs {
 			skip[id] = true
 		}
 		for id := range goneSet {
 			skip[id] = true
+		}
+		if rb, ok := e.idx.(search.Rebuilder); ok {
+			n, err := e.idx.Count(ctx)
+			if err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+			if n > 0 {
+				return r.rebuildStaged(ctx, rb, skip)
+			}
+		}
+		// Until every vector is remade, the index holds mixed vectors.
+		if err := e.idx.SetEmbedderName(ctx, ""); err != nil {
+			return fmt.Errorf("index: %w", err)
 		}
 		if err := e.reembedAll(ctx, skip); err != nil {
 			return err
@@ -363,48 +376,186 @@ func (e *Engine) rebuild(ctx context.Context, rb search.Rebuilder) (err error) {
 	if err := stageIndex(ctx, e.idx, st, func(string) bool { return true }); err != nil {
 		return err
 	}
-	dim := e.emb.Dim()
-	if dim <= 0 { // a model's native length, known after its first call
-		vs, err := e.emb.EmbedDocuments(ctx, []string{"dimension"})
-		if err != nil {
-			return fmt.Errorf("embed: %w", err)
-		}
-		if len(vs) != 1 || len(vs[0]) == 0 {
-			return fmt.Errorf("embed: %w", search.ErrDimension)
-		}
-		dim = len(vs[0])
+	dim, err := e.embedDim(ctx)
+	if err != nil {
+		return err
 	}
 	e.log.Info("re-embedding the index into a new version", slog.String("embedder", e.emb.Name()), slog.Int("documents", st.n))
 	return rb.Reindex(ctx, dim, e.emb.Name(), func(write func([]docent.Chunk) error) error {
-		remake := func(group []*pendingDoc) error {
-			if len(group) == 0 {
-				return nil
+		return e.remakeInto(ctx, st, write)
+	})
+}
+
+// embedDim returns the length of the embedder's vectors: Dim, or when
+// that is not known before the first call (a model's native length), the
+// length of one embedded text.
+func (e *Engine) embedDim(ctx context.Context) (int, error) {
+	if dim := e.emb.Dim(); dim > 0 {
+		return dim, nil
+	}
+	vs, err := e.emb.EmbedDocuments(ctx, []string{"dimension"})
+	if err != nil {
+		return 0, fmt.Errorf("embed: %w", err)
+	}
+	if len(vs) != 1 || len(vs[0]) == 0 {
+		return 0, fmt.Errorf("embed: %w", search.ErrDimension)
+	}
+	return len(vs[0]), nil
+}
+
+// remakeInto re-embeds the staged stored chunks of st and writes them
+// through write, a batch at a time. Any failure is the error: a new
+// version must hold every stored chunk.
+func (e *Engine) remakeInto(ctx context.Context, st *stage, write func([]docent.Chunk) error) error {
+	remake := func(group []*pendingDoc) error {
+		if len(group) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		errs, err := e.embedGroup(ctx, group)
+		if err != nil {
+			return err
+		}
+		var chunks []docent.Chunk
+		for i, p := range group {
+			if errs[i] != nil {
+				return fmt.Errorf("re-embed %s: %w", p.Doc.ID, errs[i])
 			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			errs, err := e.embedGroup(ctx, group)
-			if err != nil {
-				return err
-			}
-			var chunks []docent.Chunk
-			for i, p := range group {
-				if errs[i] != nil {
-					return fmt.Errorf("re-embed %s: %w", p.Doc.ID, errs[i])
-				}
-				chunks = append(chunks, p.Chunks...)
-			}
-			if err := write(chunks); err != nil {
-				return fmt.Errorf("index: %w", err)
-			}
+			chunks = append(chunks, p.Chunks...)
+		}
+		if err := write(chunks); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		return nil
+	}
+	b := batcher{size: e.opts.BatchSize}
+	if err := st.each(func(p *pendingDoc) error { return remake(b.add(p)) }); err != nil {
+		return err
+	}
+	return remake(b.rest())
+}
+
+// rebuildStaged ends a run with a Trainable embedder whose model changed,
+// on an index that can build a new version of itself (search.Rebuilder):
+// the stored chunks of the documents not in skip (which this run rewrites
+// or deletes) and the staged documents are embedded with the new model
+// into a new version, which then replaces the served one in one step.
+// Until then searches see the previous model's vectors whole; if the run
+// fails, the new version is dropped and the served one is left as it was.
+//
+// A staged document that fails to embed is skipped and left out of the new
+// version; one the new version refuses is skipped too (the chunks it did
+// take stay, as after a refused Upsert). Either way its registry record,
+// if any, is left as it was, so the next run finds it out of step or
+// changed and retries it.
+// The registry records of the staged documents that landed are written
+// once the new version serves, so that the registry never describes
+// chunks the served index does not hold.
+func (r *run) rebuildStaged(ctx context.Context, rb search.Rebuilder, skip map[string]bool) (err error) {
+	e := r.e
+	st, err := newStage(e.opts.StageDir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := st.close(); err == nil {
+			err = cerr
+		}
+	}()
+	if err := stageIndex(ctx, e.idx, st, func(id string) bool { return !skip[id] }); err != nil {
+		return err
+	}
+	dim, err := e.embedDim(ctx)
+	if err != nil {
+		return err
+	}
+	e.log.Info("re-embedding the index into a new version", slog.String("embedder", e.emb.Name()),
+		slog.Int("documents", st.n), slog.Int("changed", len(r.stagedIDs)))
+	landed := map[string]bool{}
+	err = rb.Reindex(ctx, dim, e.emb.Name(), func(write func([]docent.Chunk) error) error {
+		if err := e.remakeInto(ctx, st, write); err != nil {
+			return err
+		}
+		if r.stage == nil {
 			return nil
 		}
 		b := batcher{size: e.opts.BatchSize}
-		if err := st.each(func(p *pendingDoc) error { return remake(b.add(p)) }); err != nil {
+		add := func(group []*pendingDoc) error { return r.writeInto(ctx, group, write, landed) }
+		if err := r.stage.each(func(p *pendingDoc) error { return add(b.add(p)) }); err != nil {
 			return err
 		}
-		return remake(b.rest())
+		return add(b.rest())
 	})
+	if err != nil {
+		return err
+	}
+	e.log.Info("re-embedded the index into a new version", slog.String("embedder", e.emb.Name()))
+	if r.stage == nil {
+		return nil
+	}
+	return r.stage.each(func(p *pendingDoc) error {
+		if !landed[p.Doc.ID] {
+			return nil
+		}
+		if err := r.writeRecord(ctx, p); err != nil {
+			return err
+		}
+		if p.Exists {
+			r.res.Updated++
+		} else {
+			r.res.Added++
+		}
+		r.done++
+		r.report()
+		return nil
+	})
+}
+
+// writeInto embeds a group of staged documents and writes their chunks
+// through a new version's write, adding the documents that landed to
+// landed. A document that fails to embed or that the version refuses
+// (search.PartialError) is skipped and retried next run.
+func (r *run) writeInto(ctx context.Context, group []*pendingDoc, write func([]docent.Chunk) error, landed map[string]bool) error {
+	if len(group) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	errs, err := r.e.embedGroup(ctx, group)
+	if err != nil {
+		return err
+	}
+	var chunks []docent.Chunk
+	var embedded []*pendingDoc
+	for i, p := range group {
+		if errs[i] != nil {
+			r.skip(p.Doc.ID, fmt.Errorf("embed: %w", errs[i]), true)
+			continue
+		}
+		embedded = append(embedded, p)
+		chunks = append(chunks, p.Chunks...)
+	}
+	var refused map[string]error
+	if len(chunks) > 0 {
+		if err := write(chunks); err != nil {
+			var pe *search.PartialError
+			if !errors.As(err, &pe) {
+				return fmt.Errorf("index: %w", err)
+			}
+			refused = pe.Failed
+		}
+	}
+	for _, p := range embedded {
+		if err := refused[p.Doc.ID]; err != nil {
+			r.skip(p.Doc.ID, fmt.Errorf("index: %w", err), true)
+			continue
+		}
+		landed[p.Doc.ID] = true
+	}
+	return nil
 }
 
 // stageIndex writes the index's documents to st, one pendingDoc of its
