@@ -249,7 +249,7 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case v.evidence < scantEvidence && v.primary.cov >= notFoundCoverage:
 		v.detail = fmt.Sprintf("not found: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
 			v.evidence, scantEvidence, v.primary.best.cov, rel)
-	case v.evidence < g.opts.MinScore:
+	case v.evidence < g.opts.MinScore-typedMargin(v):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
 			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
@@ -844,3 +844,22 @@ func describeParts(parts []verdict) string {
 	}
 	return b.String()
 }
+
+// typedMargin is how far under MinScore the evidence may fall when the
+// question asks for a typed answer (an amount, a time, a condition, a
+// person, a place) and the closest page's best unit states one: the
+// sentence that says "Receipts are due within 10 days" answers "how many
+// days do I have to send in the receipt" although it shares few of its
+// words.
+func typedMargin(v verdict) float64 {
+	switch v.want {
+	case anyType, procedureType:
+		return 0
+	}
+	if !v.q.answers(v.primary.best.u, v.want) {
+		return 0
+	}
+	return typedSlack
+}
+
+const typedSlack = 0.1
