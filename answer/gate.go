@@ -559,7 +559,14 @@ func gaps(q *question, p *page, hits []docent.Hit, amount bool) (missing []qterm
 	// of a table or list of named entries, or the page naming another
 	// of the thing it qualifies ("the Munich office" on a page about
 	// "the Oakland office").
+	// A name the question itself widens ("work from Portugal … from
+	// another country") is one instance of what the best unit covers
+	// ("from another country for up to 30 days").
+	general := generalizes(q, p.best.u)
 	incidental := func(t qterm) bool {
+		if t.Salient && t.Named && !t.Code && general {
+			return true
+		}
 		return t.Salient && t.Named && !t.Code && !amount && !keyed && !q.qualifiesOther(page, t.Term)
 	}
 	for _, t := range q.terms {
@@ -918,4 +925,21 @@ func holdsCodes(q *question, u unit) bool {
 		}
 	}
 	return true
+}
+
+// otherRE finds a noun the question widens: "another country", "other
+// offices", "a different city".
+var otherRE = regexp.MustCompile(`(?i)\b(?:another|other|any|a different|a foreign)\s+(\w+)`)
+
+// generalizes reports whether the question widens a noun ("another
+// country") that unit u holds.
+func generalizes(q *question, u unit) bool {
+	for _, m := range otherRE.FindAllStringSubmatch(q.text, -1) {
+		for _, t := range search.Analyze(m[1]) {
+			if unitWeight(u, t) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -64,6 +64,8 @@ type question struct {
 	// written ("ceo"), "" for other questions: it asks who holds the role,
 	// which a person's name answers, not the role itself.
 	role string
+	// text is the question as analyzed (opaque identifiers left out).
+	text string
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
@@ -79,7 +81,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		}
 	}
 	own := ownedTerms(text)
-	q := &question{next: nextTerms(text), verb: procedureVerb(text), list: asksList(text), role: askedRole(text)}
+	q := &question{text: text, next: nextTerms(text), verb: procedureVerb(text), list: asksList(text), role: askedRole(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
