@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // GateOptions tune the Relevance gate. Zero values take the defaults.
@@ -163,6 +164,9 @@ type verdict struct {
 	// referral is the page the closest page's best unit says to follow,
 	// cited before it; nil when there is none.
 	referral *page
+	// codeEntry is set when the closest page's best unit is a row or
+	// item keyed by a code the question names (see codeEntry).
+	codeEntry bool
 }
 
 // judge finds the closest page for text among hits and decides whether it
@@ -234,9 +238,20 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 		v.detail = fmt.Sprintf("not found: no candidate says who the %s is", v.q.role)
 		return v
 	}
+	// A row or item about the code the question names ("FLT-423 —
+	// Meaning: …") is the entry asked about, however much else the
+	// question pastes around the code, when the best unit lacks the code
+	// (a "how do I handle" question keeps its steps).
+	if u, i, ok := codeEntry(v.q, v.primary, hits); ok && v.want != procedureType && !holdsCodes(v.q, v.primary.best.u) {
+		v.primary.best = unitHit{hit: i, u: u, cov: v.q.unitCoverage(u), score: v.primary.best.score}
+		v.codeEntry = true
+	}
 	v.missing, v.covered = gaps(v.q, v.primary, hits, v.want == amountType || asksQuantity(text))
 	rel := g.chunkRelevance(v, sets)
 	v.evidence = max(v.primary.best.cov, rel-chunkMargin)
+	if v.codeEntry {
+		v.evidence = max(v.evidence, g.opts.MinScore)
+	}
 	switch {
 	case len(v.missing) > 0:
 		v.status = docent.StatusUncertain
@@ -249,14 +264,14 @@ func (g *Relevance) judge(text string, hits []docent.Hit, corp *Corpus) verdict 
 	case v.evidence < scantEvidence && v.primary.cov >= notFoundCoverage:
 		v.detail = fmt.Sprintf("not found: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
 			v.evidence, scantEvidence, v.primary.best.cov, rel)
-	case v.evidence < g.opts.MinScore:
+	case v.evidence < g.opts.MinScore-typedMargin(v):
 		v.status = docent.StatusUncertain
 		v.detail = fmt.Sprintf("uncertain: evidence %.2f < %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
-			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
+			v.evidence, g.opts.MinScore-typedMargin(v), v.primary.best.cov, rel)
 	default:
 		v.status = docent.StatusAnswered
 		v.detail = fmt.Sprintf("answer: evidence %.2f >= %.2f (best unit covers %.2f, its chunk's relevance %.2f)",
-			v.evidence, g.opts.MinScore, v.primary.best.cov, rel)
+			v.evidence, g.opts.MinScore-typedMargin(v), v.primary.best.cov, rel)
 	}
 	return v
 }
@@ -544,7 +559,14 @@ func gaps(q *question, p *page, hits []docent.Hit, amount bool) (missing []qterm
 	// of a table or list of named entries, or the page naming another
 	// of the thing it qualifies ("the Munich office" on a page about
 	// "the Oakland office").
+	// A name the question itself widens ("work from Portugal … from
+	// another country") is one instance of what the best unit covers
+	// ("from another country for up to 30 days").
+	general := generalizes(q, p.best.u)
 	incidental := func(t qterm) bool {
+		if t.Salient && t.Named && !t.Code && general {
+			return true
+		}
 		return t.Salient && t.Named && !t.Code && !amount && !keyed && !q.qualifiesOther(page, t.Term)
 	}
 	for _, t := range q.terms {
@@ -843,4 +865,81 @@ func describeParts(parts []verdict) string {
 		fmt.Fprintf(&b, "part %d %s", i+1, p.status)
 	}
 	return b.String()
+}
+
+// typedMargin is how far under MinScore the evidence may fall when the
+// question asks for a typed answer (an amount, a time, a condition, a
+// person, a place) and the closest page's best unit states one: the
+// sentence that says "Receipts are due within 10 days" answers "how many
+// days do I have to send in the receipt" although it shares few of its
+// words.
+func typedMargin(v verdict) float64 {
+	switch v.want {
+	case anyType, procedureType:
+		return 0
+	}
+	if !v.q.answers(v.primary.best.u, v.want) {
+		return 0
+	}
+	return typedSlack
+}
+
+const typedSlack = 0.1
+
+// codeEntry finds, on page p, a table row or list item whose key holds a
+// code of the question (every term of "FLT-423"), and the candidate
+// holding it.
+func codeEntry(q *question, p *page, hits []docent.Hit) (unit, int, bool) {
+	codes := map[string]bool{}
+	for _, t := range q.terms {
+		if t.Code {
+			codes[t.Term] = true
+		}
+	}
+	if len(codes) == 0 {
+		return unit{}, 0, false
+	}
+	for _, i := range p.hits {
+		for _, u := range unitsOf(hits[i].Chunk) {
+			if u.Group == 0 || u.Key == "" {
+				continue
+			}
+			key := search.Analyze(u.Key)
+			hit := len(key) > 0
+			for _, k := range key {
+				hit = hit && codes[k]
+			}
+			if hit {
+				return u, i, true
+			}
+		}
+	}
+	return unit{}, 0, false
+}
+
+// holdsCodes reports whether u holds every code term of the question.
+func holdsCodes(q *question, u unit) bool {
+	for _, t := range q.terms {
+		if t.Code && unitWeight(u, t.Term) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// otherRE finds a noun the question widens: "another country", "other
+// offices", "a different city".
+var otherRE = regexp.MustCompile(`(?i)\b(?:another|other|any|a different|a foreign)\s+(\w+)`)
+
+// generalizes reports whether the question widens a noun ("another
+// country") that unit u holds.
+func generalizes(q *question, u unit) bool {
+	for _, m := range otherRE.FindAllStringSubmatch(q.text, -1) {
+		for _, t := range search.Analyze(m[1]) {
+			if unitWeight(u, t) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

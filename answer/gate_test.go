@@ -540,3 +540,15 @@ func TestWhoNeedsSomeoneElse(t *testing.T) {
 		}
 	}
 }
+
+// TestDropOpaque: pasted request IDs, UUIDs and log timestamps are no
+// question words; codes the docs may list stay.
+func TestDropOpaque(t *testing.T) {
+	in := "error GK-412 request-id: rq_01JB7Q2M9X site site_4kq9 req_7Rt2Lp " +
+		"3f2b8c1e-9d4a-4b7e-8f00-1a2b3c4d5e6f 01JB7Q2M9XK3V8W2 at 2026-11-30T15:04:05Z on v1 401k"
+	got := strings.Fields(dropOpaque(in))
+	want := []string{"error", "GK-412", "request-id:", "site", "at", "on", "v1", "401k"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("dropOpaque(%q) = %q, want %q", in, got, want)
+	}
+}

@@ -64,12 +64,15 @@ type question struct {
 	// written ("ceo"), "" for other questions: it asks who holds the role,
 	// which a person's name answers, not the role itself.
 	role string
+	// text is the question as analyzed (opaque identifiers left out).
+	text string
 }
 
 // newQuestion analyzes text: its content terms (queryTerms), each with the
 // word it came from, its salience and its weight. IDF comes from corp when
 // set, else from known, else it is estimated over the candidate term sets.
 func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), sets []map[string]bool) *question {
+	text = dropOpaque(text)
 	words, salient, named, share := questionWords(text)
 	codes := map[string]bool{}
 	for _, c := range questionCodes(text) {
@@ -78,7 +81,7 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		}
 	}
 	own := ownedTerms(text)
-	q := &question{next: nextTerms(text), verb: procedureVerb(text), list: asksList(text), role: askedRole(text)}
+	q := &question{text: text, next: nextTerms(text), verb: procedureVerb(text), list: asksList(text), role: askedRole(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
@@ -578,4 +581,63 @@ func unitKinds(u unit) uint16 {
 		}
 	}
 	return k
+}
+
+// Opaque identifiers pasted with a question (request IDs, UUIDs, ULIDs,
+// commit hashes, timestamps from a log line) name one event, not a
+// subject the docs could cover: they are no content terms, so never a
+// missing detail. A code the docs may list ("GK-412", "401k", "v3") is
+// kept.
+var (
+	opaqueStamp = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(z|[+-]\d{2}:?\d{2})?\b|\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`)
+	opaqueToken = regexp.MustCompile(`[A-Za-z0-9_]+`)
+)
+
+// dropOpaque blanks the opaque identifiers of text (see opaqueStamp and
+// opaqueID).
+func dropOpaque(text string) string {
+	text = opaqueStamp.ReplaceAllString(text, " ")
+	return opaqueToken.ReplaceAllStringFunc(text, func(tok string) string {
+		if opaqueID(tok) {
+			return " "
+		}
+		return tok
+	})
+}
+
+// opaqueID reports whether tok (letters, digits, underscores) reads as a
+// generated identifier: a part after an underscore that mixes letters and
+// digits ("rq_01JB7Q2M9X", "site_4kq9"), or at least 8 characters that
+// switch between letters and digits three times or more ("01JB7Q2M9X",
+// a commit hash).
+func opaqueID(tok string) bool {
+	parts := strings.Split(tok, "_")
+	if len(parts) > 1 {
+		for _, p := range parts {
+			if switches(p) >= 2 {
+				return true
+			}
+		}
+		return false
+	}
+	return len(tok) >= 8 && switches(tok) >= 3
+}
+
+// switches counts the changes between a letter and a digit along s.
+func switches(s string) int {
+	n, prev := 0, 0
+	for _, r := range s {
+		k := 0
+		switch {
+		case unicode.IsLetter(r):
+			k = 1
+		case unicode.IsDigit(r):
+			k = 2
+		}
+		if k != 0 && prev != 0 && k != prev {
+			n++
+		}
+		prev = k
+	}
+	return n
 }
