@@ -461,7 +461,7 @@ func describe(s Source) string {
 
 // cite puts the marker before the unit's final punctuation: "text [n]."
 // Bracketed numbers of the source's own ("[14]", a paper's reference or
-// "74 [14] years") are quoted in parentheses, so that they are not read
+// "61 [9] years") are quoted in parentheses, so that they are not read
 // as markers naming the answer's sources.
 func cite(text string, n int) string {
 	return trimEnd(plainMarkers(text)) + " [" + strconv.Itoa(n) + "]."

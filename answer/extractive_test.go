@@ -248,7 +248,7 @@ func TestListQuestionPrefersRows(t *testing.T) {
 }
 
 // TestExtractiveQuotesSourceBracketsAsText: bracketed numbers in a
-// source's own text (a paper's reference "[14]", "74 [14] years") are
+// source's own text (a paper's reference "[14]", "61 [9] years") are
 // not the answer's markers. Quoted as they stand, the Verifier read them
 // as citations: of a source not given (removed, leaving "74 years"), or
 // of another source given (a citation of the wrong page).
@@ -262,14 +262,14 @@ func TestExtractiveQuotesSourceBracketsAsText(t *testing.T) {
 		text     string
 		want     string // quoted in the answer
 	}{
-		{"number past the sources", "What was the mean age of the patients?",
-			"Patients had a mean [SD] age of 74 [14] years.", "mean [SD] age of 74 (14) years [1]."},
-		{"number of another source", "What accelerates leukemogenesis?",
-			"Competition of non-transformed cells can accelerate leukemogenesis [2].", "accelerate leukemogenesis (2) [1]."},
-		{"group", "What accelerates leukemogenesis?",
-			"Competition of non-transformed cells can accelerate leukemogenesis [2, 3].", "accelerate leukemogenesis (2, 3) [1]."},
-		{"range", "What accelerates leukemogenesis?",
-			"Competition of non-transformed cells can accelerate leukemogenesis [2-3].", "accelerate leukemogenesis (2-3) [1]."},
+		{"number past the sources", "What was the mean age of the volunteers?",
+			"The volunteers had a mean [SD] age of 61 [9] years.", "mean [SD] age of 61 (9) years [1]."},
+		{"number of another source", "What slows the corrosion of the hull?",
+			"A zinc coating can slow the corrosion of the hull [2].", "slow the corrosion of the hull (2) [1]."},
+		{"group", "What slows the corrosion of the hull?",
+			"A zinc coating can slow the corrosion of the hull [2, 3].", "slow the corrosion of the hull (2, 3) [1]."},
+		{"range", "What slows the corrosion of the hull?",
+			"A zinc coating can slow the corrosion of the hull [2-3].", "slow the corrosion of the hull (2-3) [1]."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -303,10 +303,15 @@ func TestExtractiveQuotesSourceBracketsAsText(t *testing.T) {
 // TestExtractiveSciFactBrackets quotes every SciFact sentence that holds a
 // bracketed number (when the set sits beside the repo; it is CC BY-NC:
 // read here, never copied) and checks that the Verifier finds no marker
-// but the answer's own (it leaves the text as quoted). Test query 593 quoted "74 [14] years" and lost
-// its [14] to the Verifier.
+// but the answer's own (it leaves the text as quoted). One test query
+// quoted an age written "mean [SD]" with its deviation in brackets and
+// lost the bracket to the Verifier.
 func TestExtractiveSciFactBrackets(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "eval", "scifact")
+	// shared/ sits beside the clone (or beside the worktrees' folder).
+	dir := filepath.Join("..", "..", "shared", "eval", "scifact")
+	if _, err := os.Stat(dir); err != nil {
+		dir = filepath.Join("..", "..", "..", "shared", "eval", "scifact")
+	}
 	if d := os.Getenv("DOCENT_SCIFACT"); d != "" {
 		dir = d
 	}
