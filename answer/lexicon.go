@@ -67,6 +67,9 @@ var lexicon = map[string][]string{
 	"ooo":      {"out of office", "time off"},
 	"hr":       {"people team", "human resources"},
 	"acct":     {"account"},
+	"died":     {"bereavement", "death"},
+	"dies":     {"bereavement", "death"},
+	"funeral":  {"bereavement", "death"},
 }
 
 // lexiconPhrases are general English phrases of several words, with what
@@ -75,12 +78,19 @@ var lexicon = map[string][]string{
 var lexiconPhrases = []struct {
 	re   *regexp.Regexp
 	with []string
+	// add keeps the phrase and adds its first meaning the corpus holds,
+	// even when the corpus holds the phrase too: docs that say "US" in
+	// one place say "United States" in another.
+	add bool
 }{
-	{regexp.MustCompile(`(?i)\bkicks? in\b`), []string{"start", "begin"}},
-	{regexp.MustCompile(`(?i)\bkicked in\b`), []string{"started", "began"}},
-	{regexp.MustCompile(`(?i)\b(time off|days? off|leave) in lieu\b`), []string{"extra day off", "compensatory time off"}},
-	{regexp.MustCompile(`(?i)\b(daily|food|meal) allowance\b`), []string{"per diem"}},
-	{regexp.MustCompile(`(?i)\bmoney back\b`), []string{"reimbursed", "reimbursement", "refund"}},
+	{regexp.MustCompile(`(?i)\bkicks? in\b`), []string{"start", "begin"}, false},
+	{regexp.MustCompile(`(?i)\bkicked in\b`), []string{"started", "began"}, false},
+	{regexp.MustCompile(`(?i)\b(time off|days? off|leave) in lieu\b`), []string{"extra day off", "compensatory time off"}, false},
+	{regexp.MustCompile(`(?i)\b(daily|food|meal) allowance\b`), []string{"per diem"}, false},
+	{regexp.MustCompile(`(?i)\bmoney back\b`), []string{"reimbursed", "reimbursement", "refund"}, false},
+	{regexp.MustCompile(`(?i)\bpass(?:ed|es)? away\b`), []string{"bereavement", "death", "died"}, true},
+	// Country abbreviations, in capitals only ("us" is a pronoun).
+	{regexp.MustCompile(`\b(?:US|U\.S\.|USA)\b`), []string{"United States"}, true},
 }
 
 // synonym returns, for a word that no chunk holds, the first meaning of
@@ -117,6 +127,14 @@ func (c *Corpus) holdsAll(s string) bool {
 func rephrase(q string, c *Corpus) string {
 	for _, p := range lexiconPhrases {
 		q = p.re.ReplaceAllStringFunc(q, func(m string) string {
+			if p.add {
+				for _, s := range p.with {
+					if c.holdsAll(s) {
+						return m + " " + s
+					}
+				}
+				return m
+			}
 			if c.holdsAll(m) {
 				return m
 			}
