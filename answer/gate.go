@@ -476,6 +476,18 @@ func (q *question) unitScore(u unit, cov float64, want answerType) float64 {
 	return unitScore(u, cov, want)
 }
 
+// A question about money ("what's the extra pay", "how much does it
+// cost") is answered by a unit that states a sum of money over one that
+// states another quantity (hours, days) with the same words.
+var (
+	moneyAskRE = regexp.MustCompile(`(?i)[$€£¥]|\b(pay|paid|cost|costs|price|prices|fee|fees|spend|spent|stipend|salary|wage|budget|allowance|reimburse\w*|charge|charged|money|cash|dollars?|euros?|pounds?)\b`)
+	moneyRE    = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(usd|eur|gbp|dollars?|euros?|pounds?|cents)\b`)
+)
+
+// moneyBoost raises, in the extractive answer, a unit stating a sum of
+// money for a money question.
+const moneyBoost = 2
+
 // listBoost raises a row or item for a question that asks for a list.
 const listBoost = 1.2
 
