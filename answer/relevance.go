@@ -65,7 +65,7 @@ var fillers = stemSet("much", "many", "can", "could", "would", "get", "got",
 	"etc", "btw", "fyi", "asap", "super", "gonna", "wanna", "isn", "doesn",
 	"don", "didn", "wasn", "aren", "hasn", "haven", "won", "wouldn",
 	"couldn", "shouldn", "weren", "hadn", "yo", "lol", "lmao", "haha", "omg",
-	"idk", "tbh", "imo", "ty", "hiya", "sup",
+	"idk", "tbh", "imo", "ty", "hiya", "sup", "wat", "wut",
 
 	"take", "took", "use", "put", "make", "made", "go", "going", "went",
 	"give", "gave", "let", "say", "said", "think", "try", "find", "just",
