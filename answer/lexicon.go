@@ -118,6 +118,7 @@ var lexiconPhrases = []struct {
 	{regexp.MustCompile(`(?i)\b(daily|food|meal) allowance\b`), []string{"per diem"}, false},
 	{regexp.MustCompile(`(?i)\b(?:fell|fallen|dropped|slipped) out of\b`), []string{"lost"}, true},
 	{regexp.MustCompile(`(?i)\b(?:weird|suspicious|strange|fake|dodgy|sketchy|scam|spoofed|odd) (?:e-?mails?|links?|messages?|texts?|pages?|sites?|websites?|login pages?)\b`), []string{"phishing"}, true},
+	{regexp.MustCompile(`(?i)\b(?:put|putting|pay|paying|set|setting) (?:in|into|aside)\b`), []string{"contribute", "contribution"}, true},
 	{regexp.MustCompile(`(?i)\bcan'?t find\b`), []string{"lost"}, true},
 	{regexp.MustCompile(`(?i)\bmoney back\b`), []string{"reimbursed", "reimbursement", "refund"}, false},
 	{regexp.MustCompile(`(?i)\bpass(?:ed|es)? away\b`), []string{"bereavement", "death", "died"}, true},
