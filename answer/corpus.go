@@ -274,14 +274,15 @@ func (c *Corpus) IDF(term string) float64 {
 // two to five letters; written in lower case, at least three.
 func (c *Corpus) Variant(word string) (string, bool) {
 	terms := search.Analyze(word)
-	if len(terms) != 1 || c.df[terms[0]] > 0 {
+	// A filler ("wat", "lol") spells nothing of the docs.
+	if len(terms) != 1 || c.df[terms[0]] > 0 || fillers[terms[0]] {
 		return "", false
 	}
 	if v, ok := c.joined[terms[0]]; ok {
 		return v, true
 	}
 	lw := strings.ToLower(word)
-	if v, ok := c.clipped[lw]; ok && word != strings.ToUpper(word) && !fillers[terms[0]] {
+	if v, ok := c.clipped[lw]; ok && word != strings.ToUpper(word) {
 		return v, true
 	}
 	if len(lw) < 2 || len(lw) > 5 || strings.ContainsFunc(lw, func(r rune) bool { return r < 'a' || r > 'z' }) {

@@ -85,11 +85,12 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	// is answered by the units that state one; a unit that lacks the kind
 	// of answer asked for (a time, a procedure) is scored down.
 	want := expectedType(req.Question)
-	if want == anyType && (req.Conflict != nil || asksQuantity(req.Question)) {
+	if want == anyType && (req.Conflict != nil || asksQuantity(req.Question) || moneyAskRE.MatchString(req.Question)) {
 		want = amountType
 	}
 	command := asksCommand(req.Question)
 	list := asksList(req.Question)
+	money := want == amountType && moneyAskRE.MatchString(req.Question)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all, every []scoredUnit
 	for i, s := range req.Sources {
@@ -104,6 +105,9 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 			lc := cov
 			if list && u.Group > 0 {
 				lc *= listBoost
+			}
+			if money && moneyRE.MatchString(u.display()) {
+				lc *= moneyBoost
 			}
 			score := (unitScore(u, lc, want) + headingLift*headCov) * weight[i]
 			if dangling {

@@ -476,6 +476,18 @@ func (q *question) unitScore(u unit, cov float64, want answerType) float64 {
 	return unitScore(u, cov, want)
 }
 
+// A question about money ("what's the extra pay", "how much does it
+// cost") is answered by a unit that states a sum of money over one that
+// states another quantity (hours, days) with the same words.
+var (
+	moneyAskRE = regexp.MustCompile(`(?i)[$€£¥]|\b(pay|paid|cost|costs|price|prices|fee|fees|spend|spent|stipend|salary|wage|budget|allowance|reimburse\w*|charge|charged|money|cash|dollars?|euros?|pounds?)\b`)
+	moneyRE    = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(usd|eur|gbp|dollars?|euros?|pounds?|cents)\b`)
+)
+
+// moneyBoost raises, in the extractive answer, a unit stating a sum of
+// money for a money question.
+const moneyBoost = 2
+
 // listBoost raises a row or item for a question that asks for a list.
 const listBoost = 1.2
 
@@ -874,17 +886,37 @@ func describeParts(parts []verdict) string {
 // days do I have to send in the receipt" although it shares few of its
 // words.
 func typedMargin(v verdict) float64 {
-	switch v.want {
-	case anyType, procedureType:
+	if v.want == anyType && whatToDoRE.MatchString(v.text) && instructs(v.hits[v.primary.best.hit].Chunk) {
+		return procedureSlack
+	}
+	if v.want == anyType || !v.q.answers(v.primary.best.u, v.want) {
 		return 0
 	}
-	if !v.q.answers(v.primary.best.u, v.want) {
-		return 0
+	if v.want == procedureType {
+		return procedureSlack
 	}
 	return typedSlack
 }
 
 const typedSlack = 0.1
+
+// procedureSlack is typedSlack for a "what do I do" question whose best
+// unit is an instruction: smaller, as most units of a how-to page are.
+const procedureSlack = 0.05
+
+// instructs reports whether some unit of chunk c is an instruction.
+func instructs(c docent.Chunk) bool {
+	for _, u := range unitsOf(c) {
+		if procedureType.holds(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// whatToDoRE matches "what do I do", which asks for steps as "how do I"
+// does.
+var whatToDoRE = regexp.MustCompile(`(?i)\bwhat (?:do|can|should|must) (?:i|we|you) do\b`)
 
 // codeEntry finds, on page p, a table row or list item whose key holds a
 // code of the question (every term of "FLT-423"), and the candidate

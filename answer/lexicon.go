@@ -54,19 +54,51 @@ var lexicon = map[string][]string{
 	"rollback": {"roll back", "revert"},
 	"bug":      {"defect", "issue"},
 	// People and pay.
-	"kid":      {"child", "children", "family"},
-	"kids":     {"children", "child", "family"},
-	"son":      {"child", "children", "family"},
-	"daughter": {"child", "children", "family"},
-	"boss":     {"manager"},
-	"mgr":      {"manager"},
-	"salary":   {"pay", "compensation"},
-	"wage":     {"pay", "compensation"},
-	"vacation": {"pto", "time off", "leave"},
-	"wfh":      {"remote", "home"},
-	"ooo":      {"out of office", "time off"},
-	"hr":       {"people team", "human resources"},
-	"acct":     {"account"},
+	"kid":          {"child", "children", "family"},
+	"kids":         {"children", "child", "family"},
+	"son":          {"child", "children", "family"},
+	"daughter":     {"child", "children", "family"},
+	"mom":          {"parent", "family"},
+	"mum":          {"parent", "family"},
+	"dad":          {"parent", "family"},
+	"mother":       {"parent", "family"},
+	"father":       {"parent", "family"},
+	"wife":         {"partner", "spouse", "family"},
+	"husband":      {"partner", "spouse", "family"},
+	"spouse":       {"partner", "family"},
+	"grandmother":  {"family"},
+	"grandfather":  {"family"},
+	"grandma":      {"family"},
+	"grandpa":      {"family"},
+	"grandparent":  {"family"},
+	"grandparents": {"family"},
+	"aunt":         {"family"},
+	"uncle":        {"family"},
+	"cousin":       {"family"},
+	"niece":        {"family"},
+	"nephew":       {"family"},
+	"sibling":      {"family"},
+	"brother":      {"family"},
+	"sister":       {"family"},
+	"boss":         {"manager"},
+	"mgr":          {"manager"},
+	"salary":       {"pay", "compensation"},
+	"wage":         {"pay", "compensation"},
+	"vacation":     {"pto", "time off", "leave"},
+	"wfh":          {"remote", "home"},
+	"ooo":          {"out of office", "time off"},
+	"hr":           {"people team", "human resources"},
+	"acct":         {"account"},
+	"dr":           {"doctor"},
+	"drs":          {"doctor", "doctor's"},
+	"gdoc":         {"google doc", "document"},
+	"gdocs":        {"google docs", "documents"},
+	"gsheet":       {"google sheet", "spreadsheet"},
+	"misplaced":    {"lost"},
+	"dropped":      {"lost"},
+	"died":         {"bereavement", "death"},
+	"dies":         {"bereavement", "death"},
+	"funeral":      {"bereavement", "death"},
 }
 
 // lexiconPhrases are general English phrases of several words, with what
@@ -75,12 +107,23 @@ var lexicon = map[string][]string{
 var lexiconPhrases = []struct {
 	re   *regexp.Regexp
 	with []string
+	// add keeps the phrase and adds its first meaning the corpus holds,
+	// even when the corpus holds the phrase too: docs that say "US" in
+	// one place say "United States" in another.
+	add bool
 }{
-	{regexp.MustCompile(`(?i)\bkicks? in\b`), []string{"start", "begin"}},
-	{regexp.MustCompile(`(?i)\bkicked in\b`), []string{"started", "began"}},
-	{regexp.MustCompile(`(?i)\b(time off|days? off|leave) in lieu\b`), []string{"extra day off", "compensatory time off"}},
-	{regexp.MustCompile(`(?i)\b(daily|food|meal) allowance\b`), []string{"per diem"}},
-	{regexp.MustCompile(`(?i)\bmoney back\b`), []string{"reimbursed", "reimbursement", "refund"}},
+	{regexp.MustCompile(`(?i)\bkicks? in\b`), []string{"start", "begin"}, false},
+	{regexp.MustCompile(`(?i)\bkicked in\b`), []string{"started", "began"}, false},
+	{regexp.MustCompile(`(?i)\b(time off|days? off|leave) in lieu\b`), []string{"extra day off", "compensatory time off"}, false},
+	{regexp.MustCompile(`(?i)\b(daily|food|meal) allowance\b`), []string{"per diem"}, false},
+	{regexp.MustCompile(`(?i)\b(?:fell|fallen|dropped|slipped) out of\b`), []string{"lost"}, true},
+	{regexp.MustCompile(`(?i)\b(?:weird|suspicious|strange|fake|dodgy|sketchy|scam|spoofed|odd) (?:e-?mails?|links?|messages?|texts?|pages?|sites?|websites?|login pages?)\b`), []string{"phishing"}, true},
+	{regexp.MustCompile(`(?i)\b(?:put|putting|pay|paying|set|setting) (?:in|into|aside)\b`), []string{"contribute", "contribution"}, true},
+	{regexp.MustCompile(`(?i)\bcan'?t find\b`), []string{"lost"}, true},
+	{regexp.MustCompile(`(?i)\bmoney back\b`), []string{"reimbursed", "reimbursement", "refund"}, false},
+	{regexp.MustCompile(`(?i)\bpass(?:ed|es)? away\b`), []string{"bereavement", "death", "died"}, true},
+	// Country abbreviations, in capitals only ("us" is a pronoun).
+	{regexp.MustCompile(`\b(?:US|U\.S\.|USA)\b`), []string{"United States"}, true},
 }
 
 // synonym returns, for a word that no chunk holds, the first meaning of
@@ -117,6 +160,14 @@ func (c *Corpus) holdsAll(s string) bool {
 func rephrase(q string, c *Corpus) string {
 	for _, p := range lexiconPhrases {
 		q = p.re.ReplaceAllStringFunc(q, func(m string) string {
+			if p.add {
+				for _, s := range p.with {
+					if c.holdsAll(s) {
+						return m + " " + s
+					}
+				}
+				return m
+			}
 			if c.holdsAll(m) {
 				return m
 			}

@@ -240,3 +240,22 @@ func TestRespellLexicon(t *testing.T) {
 		}
 	}
 }
+
+func TestRespellAddsMeaning(t *testing.T) {
+	c := NewCorpus([]docent.Chunk{
+		{ID: "p", DocID: "people/pto.md", Title: "PTO", Text: "PTO\n\nIn the United States you get 20 days; 1.67 days a month in the US. Bereavement leave is 5 days for family."},
+		{ID: "s", DocID: "security/phishing.md", Title: "Phishing", Text: "Phishing\n\nReport phishing in the tool."},
+	})
+	tests := []struct{ in, want string }{
+		{"how many days in the US", "how many days in the US United States"}, // kept, meaning added
+		{"how many days do we get", "how many days do we get"},               // "us" the pronoun is no country
+		{"my grandmother passed away", "my family passed away bereavement"},  // kind of person, and the phrase's meaning
+		{"i got a weird email", "i got a weird email phishing"},              // a suspicious message
+		{"wat label", "wat label"},                                           // a filler spells nothing
+	}
+	for _, tt := range tests {
+		if got := respell(tt.in, c); got != tt.want {
+			t.Errorf("respell(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
