@@ -598,17 +598,26 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 			r.skip(p.Doc.ID, fmt.Errorf("index: %w", err), true)
 			continue
 		}
-		if err := r.writeRecord(ctx, p); err != nil {
+		if err := r.landed(ctx, p); err != nil {
 			return err
 		}
-		if p.Exists {
-			r.res.Updated++
-		} else {
-			r.res.Added++
-		}
-		r.done++
-		r.report()
 	}
+	return nil
+}
+
+// landed records p, whose chunks the index holds, in the registry and
+// counts it as added or updated.
+func (r *run) landed(ctx context.Context, p *pendingDoc) error {
+	if err := r.writeRecord(ctx, p); err != nil {
+		return err
+	}
+	if p.Exists {
+		r.res.Updated++
+	} else {
+		r.res.Added++
+	}
+	r.done++
+	r.report()
 	return nil
 }
 

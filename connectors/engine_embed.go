@@ -499,17 +499,7 @@ func (r *run) rebuildStaged(ctx context.Context, rb search.Rebuilder, skip map[s
 		if !landed[p.Doc.ID] {
 			return nil
 		}
-		if err := r.writeRecord(ctx, p); err != nil {
-			return err
-		}
-		if p.Exists {
-			r.res.Updated++
-		} else {
-			r.res.Added++
-		}
-		r.done++
-		r.report()
-		return nil
+		return r.landed(ctx, p)
 	})
 }
 
