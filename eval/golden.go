@@ -146,6 +146,32 @@ func ParseGolden(name string, data []byte) (*Golden, error) {
 	return &g, nil
 }
 
+// Half returns the questions at odd (1, 3, 5, ...) or even (2, 4, ...)
+// positions of the file, for keeping one half of a development set
+// untouched: develop on one half, report the other. half is "odd" or
+// "even"; any other value is an error.
+func (g *Golden) Half(half string) (*Golden, error) {
+	var want int
+	switch half {
+	case "odd":
+		want = 1
+	case "even":
+		want = 0
+	default:
+		return nil, fmt.Errorf("eval: golden: half %q: want odd or even", half)
+	}
+	out := &Golden{}
+	for i, q := range g.Questions {
+		if (i+1)%2 == want {
+			out.Questions = append(out.Questions, q)
+		}
+	}
+	if len(out.Questions) == 0 {
+		return nil, fmt.Errorf("eval: golden: the %s half has no questions", half)
+	}
+	return out, nil
+}
+
 // yamlError formats a go-yaml error as "eval: golden: name:line:col: msg".
 func yamlError(name string, err error) error {
 	var yerr yaml.Error

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -324,5 +325,36 @@ func TestAnswererFunc(t *testing.T) {
 	}
 	if got.Text != "one" || rep.Passed != 1 || rep.NotFoundAccuracy != 1 {
 		t.Errorf("question %+v, report passed %d accuracy %v", got, rep.Passed, rep.NotFoundAccuracy)
+	}
+}
+
+func TestGoldenHalf(t *testing.T) {
+	g := &Golden{}
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		g.Questions = append(g.Questions, GoldenQuestion{ID: id})
+	}
+	ids := func(h *Golden) (out []string) {
+		for _, q := range h.Questions {
+			out = append(out, q.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		half string
+		want []string
+	}{
+		{"odd", []string{"a", "c", "e"}},
+		{"even", []string{"b", "d"}},
+	} {
+		h, err := g.Half(tc.half)
+		if err != nil {
+			t.Fatalf("Half(%q): %v", tc.half, err)
+		}
+		if got := ids(h); !slices.Equal(got, tc.want) {
+			t.Errorf("Half(%q) = %v, want %v", tc.half, got, tc.want)
+		}
+	}
+	if _, err := g.Half("first"); err == nil {
+		t.Error("Half(first): want an error")
 	}
 }

@@ -34,6 +34,8 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight")
 	calibrate := fl.Bool("calibrate", false, "with --golden: propose the relevance threshold for the configured embedder "+
 		"(the set is run with the gate open; the proposal answers the most questions correctly while declining >= 90% of the unanswerable ones)")
+	half := fl.String("half", "", "with --golden: score only the questions at odd or even positions of the file "+
+		"(develop on one half of a set, report the other)")
 	judge := fl.Bool("judge", false, "with --golden: rate faithfulness and answer relevance with the configured answer model "+
 		"(an offline word-overlap proxy, labelled as such, when the answerer is offline)")
 	if err := fl.Parse(args); err != nil {
@@ -42,8 +44,8 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	if (*golden == "") == (*beir == "") {
 		return fmt.Errorf("eval: give exactly one of --golden FILE or --beir DIR: %w", errUsage)
 	}
-	if (*calibrate || *judge) && *golden == "" {
-		return fmt.Errorf("eval: --calibrate and --judge need --golden FILE: %w", errUsage)
+	if (*calibrate || *judge || *half != "") && *golden == "" {
+		return fmt.Errorf("eval: --calibrate, --judge and --half need --golden FILE: %w", errUsage)
 	}
 	if err := m.LoadConfig(); err != nil {
 		return err
@@ -70,13 +72,13 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 		dir = tmp
 	}
 	if *golden != "" {
-		return m.evalGolden(ctx, goldenArgs{path: *golden, json: *asJSON, calibrate: *calibrate, judge: *judge}, dir)
+		return m.evalGolden(ctx, goldenArgs{path: *golden, half: *half, json: *asJSON, calibrate: *calibrate, judge: *judge}, dir)
 	}
 	return m.evalBEIR(ctx, beirArgs{dir: *beir, split: *split, mode: *mode, k: *k, runFile: *runFile, json: *asJSON}, dir)
 }
 
 type goldenArgs struct {
-	path                   string
+	path, half             string
 	json, calibrate, judge bool
 }
 
@@ -88,6 +90,11 @@ func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) err
 	g, err := eval.LoadGolden(a.path)
 	if err != nil {
 		return err
+	}
+	if a.half != "" {
+		if g, err = g.Half(a.half); err != nil {
+			return err
+		}
 	}
 	current, key := m.Config.EffectiveMinScore(), m.Config.MinScoreKey()
 	if current == 0 {
