@@ -279,16 +279,16 @@ func TestAdminHashPassword(t *testing.T) {
 	}
 }
 
-// TestReadmeConsoleScreenshot checks that the README shows the
+// TestDocsConsoleScreenshot checks that docs/console.md shows the
 // turn-detail screenshot TestConsoleInBrowser takes, and that the PNG is
 // committed (DOCENT_UPDATE_README_SCREENSHOT=1 rewrites it).
-func TestReadmeConsoleScreenshot(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestDocsConsoleScreenshot(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "console.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`!\[[^\]]*turn-detail[^\]]*\]\(docs/console-turn\.png\)`).Match(readme) {
-		t.Error("README.md does not show docs/console-turn.png as the turn-detail screenshot")
+	if !regexp.MustCompile(`!\[[^\]]*turn-detail[^\]]*\]\(console-turn\.png\)`).Match(readme) {
+		t.Error("docs/console.md does not show console-turn.png as the turn-detail screenshot")
 	}
 	png, err := os.ReadFile(filepath.Join("..", "..", "docs", "console-turn.png"))
 	if err != nil {
