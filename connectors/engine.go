@@ -224,7 +224,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		reembed, err := e.plainNeedsReembed(ctx)
 		if err != nil {
 			e.model.RUnlock()
-			return docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err)
+			return e.failed(docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err))
 		}
 		if reembed {
 			e.model.RUnlock()
@@ -239,7 +239,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		res: docent.RunResult{Source: name, Started: e.opts.Clock().UTC()}}
 	id, err := e.reg.StartRun(ctx, name)
 	if err != nil {
-		return r.res, fmt.Errorf("connectors: sync %s: %w", name, err)
+		return e.failed(r.res, fmt.Errorf("connectors: sync %s: %w", name, err))
 	}
 	r.id = id
 	defer func() {
@@ -263,6 +263,15 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		}
 	}
 	return r.finish(ctx, err)
+}
+
+// failed logs a run that failed before it was recorded and returns it.
+// The engine logs every run's outcome once (finish, failed); its callers
+// do not log it again.
+func (e *Engine) failed(res docent.RunResult, err error) (docent.RunResult, error) {
+	res.Err = err.Error()
+	e.log.Error("sync failed", slog.String("source", res.Source), slog.Any("error", err))
+	return res, err
 }
 
 // finish records the run's outcome and returns it.
@@ -668,13 +677,15 @@ func (r *run) writeRecord(ctx context.Context, p *pendingDoc) error {
 }
 
 // skip records a skipped document; retry holds the cursor back so the next
-// run lists it again.
+// run lists it again. It is logged at info: the run's record carries it to
+// the console and the sync summary, and a skipped page is no failure of
+// the run.
 func (r *run) skip(id string, err error, retry bool) {
 	de := docent.DocError{ID: id, Err: err.Error(), Retry: retry}
 	r.res.Errors = append(r.res.Errors, de)
 	r.retry = r.retry || retry
 	r.done++
-	r.e.log.Warn("document skipped", slog.String("source", r.name), slog.String("id", id),
+	r.e.log.Info("document skipped", slog.String("source", r.name), slog.String("id", id),
 		slog.Bool("retry", retry), slog.String("error", de.Err))
 	r.report()
 }

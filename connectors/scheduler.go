@@ -362,15 +362,6 @@ func (s *Scheduler) runJob(ctx context.Context, j *job) {
 		s.logStale(name, j.spec, health)
 	}
 
-	if err != nil && ctx.Err() == nil {
-		since := "never succeeded"
-		if !health.LastSuccess.IsZero() {
-			since = "last succeeded " + health.LastSuccess.UTC().Format(time.RFC3339)
-		}
-		s.log.Warn("source is failing", slog.String("source", name),
-			slog.Int("consecutive_failures", health.ConsecutiveFailures), slog.String("since", since),
-			slog.String("error", health.LastError))
-	}
 	if s.opts.OnHealth != nil {
 		s.opts.OnHealth(name, health)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -118,7 +119,7 @@ func TestServeDemoOnLocalhost(t *testing.T) {
 	if strings.Contains(logs.String(), match[1]) {
 		t.Fatal("the one-time password is in the log")
 	}
-	if !strings.Contains(logs.String(), "demo on localhost: /api/ is open without a token") {
+	if !strings.Contains(logs.String(), "localhost, no admin configured: /api/ is open without a token") {
 		t.Errorf("serve does not say the API is open: %s", logs.String())
 	}
 	if status, body := askWith(t, base, ""); status != http.StatusOK {
@@ -245,7 +246,7 @@ func TestServeBeyondLocalhostNeedsAnAdmin(t *testing.T) {
 // logger over m's stderr.
 func (m *Main) decideAccessFor(t *testing.T, addr string) (webAccess, error) {
 	t.Helper()
-	m.Log = newLogger(m.Stderr, m.Config.Log)
+	m.Log = newLogger(m.Stderr, m.Config.Log, slog.LevelInfo)
 	acc, err := m.decideAccess(addr)
 	if err == nil {
 		m.sayAccess(addr, acc)

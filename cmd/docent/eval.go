@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -20,26 +19,29 @@ import (
 // or on a BEIR data set. Each run builds its own throwaway index in a temp
 // dir, so it never touches the serving index, unless --index-dir is given.
 func (m *Main) Eval(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	golden := fl.String("golden", "", "golden set YAML (scored against the configured sources)")
-	beir := fl.String("beir", "", "BEIR data set directory (corpus.jsonl, queries.jsonl, qrels/)")
+	fl := m.flagSet("eval")
+	golden := fl.String("golden", "", "question set `FILE` (golden YAML), scored against the configured sources")
+	beir := fl.String("beir", "", "BEIR data set `DIR` (corpus.jsonl, queries.jsonl, qrels/)")
 	split := fl.String("split", "test", "BEIR qrels split: test or train")
 	mode := fl.String("mode", "default", "BEIR retrieval mode: bm25, vector, hybrid, default (the full pipeline) or all")
 	k := fl.Int("k", 100, "BEIR ranking depth in documents")
-	runFile := fl.String("run", "", "write a TREC run file here (BEIR, single mode)")
+	runFile := fl.String("run", "", "write a TREC run `FILE` (BEIR, single mode)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	indexDir := fl.String("index-dir", "", "build the index here instead of a temp dir (reused if it exists)")
+	indexDir := fl.String("index-dir", "", "build the index in `DIR` instead of a temp dir (reused if it exists)")
 	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
-	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight")
+	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight (default: the config's)")
 	calibrate := fl.Bool("calibrate", false, "with --golden: propose the relevance threshold for the configured embedder "+
 		"(the set is run with the gate open; the proposal answers the most questions correctly while declining >= 90% of the unanswerable ones)")
 	half := fl.String("half", "", "with --golden: score only the questions at odd or even positions of the file "+
 		"(develop on one half of a set, report the other)")
 	judge := fl.Bool("judge", false, "with --golden: rate faithfulness and answer relevance with the configured answer model "+
 		"(an offline word-overlap proxy, labelled as such, when the answerer is offline)")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("eval takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if (*golden == "") == (*beir == "") {
 		return fmt.Errorf("eval: give exactly one of --golden FILE or --beir DIR: %w", errUsage)

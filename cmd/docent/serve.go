@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -27,14 +26,17 @@ import (
 // requests, lets in-flight ones finish (server.shutdown_timeout), cancels
 // running syncs and waits for them before closing the index.
 func (m *Main) Serve(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	addr := fl.String("addr", "", "listen address (default server.addr from config, :8080)")
+	fl := m.flagSet("serve")
+	addr := fl.String("addr", "", "listen `ADDRESS` (default server.addr, which defaults to localhost:8080: this machine only)")
 	retainDays := fl.Int("retain-days", int(store.DefaultRetention.MaxAge/(24*time.Hour)),
 		"delete turns (questions, answers, traces) older than this many days; 0 keeps them")
 	retainTurns := fl.Int("retain-turns", store.DefaultRetention.MaxTurns, "keep at most this many turns, the newest; 0 for no cap")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q: %w", rest, errUsage)
 	}
 	retention := store.Retention{MaxAge: time.Duration(*retainDays) * 24 * time.Hour, MaxTurns: *retainTurns}
 	if err := m.Open(ctx); err != nil {
@@ -198,14 +200,8 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return true
 	}
 	m.Log.Info("index is empty: syncing all sources")
-	// SyncSources logs each source that failed, with the reason.
-	results, _ := m.SyncSources(ctx, m.Sources, nil)
-	for _, r := range results {
-		if r.Err == "" {
-			m.Log.Info("synced", slog.String("source", r.Source), slog.Int("added", r.Added),
-				slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
-		}
-	}
+	// The engine logs each run, and each source that failed with the reason.
+	_, _ = m.SyncSources(ctx, m.Sources, nil)
 	n, cerr := m.Index.Count(ctx)
 	if cerr != nil || n == 0 {
 		m.Log.Warn("index is still empty: not ready until a sync succeeds")

@@ -35,6 +35,11 @@ type Main struct {
 	Stderr io.Writer
 	// Getenv looks up environment variables (os.LookupEnv; tests pass a map).
 	Getenv func(string) (string, bool)
+	// Verbose is -v: log one step more than the default level.
+	Verbose bool
+	// OneShot is set for the commands that run once and exit (all but
+	// serve): they log warnings only unless log.level or -v says more.
+	OneShot bool
 
 	// Config is the resolved configuration, set by LoadConfig.
 	Config config.Config
@@ -97,15 +102,30 @@ func (m *Main) LoadConfig() error {
 		return err
 	}
 	m.Config = cfg
-	m.Log = newLogger(m.Stderr, cfg.Log)
+	m.Log = newLogger(m.Stderr, cfg.Log, logLevel(cfg.Log.Level, m.OneShot, m.Verbose))
 	return nil
 }
 
-func newLogger(w io.Writer, c config.LogConfig) *slog.Logger {
+// logLevel is the level a command logs at: log.level when set; else info
+// for serve and warn for a one-shot command, one step lower with -v.
+func logLevel(configured string, oneShot, verbose bool) slog.Level {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
-		level = slog.LevelInfo
+	if err := level.UnmarshalText([]byte(configured)); err == nil && configured != "" {
+		if verbose {
+			level = max(level-4, slog.LevelDebug)
+		}
+		return level
 	}
+	switch {
+	case oneShot && !verbose:
+		return slog.LevelWarn
+	case oneShot || !verbose:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
+}
+
+func newLogger(w io.Writer, c config.LogConfig, level slog.Level) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
@@ -211,11 +231,12 @@ func (m *Main) source(name string) (connectors.Source, error) {
 }
 
 // SyncSources syncs each source in turn; one failing source does not stop
-// the others. It logs each failure, sets RunResult.Err of every result
-// that failed, and returns an error naming every source that failed.
+// the others. The engine logs each run and its failure, once; SyncSources
+// sets RunResult.Err of every result that failed and returns an error
+// naming the sources that failed (ErrSyncFailed), not their reasons.
 func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, progress func(connectors.Progress)) ([]docent.RunResult, error) {
 	var results []docent.RunResult
-	var errs []error
+	var failed []string
 	for _, src := range sources {
 		res, err := m.syncer().Sync(ctx, src, progress)
 		if err != nil && res.Err == "" { // failed before the run was recorded
@@ -223,15 +244,21 @@ func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, pro
 		}
 		results = append(results, res)
 		if err != nil {
-			m.Log.ErrorContext(ctx, "sync failed", slog.String("source", src.Name()), slog.Any("error", err))
-			errs = append(errs, fmt.Errorf("source %s: %w", src.Name(), err))
+			failed = append(failed, src.Name())
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	return results, errors.Join(errs...)
+	if len(failed) == 0 {
+		return results, nil
+	}
+	return results, fmt.Errorf("%w: %d of %d (%s)", errSyncFailed, len(failed), len(sources), strings.Join(failed, ", "))
 }
+
+// errSyncFailed is wrapped by SyncSources' error: the sources named failed,
+// and the engine logged why.
+var errSyncFailed = errors.New("sources failed to sync")
 
 // syncer is the engine with every run counted in the metrics; the
 // scheduler and the sync command both use it.
