@@ -31,6 +31,17 @@ type Asker interface {
 // Formatter renders an answer as plain text with its source list.
 type Formatter func(docent.Answer) string
 
+// Readiness is whether the index is loaded and can serve; the sync side
+// owns it (connectors.Readiness).
+type Readiness interface {
+	// Loaded reports whether the index holds something to answer from:
+	// /api/ask answers 503 not_ready before.
+	Loaded() bool
+	// Check returns nil when the index can serve now (/readyz), else why
+	// not.
+	Check(ctx context.Context) error
+}
+
 // Server holds the HTTP handlers.
 type Server struct {
 	asker    Asker
@@ -38,8 +49,7 @@ type Server struct {
 	gatherer prometheus.Gatherer
 	docs     *Docs
 	log      *slog.Logger
-	ready    atomic.Bool
-	check    func(context.Context) error
+	ready    Readiness
 	limit    *limiter
 	onShed   func(code string)
 	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
@@ -52,21 +62,18 @@ type Options struct {
 	// OnShed, when set, is called with the code (CodeNotReady or
 	// CodeOverloaded) of every ask refused with 503, for metrics.
 	OnShed func(code string)
+	// Ready is the index's readiness; nil serves as always ready.
+	Ready Readiness
 }
 
 // New builds the API server. docs may be nil when no local source is served.
 func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger, opts Options) *Server {
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		limit: newLimiter(opts.Limits), onShed: opts.OnShed}
+		limit: newLimiter(opts.Limits), onShed: opts.OnShed, ready: opts.Ready}
 }
 
-// SetReady marks the index as loaded: /readyz answers 200 and /api/ask
-// answers questions from then on (503 not_ready before).
-func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
-
-// SetCheck adds a readiness check that /readyz runs once the index is
-// loaded (a remote index's health); call it before serving.
-func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
+// loaded reports whether the index holds something to answer from.
+func (s *Server) loaded() bool { return s.ready == nil || s.ready.Loaded() }
 
 // LastAsk is when the last admitted ask ended (zero before the first).
 func (s *Server) LastAsk() time.Time {
@@ -75,9 +82,6 @@ func (s *Server) LastAsk() time.Time {
 	}
 	return time.Time{}
 }
-
-// Ready reports whether SetReady(true) was called.
-func (s *Server) Ready() bool { return s.ready.Load() }
 
 // Handler returns the routes. Requests that match none get a JSON 404 or
 // 405.
@@ -98,12 +102,12 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if !s.ready.Load() {
+	if !s.loaded() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
 		return
 	}
-	if s.check != nil {
-		if err := s.check(r.Context()); err != nil {
+	if s.ready != nil {
+		if err := s.ready.Check(r.Context()); err != nil {
 			s.log.WarnContext(r.Context(), "not ready", slog.Any("error", err))
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
 			return
@@ -151,7 +155,7 @@ const (
 // then a malformed body, then no free slot; only an admitted ask does any
 // retrieval.
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
-	if !s.ready.Load() {
+	if !s.loaded() {
 		s.shed(w, &apiError{status: http.StatusServiceUnavailable, code: CodeNotReady, retryAfter: retryNotReady,
 			msg: "docent is indexing its sources for the first time; retry when GET /readyz answers 200"})
 		return

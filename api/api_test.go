@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -30,7 +31,6 @@ func format(a docent.Answer) string { return a.Text + "\n\nSources: " + a.Citati
 func newTestServer(t *testing.T, asker Asker, docs *Docs) *httptest.Server {
 	t.Helper()
 	s := New(asker, format, prometheus.NewRegistry(), docs, slog.New(slog.DiscardHandler), Options{})
-	s.SetReady(true)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return ts
@@ -123,8 +123,25 @@ func TestAskFilterAndPlatformPassed(t *testing.T) {
 	}
 }
 
+// readiness is a Readiness the test moves: loaded, and what Check says.
+type readiness struct {
+	loaded atomic.Bool
+	err    atomic.Value // error
+}
+
+func (r *readiness) Loaded() bool { return r.loaded.Load() }
+func (r *readiness) Check(context.Context) error {
+	if e, _ := r.err.Load().(error); e != nil {
+		return e
+	}
+	return nil
+}
+
+// TestReadyz: /readyz is 503 until the sync side reports the index loaded,
+// then as its check says.
 func TestReadyz(t *testing.T) {
-	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{})
+	r := &readiness{}
+	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Ready: r})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	check := func(want int) {
@@ -139,8 +156,10 @@ func TestReadyz(t *testing.T) {
 		}
 	}
 	check(http.StatusServiceUnavailable)
-	s.SetReady(true)
+	r.loaded.Store(true)
 	check(http.StatusOK)
+	r.err.Store(errors.New("typesense: no leader"))
+	check(http.StatusServiceUnavailable)
 }
 
 func TestDocsServesOnlyLiveDocuments(t *testing.T) {

@@ -38,6 +38,11 @@ type EngineOptions struct {
 	StageDir string
 	// Clock returns the current time. Default time.Now.
 	Clock func() time.Time
+	// OnChange, when set, is called after each run that added, updated
+	// or deleted documents (a run that failed part way too), before Sync
+	// returns: statistics derived from the index (the answerer's corpus
+	// statistics) are invalidated when the index changes, not on read.
+	OnChange func()
 }
 
 func (o EngineOptions) withDefaults() EngineOptions {
@@ -303,6 +308,9 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 		e.log.Error("sync failed", append(attrs, slog.Any("error", err))...)
 	} else {
 		e.log.Info("sync finished", attrs...)
+	}
+	if e.opts.OnChange != nil && r.res.Added+r.res.Updated+r.res.Deleted > 0 {
+		e.opts.OnChange()
 	}
 	return r.res, err
 }

@@ -30,19 +30,19 @@ type discordAdapter struct {
 
 // openDiscord wires the discord section to the bot core (answers through
 // the Recorder, state in the store). It does not connect: Run does.
-func openDiscord(_ context.Context, m *Main) (chatAdapter, error) {
-	dc := m.Config.Discord
+func openDiscord(_ context.Context, e env, d chatDeps) (chatAdapter, error) {
+	dc := e.cfg.Discord
 	if !dc.Enabled() {
 		return nil, nil
 	}
-	log := m.Log.With(slog.String("platform", discord.Platform))
+	log := e.log.With(slog.String("platform", discord.Platform))
 	inline := map[string]bool{}
 	for _, c := range dc.Channels {
 		inline[c.ID] = c.Reply == "inline"
 	}
 	bc := discordBotConfig(dc)
-	bc.Ready = m.ready
-	core := bot.New(discord.Platform, m.Recorder, m.Store, m.staleChecker(), bc, log)
+	bc.Ready = d.ready
+	core := bot.New(discord.Platform, d.asker, d.store, d.stale, bc, log)
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,
 		EscalationChannel: dc.EscalationChannel, EscalationRole: dc.EscalationRole, Command: dc.Command, Inline: inline,

@@ -113,7 +113,7 @@ func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) err
 	}
 	var opts eval.GoldenOptions
 	if a.judge {
-		if opts.Judge, err = judgeFor(m); err != nil {
+		if opts.Judge, err = judgeFor(m.env(dataDir)); err != nil {
 			return err
 		}
 	}

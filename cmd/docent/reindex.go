@@ -55,7 +55,7 @@ func (m *Main) Reindex(ctx context.Context, args []string) error {
 		return err
 	}
 	m.closers = append(m.closers, src)
-	dst, err := typesense.Open(ctx, typesenseOptions(m))
+	dst, err := typesense.Open(ctx, typesenseOptions(m.env(m.Config.DataDir), 0))
 	if err != nil {
 		return err
 	}

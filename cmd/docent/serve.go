@@ -10,12 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docent-hq/docent"
-
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/memtrim"
 	"github.com/docent-hq/docent/metrics"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
@@ -53,13 +52,17 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if len(m.LocalDocs) > 0 {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
 	}
-	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
-		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
-	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
+	// Readiness is the sync side's: loaded when the index holds chunks or
+	// a sync lands; a remote index is ready only while it can serve.
+	var health func(context.Context) error
 	if hc, ok := m.Index.(search.HealthChecker); ok {
-		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
+		health = hc.Health
 	}
-	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log, connectors.SchedulerOptions{
+	ready := connectors.NewReadiness(health, func() { m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL)) })
+	m.ready = ready.Loaded // the console's playground and the chat adapters wait for it too
+	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
+		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Ready: ready})
+	sched := connectors.NewScheduler(ready.Syncer(m.syncer()), m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,
 		History: m.Store,
 		OnHealth: func(source string, h connectors.Health) {
@@ -128,12 +131,10 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
 	syncs.Go(func() { m.prune(syncCtx, retention, pruneEvery) })
-	trim := &trimmer{last: server.LastAsk, idle: trimIdle, free: freeMemory}
-	syncs.Go(func() { trim.run(syncCtx) })
+	syncs.Go(func() { memtrim.New(server.LastAsk).Run(syncCtx) })
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
-			server.SetReady(true)
-			m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL))
+			ready.MarkLoaded()
 		}
 		if err := sched.Start(syncCtx); err != nil {
 			m.Log.Error("start scheduler", slog.Any("error", err))
@@ -220,24 +221,6 @@ func (m *Main) liveDoc(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	return rec.DeletedAt.IsZero(), nil
-}
-
-// readySyncer marks the server ready after the first successful sync, for
-// a server that started with an empty index.
-type readySyncer struct {
-	connectors.Syncer
-	server *api.Server
-	log    *slog.Logger
-	url    string
-}
-
-func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
-	res, err := s.Syncer.Sync(ctx, src, progress)
-	if err == nil && !s.server.Ready() {
-		s.server.SetReady(true)
-		s.log.Info("ready", slog.String("url", s.url))
-	}
-	return res, err
 }
 
 // askLimits are the API's admission limits for an answer provider. The

@@ -24,8 +24,9 @@ import (
 	"github.com/docent-hq/docent/store"
 )
 
-// Main holds the wired application. Commands open what they need through
-// it and Close releases everything.
+// Main is the command line: where a command reads its flags, writes its
+// output and finds the environment, and the App it wires (embedded, so a
+// command reads m.Store, m.Recorder, ...). Close releases everything.
 type Main struct {
 	// ConfigPath is the --config flag ("" to resolve by DOCENT_CONFIG or
 	// ./docent.yaml).
@@ -33,6 +34,8 @@ type Main struct {
 	// Stdout receives command output; Stderr logs and progress.
 	Stdout io.Writer
 	Stderr io.Writer
+	// Stdin is where `docent admin hash-password` reads a password from.
+	Stdin io.Reader
 	// Getenv looks up environment variables (os.LookupEnv; tests pass a map).
 	Getenv func(string) (string, bool)
 	// Verbose is -v: log one step more than the default level.
@@ -40,7 +43,23 @@ type Main struct {
 	// OneShot is set for the commands that run once and exit (all but
 	// serve): they log warnings only unless log.level or -v says more.
 	OneShot bool
+	// OnListen, when set, is called with the address serve listens on;
+	// OnMetricsListen with the metrics address (server.metrics_addr).
+	OnListen        func(addr string)
+	OnMetricsListen func(addr string)
+	// Retry is the retry policy of model providers; the zero value takes
+	// llm's defaults (tests shorten the waits).
+	Retry llm.Retry
 
+	App
+
+	closers []io.Closer
+	unlock  func()
+}
+
+// App is the wired application: each part built by its opener from the
+// parts it depends on.
+type App struct {
 	// Config is the resolved configuration, set by LoadConfig.
 	Config config.Config
 	// Log is the logger built from Config.Log.
@@ -68,31 +87,17 @@ type Main struct {
 	// served under /docs/{source}/ so their citations are clickable.
 	LocalDocs map[string]fs.FS
 	// Corpus holds the index statistics the offline answer stages use;
-	// every sync that changes the index invalidates it.
+	// the engine invalidates it after every sync that changes the index.
 	Corpus *answer.CorpusStats
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
-
 	// Stale flags stale documents (the console's page; chat answers).
 	Stale *stale.Checker
-
-	// Stdin is where `docent admin hash-password` reads a password from.
-	Stdin io.Reader
-	// OnListen, when set, is called with the address serve listens on;
-	// OnMetricsListen with the metrics address (server.metrics_addr).
-	OnListen        func(addr string)
-	OnMetricsListen func(addr string)
-	// Retry is the retry policy of model providers; the zero value takes
-	// llm's defaults (tests shorten the waits).
-	Retry llm.Retry
 
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
 	ready func() bool
-
-	closers []io.Closer
-	unlock  func()
 }
 
 // LoadConfig resolves and validates the configuration and sets up logging.
@@ -142,12 +147,19 @@ func (m *Main) Open(ctx context.Context) error {
 	return m.open(ctx, m.Config.DataDir)
 }
 
+// env is what the openers get: the configuration, dataDir, the logger
+// and the retry policy.
+func (m *Main) env(dataDir string) env {
+	return env{cfg: m.Config, dataDir: dataDir, log: m.Log, retry: m.Retry}
+}
+
 // open wires everything over dataDir; eval uses it with a temp dir.
 func (m *Main) open(ctx context.Context, dataDir string) error {
 	cfg := m.Config
 	if err := prepareDataDir(dataDir); err != nil {
 		return err
 	}
+	e := m.env(dataDir)
 	m.Metrics = metrics.New()
 	db, err := store.Open(ctx, filepath.Join(dataDir, "docent.db"))
 	if err != nil {
@@ -156,13 +168,13 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	m.closers = append(m.closers, db)
 	m.Store = db
 
-	emb, err := embedders[cfg.Embedder.Provider].open(m, dataDir)
+	emb, err := embedders[cfg.Embedder.Provider].open(e)
 	if err != nil {
 		return fmt.Errorf("embedder %s: %w", cfg.Embedder.Provider, err)
 	}
 	m.Embedder = emb
 
-	idx, err := backends[cfg.Index.Backend].open(ctx, m, dataDir)
+	idx, err := backends[cfg.Index.Backend].open(ctx, e, emb)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", cfg.Index.Backend, err)
 	}
@@ -171,7 +183,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 
 	m.LocalDocs = map[string]fs.FS{}
 	for _, sc := range cfg.Sources {
-		src, fsys, err := sourceTypes[sc.Type].open(m, sc, dataDir)
+		src, fsys, err := sourceTypes[sc.Type].open(e, sc)
 		if err != nil {
 			return fmt.Errorf("source %q: %w", sc.Name, err)
 		}
@@ -180,11 +192,13 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 			m.LocalDocs[sc.Name] = fsys
 		}
 	}
+	m.Corpus = answer.NewCorpusStats(idx)
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
 		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
+		OnChange: m.Corpus.Invalidate,
 	})
 
 	m.Retriever, err = search.NewRetriever(idx, emb, search.RetrieverOptions{
@@ -199,8 +213,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	m.Corpus = answer.NewCorpusStats(idx)
-	stages, err := answerers[cfg.Answerer.Provider].open(m)
+	stages, err := answerers[cfg.Answerer.Provider].open(e, m.Corpus)
 	if err != nil {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
 	}
@@ -214,9 +227,6 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	})
 	return nil
 }
-
-// publicURL is the configured public URL without a trailing slash.
-func (m *Main) publicURL() string { return strings.TrimRight(m.Config.Server.PublicURL, "/") }
 
 // source returns the configured source called name.
 func (m *Main) source(name string) (connectors.Source, error) {
@@ -263,13 +273,12 @@ var errSyncFailed = errors.New("sources failed to sync")
 // syncer is the engine with every run counted in the metrics; the
 // scheduler and the sync command both use it.
 func (m *Main) syncer() connectors.Syncer {
-	return meteredSyncer{engine: m.Engine, metrics: m.Metrics, corpus: m.Corpus}
+	return meteredSyncer{engine: m.Engine, metrics: m.Metrics}
 }
 
 type meteredSyncer struct {
 	engine  *connectors.Engine
 	metrics *metrics.Metrics
-	corpus  *answer.CorpusStats
 }
 
 func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
@@ -279,9 +288,6 @@ func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress
 		Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged, Deleted: res.Deleted, Failed: res.Failed,
 		Requests: res.Requests, Retries: res.Retries, RateLimited: res.RateLimited, Waited: res.Waited,
 	}, time.Since(start))
-	if res.Added+res.Updated+res.Deleted > 0 {
-		s.corpus.Invalidate()
-	}
 	return res, err
 }
 
