@@ -18,6 +18,7 @@ import (
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -449,17 +450,19 @@ func TestFailedAnswerApologizes(t *testing.T) {
 }
 
 // TestRateLimitedCallsWaitRetryAfter: a 429 on chat.postMessage is
-// retried after Retry-After, and the reply arrives.
+// retried after exactly its Retry-After, on the client's clock, and the
+// reply arrives.
 func TestRateLimitedCallsWaitRetryAfter(t *testing.T) {
-	h := newHarness(t, setup{})
-	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 1})
+	clk := backofftest.NewClock(time.Now())
+	h := newHarness(t, setup{opts: func(o *slack.Options) { o.Clock = clk }})
+	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 7})
 	h.ask(t, "How do I reset my VPN token?")
 	calls := h.ws.Calls("chat.postMessage")
 	if len(calls) != 2 {
 		t.Fatalf("%d chat.postMessage calls, want the refused one and its retry", len(calls))
 	}
-	if gap := calls[1].At.Sub(calls[0].At); gap < time.Second {
-		t.Errorf("retried after %s, want at least Retry-After (1s)", gap)
+	if got := clk.Sleeps(); len(got) != 1 || got[0] != 7*time.Second {
+		t.Errorf("waits %v, want one of Retry-After (7s)", got)
 	}
 }
 

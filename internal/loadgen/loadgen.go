@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docent-hq/docent/internal/backoff"
 )
 
 // Options configure a run.
@@ -203,11 +205,11 @@ func ask(ctx context.Context, client *http.Client, base, question string) (statu
 		return 0, 0, err
 	}
 	if resp.StatusCode == http.StatusServiceUnavailable {
-		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-		if err != nil || secs < 0 {
+		d, ok := backoff.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok {
 			return resp.StatusCode, -1, nil
 		}
-		return resp.StatusCode, time.Duration(secs) * time.Second, nil
+		return resp.StatusCode, d, nil
 	}
 	return resp.StatusCode, 0, nil
 }
