@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	asks "github.com/docent-hq/docent/internal/question"
 )
 
 // Standalone is the offline Rewriter. It makes the question a standalone
@@ -99,8 +101,8 @@ func respell(q string, corp *Corpus) string {
 // or "and", an auxiliary followed by a pronoun or determiner, so that
 // "X and is Y" joins an ask only as "and is it ...").
 var (
-	whWords  = `what|whats|what's|when|where|wheres|where's|who|whos|who's|whom|which|why|how|hows|how's`
-	auxWords = `do|does|did|can|could|should|shall|will|would|is|are|am|was|were|have|has`
+	whWords  = asks.WhWords
+	auxWords = asks.AuxWords
 	pronouns = `i|we|you|they|it|that|this|there|he|she|my|our|the|a|an|those|these|someone|anyone|i'm|im`
 	lead     = `(?:(?:and|but|so|also)\s+)?`
 	// askRE matches the start of an ask after a strong break (a question

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -45,7 +45,7 @@ func (h *handler) createToken(w http.ResponseWriter, r *http.Request) {
 		rate = n
 	}
 	token := tokenPrefix + randomToken(32)
-	t := store.APIToken{Name: name, Hash: hashKey(token), Prefix: token[:len(tokenPrefix)+6], RatePerMinute: rate,
+	t := docent.APIToken{Name: name, Hash: hashKey(token), Prefix: token[:len(tokenPrefix)+6], RatePerMinute: rate,
 		CreatedBy: sessionOf(r.Context()).user}
 	if err := h.store.CreateAPIToken(r.Context(), &t); err != nil {
 		h.serverError(w, r, err)

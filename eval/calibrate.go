@@ -74,7 +74,7 @@ func Calibrate(rep GoldenReport, minDeclined, current float64) Calibration {
 		if r.Status == docent.StatusError {
 			continue
 		}
-		if r.Kind == KindUnanswerable {
+		if r.Kind == docent.KindUnanswerable {
 			c.Unanswerable++
 		} else {
 			c.Answerable++
@@ -141,7 +141,7 @@ func (c Calibration) at(rep GoldenReport, t float64) CalibrationPoint {
 		}
 		passes := r.TopScore >= t && r.TopScore > 0
 		switch {
-		case r.Kind == KindUnanswerable:
+		case r.Kind == docent.KindUnanswerable:
 			if !passes || r.Status == docent.StatusNotFound || r.Status == docent.StatusUncertain {
 				p.Declined++
 			}

@@ -12,20 +12,20 @@ import (
 // top relevance, and what the answerer did with the question.
 func calibrationFixture() GoldenReport {
 	ans := func(id string, top float64, pass bool) GoldenRow {
-		return GoldenRow{ID: id, Kind: KindExact, Status: docent.StatusAnswered, TopScore: top, Pass: pass}
+		return GoldenRow{ID: id, Kind: docent.KindExact, Status: docent.StatusAnswered, TopScore: top, Pass: pass}
 	}
 	un := func(id string, top float64, status docent.Status) GoldenRow {
-		return GoldenRow{ID: id, Kind: KindUnanswerable, Status: status, TopScore: top, Pass: status != docent.StatusAnswered}
+		return GoldenRow{ID: id, Kind: docent.KindUnanswerable, Status: status, TopScore: top, Pass: status != docent.StatusAnswered}
 	}
 	return GoldenReport{Rows: []GoldenRow{
 		ans("a1", 0.8, true), ans("a2", 0.7, true), ans("a3", 0.6, true), ans("a4", 0.53, true),
 		ans("a5", 0.51, true), ans("a6", 0.45, true), ans("a7", 0.55, false),
-		{ID: "a8", Kind: KindParaphrase, Status: docent.StatusNotFound, TopScore: 0.9}, // the model declined it
+		{ID: "a8", Kind: docent.KindParaphrase, Status: docent.StatusNotFound, TopScore: 0.9}, // the model declined it
 		un("u1", 0.2, docent.StatusAnswered), un("u2", 0.25, docent.StatusAnswered), un("u3", 0.3, docent.StatusAnswered),
 		un("u4", 0.35, docent.StatusAnswered), un("u5", 0.4, docent.StatusAnswered), un("u6", 0.45, docent.StatusAnswered),
 		un("u7", 0.5, docent.StatusAnswered), un("u8", 0.52, docent.StatusAnswered), un("u9", 0.65, docent.StatusAnswered),
-		un("u10", 0.62, docent.StatusNotFound),                                  // the model said the sources do not say
-		{ID: "e1", Kind: KindExact, Status: docent.StatusError, TopScore: 0.99}, // errors do not count
+		un("u10", 0.62, docent.StatusNotFound),                                         // the model said the sources do not say
+		{ID: "e1", Kind: docent.KindExact, Status: docent.StatusError, TopScore: 0.99}, // errors do not count
 	}}
 }
 
@@ -87,5 +87,5 @@ func TestCalibrate(t *testing.T) {
 // un99 is an unanswerable question the answerer answers whenever it
 // passes the gate, scoring like the best answerable one.
 func un99() GoldenRow {
-	return GoldenRow{ID: "u11", Kind: KindUnanswerable, Status: docent.StatusAnswered, TopScore: 0.9}
+	return GoldenRow{ID: "u11", Kind: docent.KindUnanswerable, Status: docent.StatusAnswered, TopScore: 0.9}
 }

@@ -24,11 +24,11 @@ func TestAPITokens(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	db := MustOpen(t, WithClock(clk.Now))
-	tok := APIToken{Name: "ci", Hash: "abc", Prefix: "dct_abc", RatePerMinute: 5, CreatedBy: "admin"}
+	tok := docent.APIToken{Name: "ci", Hash: "abc", Prefix: "dct_abc", RatePerMinute: 5, CreatedBy: "admin"}
 	if err := db.CreateAPIToken(ctx, &tok); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateAPIToken(ctx, &APIToken{Name: "dup", Hash: "abc"}); err == nil {
+	if err := db.CreateAPIToken(ctx, &docent.APIToken{Name: "dup", Hash: "abc"}); err == nil {
 		t.Error("a second token with the same hash was stored")
 	}
 	got, err := db.APITokenByHash(ctx, "abc")
@@ -62,16 +62,16 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := GoldenQuestion{ID: "a", Question: "How?", Kind: "exact", Expect: []GoldenExpect{{Doc: "it/vpn.md", Section: "Reset"}}, Facts: []string{"VPN-E12"}}
-	b := GoldenQuestion{ID: "b", Question: "Menu?", Kind: "unanswerable", Covered: "the cafeteria", FromTurn: 7}
-	if err := db.ImportGolden(ctx, []GoldenQuestion{a, b}, true); err != nil {
+	a := docent.GoldenQuestion{ID: "a", Question: "How?", Kind: "exact", Expect: []docent.GoldenExpect{{Doc: "it/vpn.md", Section: "Reset"}}, Facts: []string{"VPN-E12"}}
+	b := docent.GoldenQuestion{ID: "b", Question: "Menu?", Kind: "unanswerable", Covered: "the cafeteria", FromTurn: 7}
+	if err := db.ImportGolden(ctx, []docent.GoldenQuestion{a, b}, true); err != nil {
 		t.Fatal(err)
 	}
 	a.Question = "How now?"
 	if err := db.PutGolden(ctx, a); err != nil { // update keeps the position
 		t.Fatal(err)
 	}
-	if err := db.PutGolden(ctx, GoldenQuestion{ID: "c", Question: "New?", Kind: "paraphrase", Expect: []GoldenExpect{{Doc: "x.md"}}}); err != nil {
+	if err := db.PutGolden(ctx, docent.GoldenQuestion{ID: "c", Question: "New?", Kind: "paraphrase", Expect: []docent.GoldenExpect{{Doc: "x.md"}}}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := db.ListGolden(ctx)
@@ -93,7 +93,7 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	if _, err := db.Golden(ctx, "b"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleted question: %v", err)
 	}
-	if err := db.ImportGolden(ctx, []GoldenQuestion{{ID: "z", Question: "Z?", Kind: "exact"}}, true); err != nil {
+	if err := db.ImportGolden(ctx, []docent.GoldenQuestion{{ID: "z", Question: "Z?", Kind: "exact"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := db.ListGolden(ctx); len(list) != 1 || list[0].ID != "z" {
@@ -101,11 +101,11 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	}
 
 	// A run is started, finished with its rows, and read back.
-	run := GoldenRun{StartedBy: "admin", Config: "index:\n  fusion: score\n", Questions: 2}
+	run := docent.GoldenRun{StartedBy: "admin", Config: "index:\n  fusion: score\n", Questions: 2}
 	if err := db.StartGoldenRun(ctx, &run); err != nil {
 		t.Fatal(err)
 	}
-	rows := []GoldenRunRow{
+	rows := []docent.GoldenRunRow{
 		{Position: 0, QuestionID: "a", Question: "How?", Kind: "exact", Status: "answered", Pass: true, FirstRank: 1,
 			Ranked: []string{"handbook:it/vpn.md"}, Row: json.RawMessage(`{"id":"a"}`)},
 		{Position: 1, QuestionID: "b", Question: "Menu?", Kind: "unanswerable", Status: "not_found", Pass: true},
@@ -127,7 +127,7 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	}
 
 	// A run the process never finished is abandoned at the next start.
-	crashed := GoldenRun{Questions: 1}
+	crashed := docent.GoldenRun{Questions: 1}
 	if err := db.StartGoldenRun(ctx, &crashed); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestSearchTurnsMissesAndStats(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ids := func(list []TurnSummary) []int64 {
+	ids := func(list []docent.TurnSummary) []int64 {
 		var out []int64
 		for _, s := range list {
 			out = append(out, s.ID)
@@ -247,7 +247,7 @@ func TestSearchTurnsMissesAndStats(t *testing.T) {
 		st.HandedOff != 1 || st.Helpful != 1 || st.NotHelpful != 1 || st.MedianMS != 20 || st.P95MS != 20 {
 		t.Errorf("TurnStats = %+v", st)
 	}
-	wantDaily := []DayCount{{"2026-03-01", "api", 1}, {"2026-03-01", "slack", 1}, {"2026-03-02", "slack", 1}}
+	wantDaily := []docent.DayCount{{Day: "2026-03-01", Platform: "api", N: 1}, {Day: "2026-03-01", Platform: "slack", N: 1}, {Day: "2026-03-02", Platform: "slack", N: 1}}
 	if !reflect.DeepEqual(st.Daily, wantDaily) {
 		t.Errorf("Daily = %+v, want %+v", st.Daily, wantDaily)
 	}
@@ -290,7 +290,7 @@ func TestStaleAcksAndDocumentCounts(t *testing.T) {
 	}
 
 	until := clk.Now().Add(48 * time.Hour)
-	if err := db.AckStale(ctx, StaleAck{DocID: "h:a.md", Until: until, By: "alice", Note: "rewrite planned"}); err != nil {
+	if err := db.AckStale(ctx, docent.StaleAck{DocID: "h:a.md", Until: until, By: "alice", Note: "rewrite planned"}); err != nil {
 		t.Fatal(err)
 	}
 	acks, err := db.StaleAcks(ctx, clk.Now())
