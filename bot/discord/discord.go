@@ -283,8 +283,9 @@ func classifyOpen(err error) backoff.Failure {
 	return backoff.Failure{Transient: true}
 }
 
-// Stop stops taking events and closes the gateway; answers in flight go
-// on (Close waits for them).
+// Stop stops taking events and closes the gateway (the close frame goes
+// at once; discordgo closes the socket a second later); answers in flight
+// go on (Close waits for them).
 func (c *Client) Stop() {
 	c.mu.Lock()
 	if c.closing {
@@ -301,9 +302,14 @@ func (c *Client) Stop() {
 	for deadline := time.Now().Add(5 * time.Second); connected && !c.beating() && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := c.s.Close(); err != nil {
-		c.log.Warn("discord: close the gateway", slog.Any("error", err))
-	}
+	// discordgo sends the close frame at once, then waits a second for
+	// the server to close the socket before it closes it itself: that wait
+	// holds up nothing of ours.
+	go func() {
+		if err := c.s.Close(); err != nil {
+			c.log.Warn("discord: close the gateway", slog.Any("error", err))
+		}
+	}()
 }
 
 // Close stops taking events, closes the gateway, and waits for the

@@ -20,6 +20,7 @@ import (
 // runClient builds a client over srv (not connected) with clk.
 func runClient(t *testing.T, srv *discordtest.Server, token string, clk *backofftest.Clock) *discord.Client {
 	t.Helper()
+	parallel(t)
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "docent.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +29,7 @@ func runClient(t *testing.T, srv *discordtest.Server, token string, clk *backoff
 	rec := answer.NewRecorder(&pipeline{status: docent.StatusAnswered}, db, nil, slog.New(slog.DiscardHandler), nil)
 	core := bot.New(discord.Platform, rec, db, nil, bot.Config{}, nil)
 	c, err := discord.NewClient(discord.Config{Token: token, APIURL: srv.URL, Clock: clk}, core,
-		slog.New(slog.NewTextHandler(testWriter{t}, nil)))
+		slog.New(slog.NewTextHandler(newTestWriter(t), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
