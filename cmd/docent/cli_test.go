@@ -66,6 +66,7 @@ func TestFlagsAnywhere(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "data")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	copyHandbook(t, filepath.Join(dir, "data")) // indexed: the asks answer at once
 	t.Setenv("DOCENT_DATA", "")
 	t.Setenv("DOCENT_CONFIG", "")
 	const q = "What does Gatekeeper error GK-409 mean?"

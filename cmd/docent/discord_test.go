@@ -272,14 +272,7 @@ func TestDiscordFlagsStaleSources(t *testing.T) {
 // serve` with only discord.api_url (and the token) pointing at a local
 // Discord: a question is answered, SIGTERM shuts it down cleanly.
 func TestDocentBinaryServesDiscord(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "docent")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := docentBinary(t)
 	srv := discordtest.NewServer(t)
 	help := srv.AddChannel("help", discordtest.ChannelText)
 	alice := srv.AddUser("alice")

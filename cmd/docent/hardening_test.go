@@ -120,7 +120,7 @@ func TestConcurrentAsksNoLostTurn(t *testing.T) {
 
 	questions := []string{"When does the office open?", "Where is parking?", "How do I reset my VPN token?",
 		"What is on the cafeteria menu on Fridays?"}
-	const clients, perClient = 200, 2
+	const clients, perClient = 200, 1
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	var mu sync.Mutex
 	codes := map[int]int{}

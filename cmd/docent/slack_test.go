@@ -284,14 +284,7 @@ func TestSlackFlagsStaleSources(t *testing.T) {
 // a Slack mention in its thread and a Discord mention in a new thread,
 // and exits cleanly on SIGTERM, both sessions closed.
 func TestSlackAndDiscordBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "docent")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := docentBinary(t)
 	ws := workspacetest.New(t)
 	srv := discordtest.NewServer(t)
 	discordHelp := srv.AddChannel("help", discordtest.ChannelText)
