@@ -529,27 +529,37 @@ func TestEvalCalibrateAndJudge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("calibrate: %v\n%s", err, errs.String())
 	}
-	var cal struct {
-		Key         string
-		Embedder    string
-		Calibration eval.Calibration
-	}
-	if err := json.Unmarshal(out.Bytes(), &cal); err != nil {
+	var fit eval.Fit
+	if err := json.Unmarshal(out.Bytes(), &fit); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	c := cal.Calibration
-	t.Logf("offline embedder: proposed %.4f (correct %d/%d, declined %.2f); in force %.2f (correct %d, declined %.2f)",
-		c.Proposed.Threshold, c.Proposed.AnsweredCorrect, c.Answerable, c.Proposed.DeclinedRate,
-		c.Current.Threshold, c.Current.AnsweredCorrect, c.Current.DeclinedRate)
-	if cal.Key != "answerer.min_score" || c.Answerable != 45 || c.Unanswerable != 13 || !c.Feasible ||
-		c.Proposed.DeclinedRate < eval.DefaultMinDeclined || c.Current.Threshold != answer.DefaultMinScore || len(c.Sweep) < 10 {
-		t.Errorf("calibration %+v", cal)
+	t.Logf("fitted rule %+v: %+v; in force %+v", fit.Rule, fit.All, fit.Current)
+	if err := fit.Rule.Validate(); err != nil || fit.All.Answerable != 45 || fit.All.Unanswerable != 13 || !fit.Feasible ||
+		fit.All.DeclinedRate() < eval.DefaultMinDeclined || len(fit.Current) != 1 || fit.All.AnsweredCorrect == 0 {
+		t.Errorf("calibration %+v (rule error %v)", fit, err)
 	}
-	// The proposal is the best feasible point of the sweep.
-	for _, p := range c.Sweep {
-		if p.DeclinedRate >= eval.DefaultMinDeclined && p.AnsweredCorrect > c.Proposed.AnsweredCorrect {
-			t.Errorf("sweep point %+v beats the proposal", p)
-		}
+	// The fitted rule, set in the config, decides as the fit says.
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	var block bytes.Buffer
+	if err := fit.WriteConfig(&block); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, block.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	m = &Main{Stdout: &out, Stderr: &errs, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir(), "DOCENT_CONFIG": cfg})}
+	err = m.Eval(ctx, []string{"--golden", golden, "--json", "--index-dir", handbookData(t)})
+	m.Close()
+	if err != nil {
+		t.Fatalf("eval with the fitted rule: %v\n%s", err, errs.String())
+	}
+	var fitted goldenReport
+	if err := json.Unmarshal(out.Bytes(), &fitted); err != nil {
+		t.Fatal(err)
+	}
+	if got := int(fitted.Correct*float64(fitted.Answerable) + 0.5); got != fit.All.AnsweredCorrect {
+		t.Errorf("with the fitted rule %d answered correctly, the fit said %d", got, fit.All.AnsweredCorrect)
 	}
 
 	out.Reset()

@@ -1,0 +1,59 @@
+package offline
+
+import (
+	"log/slog"
+
+	"github.com/docent-hq/docent/answer"
+)
+
+// Options configure the offline answerer. Zero values take the defaults.
+type Options struct {
+	// Corpus gives the index's statistics (IDF, the docs' spellings).
+	Corpus *CorpusStats
+	// Synonyms are the deployment's own (answerer.synonyms); nil has none.
+	Synonyms *Synonyms
+	// Related gives general English words related to a word, best first
+	// (wordnet.Related); nil uses none.
+	Related func(word, pos string) []string
+	// MaxSources is how many sources an answer may draw on; default 4.
+	MaxSources int
+	// Decision is the calibrated rule; the zero value takes
+	// DefaultDecision. Passage ranks passages; the zero value takes
+	// DefaultPassage.
+	Decision answer.Logistic
+	Passage  PassageModel
+	// Log receives the stages' debug logs; nil discards them.
+	Log *slog.Logger
+}
+
+// NewStages returns the offline answer stages over retriever: the
+// Standalone rewriter, PageOrder, the offline Gate, the Logistic rule,
+// Extractive and the Citations verifier.
+func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
+	rule := opts.Decision
+	if rule.Weights == nil {
+		rule = DefaultDecision
+	}
+	return answer.Stages{
+		Rewriter:  Standalone{Corpus: opts.Corpus, Synonyms: opts.Synonyms, Related: opts.Related},
+		Retriever: retriever,
+		Reranker:  PageOrder{},
+		Gate:      NewGate(GateOptions{MaxSources: opts.MaxSources, Corpus: opts.Corpus, Passage: opts.Passage}, opts.Log),
+		Rule:      rule,
+		Generator: NewExtractive(),
+		Verifier:  answer.Citations{Log: opts.Log},
+	}
+}
+
+// DefaultDecision is the offline answerer's rule when answerer.decision
+// is not set: fitted by `docent eval --calibrate` on the development
+// sets (see docs/answerer.md for how and on what).
+var DefaultDecision = answer.Logistic{
+	Bias: -4,
+	Weights: map[string]float64{
+		"coverage": 5, "chunk": 1, "page": 1, "cosine": 1, "keyword": 0.5, "agreement": 0.5,
+		"asks": -0.5, "kind": 1, "missing": -4, "unknown": -2, "length": -1,
+	},
+	AnswerAt:   0.5,
+	NotFoundAt: 0.1,
+}
