@@ -129,8 +129,9 @@ type Fit struct {
 	All     Outcome   `json:"all"`
 	BySet   []Outcome `json:"by_set"`
 	Current []Outcome `json:"current"`
-	// Feasible is false when no cut point declines MinDeclined of every
-	// set's unanswerable rows; the rule then declines the most.
+	// Feasible is false when no cut point declines MinDeclined of the
+	// unanswerable rows (the mean of the sets' rates); the rule then
+	// declines the most.
 	Feasible    bool    `json:"feasible"`
 	MinDeclined float64 `json:"min_declined"`
 	// Passage is the passage model fitted before the rule, when one was.
@@ -204,13 +205,18 @@ func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule
 		if i > 0 {
 			c = (cuts[i-1] + c) / 2 // between two observations
 		}
-		gain, minDecl := 0.0, 1.0
+		gain, decl, withUn := 0.0, 0.0, 0
 		for _, s := range sets {
 			o := outcomeAt(rows, scores, s, c, 0)
 			gain += o.CorrectRate() - wrongCost*ratio(o.AnsweredWrong, o.Answerable)
 			if o.Unanswerable > 0 {
-				minDecl = min(minDecl, o.DeclinedRate())
+				decl += o.DeclinedRate()
+				withUn++
 			}
+		}
+		minDecl := 1.0
+		if withUn > 0 {
+			minDecl = decl / float64(withUn)
 		}
 		feasible := minDecl >= minDeclined
 		switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 )
@@ -53,53 +54,135 @@ func LabelPassage(q GoldenQuestion, text, docID string, section []string) (label
 	return 0, true
 }
 
-// passageL2 is the L2 penalty of the passage fit: weaker than the
-// decision rule's, as it has many more rows.
-const passageL2 = 1e-4
+// passageL2 is the L2 penalty of the passage fit.
+const passageL2 = 1e-3
 
-// FitPassages fits the passage model to rows: L2-regularised logistic
-// regression of the labels on the features, each question's rows weighing
-// 1 in all and each set the same; questions with no positive passage
-// among their rows (the answer was not retrieved) teach nothing about
-// ranking and are left out. names are the feature names, in order.
+// FitPassages fits the passage model to rows as a ranking: a conditional
+// logit (softmax over each question's passages) whose target puts each
+// question's weight on its passages in proportion to their labels, each
+// question weighing the same within its set and each set the same. The
+// model ranks passages by σ(Σ weights·features); bias is 0 (it cancels
+// within a question, and the decision rule is fitted on the probability
+// afterwards). Questions with no positive passage among their rows (the
+// answer was not retrieved) teach nothing about ranking and are left out.
+// names are the feature names, in order.
 func FitPassages(rows []PassageRow, names []string) (bias float64, weights map[string]float64) {
 	type key struct{ set, id string }
-	pos := map[key]float64{}
-	count := map[key]float64{}
+	groups := map[key][]PassageRow{}
+	var order []key
 	for _, r := range rows {
-		k := key{r.Set, r.ID}
-		pos[k] += r.Label
-		count[k]++
-	}
-	perSet := map[string]float64{}
-	for k := range count {
-		if pos[k] > 0 {
-			perSet[k.set]++
-		}
-	}
-	// Within a question the passages that hold the answer weigh as much
-	// as those that do not: few do, and the model is to rank them first.
-	var x [][]float64
-	var y, w []float64
-	for _, r := range rows {
-		k := key{r.Set, r.ID}
-		if pos[k] == 0 || len(r.Features) != len(names) {
+		if len(r.Features) != len(names) {
 			continue
 		}
-		neg := count[k] - pos[k]
-		q := 1 / perSet[k.set]
-		x = append(x, r.Features, r.Features)
-		y = append(y, 1, 0)
-		w = append(w, q*0.5*r.Label/pos[k], q*0.5*(1-r.Label)/max(neg, 1e-9))
+		k := key{r.Set, r.ID}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
 	}
-	b, coef := logisticL2(x, y, w, passageL2)
-	weights = make(map[string]float64, len(names))
-	for i, n := range names {
-		if i < len(coef) {
-			weights[n] = round4(coef[i])
+	perSet := map[string]float64{}
+	var gs [][]PassageRow
+	var gw []float64
+	for _, k := range order {
+		pos := 0.0
+		for _, r := range groups[k] {
+			pos += r.Label
+		}
+		if pos > 0 {
+			perSet[k.set]++
+			gs = append(gs, groups[k])
 		}
 	}
-	return round4(b), weights
+	for _, g := range gs {
+		gw = append(gw, 1/perSet[g[0].Set])
+	}
+	beta := softmaxFit(gs, gw, len(names), passageL2)
+	weights = make(map[string]float64, len(names))
+	for i, n := range names {
+		weights[n] = round4(beta[i])
+	}
+	return 0, weights
+}
+
+// softmaxFit fits a conditional logit by Newton's method.
+func softmaxFit(groups [][]PassageRow, gw []float64, d int, l2 float64) []float64 {
+	beta := make([]float64, d)
+	total := 0.0
+	for _, w := range gw {
+		total += w
+	}
+	for step := 0; step < 4*fitSteps; step++ {
+		grad := make([]float64, d)
+		hess := make([][]float64, d)
+		for k := range hess {
+			hess[k] = make([]float64, d)
+		}
+		for gi, g := range groups {
+			w := gw[gi] / total
+			zs := make([]float64, len(g))
+			zmax := math.Inf(-1)
+			lab := 0.0
+			for i, r := range g {
+				for k, v := range r.Features {
+					zs[i] += beta[k] * v
+				}
+				zmax = max(zmax, zs[i])
+				lab += r.Label
+			}
+			sum := 0.0
+			for i := range zs {
+				zs[i] = math.Exp(zs[i] - zmax)
+				sum += zs[i]
+			}
+			mean := make([]float64, d)
+			for i, r := range g {
+				p := zs[i] / sum
+				t := r.Label / lab
+				for k, v := range r.Features {
+					grad[k] += w * (p - t) * v
+					mean[k] += p * v
+				}
+			}
+			for i, r := range g {
+				p := zs[i] / sum
+				for a, va := range r.Features {
+					for b := a; b < d; b++ {
+						hess[a][b] += w * p * va * r.Features[b]
+					}
+				}
+			}
+			for a := 0; a < d; a++ {
+				for b := a; b < d; b++ {
+					hess[a][b] -= w * mean[a] * mean[b]
+				}
+			}
+		}
+		for a := 0; a < d; a++ {
+			for b := 0; b < a; b++ {
+				hess[a][b] = hess[b][a]
+			}
+			grad[a] += l2 * beta[a]
+			hess[a][a] += l2 + 1e-9
+		}
+		delta := solve(hess, grad)
+		// A damped step: at most 1 on any weight, so that flat directions
+		// (features constant within a question) cannot throw it off.
+		scale := 1.0
+		for _, v := range delta {
+			if a := math.Abs(v); a > 1/scale {
+				scale = 1 / a
+			}
+		}
+		change := 0.0
+		for k := range beta {
+			beta[k] -= scale * delta[k]
+			change = max(change, math.Abs(scale*delta[k]))
+		}
+		if change < 1e-8 {
+			break
+		}
+	}
+	return beta
 }
 
 // WritePassageRows writes rows as JSON lines.

@@ -204,7 +204,7 @@ func (ss *sourceScores) forChunk(i int, h docent.Hit) []float64 {
 	}
 	c := candidateInfo{rank: i, fused: fused, hit: h, set: termsOf(h.Chunk), pageRank: ss.pageRank[i], pageCov: ss.pageCov[i]}
 	for k, u := range units {
-		out[k] = ss.model.score(passageFeatures(ss.q, c, u, ss.want))
+		out[k] = ss.model.score(passageFeatures(ss.q, c, u, ss.want, 0))
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 
 	"github.com/docent-hq/docent"
@@ -21,6 +22,16 @@ type GateOptions struct {
 	Corpus *CorpusStats
 	// Passage ranks passages; the zero value takes DefaultPassage.
 	Passage PassageModel
+	// Embedder, when set, embeds the question and the passages of the
+	// first candidates for the passage feature sim. Set it only to an
+	// embedder that costs nothing per call (the offline one): it embeds
+	// a few hundred passages per question.
+	Embedder Embedder
+}
+
+// Embedder embeds texts; llm/offline's embedder implements it.
+type Embedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // Gate is the offline answer.Gate. It analyses the question once (its
@@ -122,7 +133,7 @@ func (g *Gate) Gate(ctx context.Context, req answer.GateRequest) (answer.Evidenc
 		query = req.Question
 	}
 	model := g.Passage()
-	whole := g.measure(query, req.Hits, corp, model)
+	whole := g.measure(ctx, query, req.Hits, corp, model)
 	g.mu.RLock()
 	observe := g.observe
 	g.mu.RUnlock()
@@ -136,7 +147,7 @@ func (g *Gate) Gate(ctx context.Context, req answer.GateRequest) (answer.Evidenc
 		if len(asks) != len(req.SubQueries) {
 			asks = req.SubQueries
 		}
-		g.addParts(&ev, whole, req, asks, corp, model)
+		g.addParts(ctx, &ev, whole, req, asks, corp, model)
 	}
 	g.log.DebugContext(ctx, "gate", slog.String("detail", ev.Detail))
 	return ev, nil
@@ -160,7 +171,7 @@ type measurement struct {
 // measure finds the best passage for text among the first candidates
 // (the passage model's most probable), its page (the closest page), and
 // measures its features.
-func (g *Gate) measure(text string, hits []docent.Hit, corp *Corpus, model PassageModel) measurement {
+func (g *Gate) measure(ctx context.Context, text string, hits []docent.Hit, corp *Corpus, model PassageModel) measurement {
 	sets := make([]map[string]bool, len(hits))
 	for i, h := range hits {
 		sets[i] = termsOf(h.Chunk)
@@ -170,18 +181,33 @@ func (g *Gate) measure(text string, hits []docent.Hit, corp *Corpus, model Passa
 		return m
 	}
 	m.want = expectedType(m.q.text)
-	m.ps = newPassages(model, m.q, m.want, hits, sets)
+	m.ps = newPassages(ctx, model, m.q, m.want, hits, sets, g.opts.Embedder)
 	m.pages = pages(hits, sets, m.q, m.ps)
-	m.primary = m.pages[0]
-	for _, p := range m.pages[1:] {
-		if p.best.score > m.primary.best.score {
-			m.primary = p
-		}
-	}
+	m.primary = closest(m.pages)
 	m.missing, m.covered = gaps(m.q, m.primary, hits)
 	m.f = m.features()
 	return m
 }
+
+// closest picks the closest page: the first page in rank order, unless
+// one of the next evidencePages−1 pages has a passage at least overtake
+// more probable than the first page's best (retrieval's order is the
+// stronger prior: a lower page must be clearly better to go first).
+func closest(pages []*page) *page {
+	best := pages[0]
+	for _, p := range pages[1:min(len(pages), evidencePages)] {
+		if p.best.score >= best.best.score+overtake {
+			best = p
+		}
+	}
+	return best
+}
+
+// Closest page choice (see closest).
+const (
+	evidencePages = 3
+	overtake      = 0.1
+)
 
 // features measures the closest page's best passage.
 func (m measurement) features() answer.Features {
@@ -261,7 +287,7 @@ func (g *Gate) evidence(m measurement) answer.Evidence {
 // question's candidates and on its own, keeping the better measurement
 // (the whole question carries context a short part lacks), and adds each
 // part's sources (at most sourcesPerPart) to the evidence's.
-func (g *Gate) addParts(ev *answer.Evidence, whole measurement, req answer.GateRequest, asks []string, corp *Corpus, model PassageModel) {
+func (g *Gate) addParts(ctx context.Context, ev *answer.Evidence, whole measurement, req answer.GateRequest, asks []string, corp *Corpus, model PassageModel) {
 	byChunk := map[string]int{}
 	for _, s := range ev.Sources {
 		byChunk[s.Hit.Chunk.ID] = s.N
@@ -276,8 +302,8 @@ func (g *Gate) addParts(ev *answer.Evidence, whole measurement, req answer.GateR
 		return n
 	}
 	for i, sq := range req.SubQueries {
-		own := g.measure(sq, req.PartHits[i], corp, model)
-		if w := g.measure(sq, req.Hits, corp, model); w.primary != nil && (own.primary == nil || w.f.Passage >= own.f.Passage) {
+		own := g.measure(ctx, sq, req.PartHits[i], corp, model)
+		if w := g.measure(ctx, sq, req.Hits, corp, model); w.primary != nil && (own.primary == nil || w.f.Passage >= own.f.Passage) {
 			own = w
 		}
 		pe := answer.PartEvidence{Ask: asks[i], Features: own.f}
@@ -366,17 +392,30 @@ type passages struct {
 	// pageRank and pageCov give each candidate's page rank and coverage.
 	pageRank []int
 	pageCov  []float64
-	// p holds each candidate's unit probabilities, by unit order.
-	p [][]float64
+	// p holds each candidate's unit probabilities, by unit order, and
+	// sims their cosines with the question (nil without an embedder).
+	p    [][]float64
+	sims [][]float64
+}
+
+// sim returns the cosine of candidate i's unit k with the question.
+func (ps *passages) sim(i, k int) float64 {
+	if i < len(ps.sims) && k < len(ps.sims[i]) {
+		return ps.sims[i][k]
+	}
+	return 0
 }
 
 // newPassages scores the units of the first passageDepth candidates.
-func newPassages(model PassageModel, q *question, want answerType, hits []docent.Hit, sets []map[string]bool) *passages {
+func newPassages(ctx context.Context, model PassageModel, q *question, want answerType, hits []docent.Hit, sets []map[string]bool, emb Embedder) *passages {
 	ps := &passages{model: model, q: q, want: want, hits: hits, sets: sets, p: make([][]float64, min(len(hits), passageDepth))}
 	for _, h := range hits {
 		ps.top = max(ps.top, h.Score)
 	}
 	ps.pageRank, ps.pageCov = pageStats(q, hits, sets)
+	if emb != nil {
+		ps.sims = unitSims(ctx, emb, q.text, hits[:len(ps.p)])
+	}
 	seen := map[string]bool{}
 	for i := range ps.p {
 		if seen[hits[i].Chunk.ID] {
@@ -387,10 +426,53 @@ func newPassages(model PassageModel, q *question, want answerType, hits []docent
 		ps.p[i] = make([]float64, len(units))
 		c := ps.info(i)
 		for k, u := range units {
-			ps.p[i][k] = model.score(passageFeatures(q, c, u, want))
+			ps.p[i][k] = model.score(passageFeatures(q, c, u, want, ps.sim(i, k)))
 		}
 	}
 	return ps
+}
+
+// unitSims embeds the question and every unit of hits in one call and
+// returns each unit's cosine with the question; nil when embedding
+// fails (the feature is then 0).
+func unitSims(ctx context.Context, emb Embedder, question string, hits []docent.Hit) [][]float64 {
+	texts := []string{question}
+	for _, h := range hits {
+		for _, u := range unitsOf(h.Chunk) {
+			texts = append(texts, u.display())
+		}
+	}
+	vs, err := emb.EmbedDocuments(ctx, texts)
+	if err != nil || len(vs) != len(texts) {
+		return nil
+	}
+	out := make([][]float64, len(hits))
+	k := 1
+	for i, h := range hits {
+		n := len(unitsOf(h.Chunk))
+		out[i] = make([]float64, n)
+		for j := range n {
+			out[i][j] = cosine(vs[0], vs[k])
+			k++
+		}
+	}
+	return out
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		if i >= len(b) {
+			break
+		}
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // info describes candidate i for the passage features.

@@ -32,10 +32,15 @@ type PassageModel struct {
 //	cover    the share with its headings (0.5, rows and items 0.8) and page title (1)
 //	heading  the share its section headings hold, page title left out
 //	chunk    the share its chunk holds
-//	rank     1/(1 + the chunk's rank among the candidates)
-//	fused    the chunk's fused retrieval score over the best candidate's
-//	keyword  1/(the chunk's keyword rank), 0 when keyword search missed it
-//	cosine   the chunk's vector similarity
+//	rank     1/(1 + the chunk's rank among the candidates), times chunk
+//	fused    the chunk's fused retrieval score over the best candidate's,
+//	         times chunk
+//	keyword  1/(the chunk's keyword rank), 0 when keyword search missed
+//	         it, times chunk
+//	cosine   the chunk's vector similarity, times chunk
+//	         (retrieval's signals count as far as the chunk holds the
+//	         question's own words: a chunk ranked first for a word the
+//	         question only uses in passing is no answer)
 //	kind     the question asks for a kind of answer (an amount, a time, a
 //	         person, a place, steps) and the passage holds it
 //	lacks    the question asks for a kind of answer the passage lacks
@@ -51,9 +56,16 @@ type PassageModel struct {
 //	listed   the question asks for a list and the passage is a row or item
 //	steps    the question asks how to do something and the passage opens
 //	         with the verb asked about or is an instruction
+//	sim      the cosine of the passage's and the question's vectors, when
+//	         the gate has a local embedder (0 otherwise)
+//	score    the passage's ranking score by the rules of thumb of
+//	         passageScore, halved (at most 1)
+//	pairs    the IDF-weighted share of the question's adjacent content
+//	         words ("open enrollment") the passage holds adjacent too
+//	chunkpairs the same share for the passage's chunk
 var PassageFeatureNames = []string{"own", "cover", "heading", "chunk", "rank", "fused", "keyword", "cosine",
 	"kind", "lacks", "entry", "keyed", "codes", "meta", "early", "lead", "length",
-	"page", "pagerank", "listed", "steps"}
+	"page", "pagerank", "listed", "steps", "sim", "score", "pairs", "chunkpairs"}
 
 // DefaultPassage is the passage model when answerer.passage is not set,
 // fitted by `docent eval --calibrate` on the development sets (see
@@ -90,17 +102,18 @@ type candidateInfo struct {
 
 // passageFeatures measures unit u of candidate c for the question q,
 // which asks for want.
-func passageFeatures(q *question, c candidateInfo, u unit, want answerType) []float64 {
+func passageFeatures(q *question, c candidateInfo, u unit, want answerType, sim float64) []float64 {
 	own := q.sc.coverage(u.Terms, nil, 0)
+	chunk := q.coverage(c.set)
 	f := []float64{
 		own,
 		q.unitCoverage(u),
 		q.coverage(sectionTerms(c.hit.Chunk)),
-		q.coverage(c.set),
-		1 / float64(1+c.rank),
-		c.fused,
+		chunk,
+		chunk / float64(1+c.rank),
+		chunk * c.fused,
 		0,
-		min(1, max(0, c.hit.VectorScore)),
+		chunk * min(1, max(0, c.hit.VectorScore)),
 		0, 0,
 		0, 0, 0,
 		0,
@@ -110,6 +123,10 @@ func passageFeatures(q *question, c candidateInfo, u unit, want answerType) []fl
 		c.pageCov,
 		1 / float64(1+c.pageRank),
 		0, 0,
+		min(1, max(0, sim)),
+		min(1, passageScore(q, c.hit.Chunk, u, want)/2),
+		q.pairShare(pairsOf(u.display())),
+		q.pairShare(chunkPairs(c.hit.Chunk)),
 	}
 	if q.list && u.Group > 0 {
 		f[19] = 1
@@ -118,7 +135,7 @@ func passageFeatures(q *question, c candidateInfo, u unit, want answerType) []fl
 		f[20] = 1
 	}
 	if c.hit.KeywordRank > 0 {
-		f[6] = 1 / float64(c.hit.KeywordRank)
+		f[6] = chunk / float64(c.hit.KeywordRank)
 	}
 	if want != anyType {
 		// A question about money is answered by a sum of money, not by
@@ -216,10 +233,106 @@ func (ps *passages) observations(question string) []PassageObservation {
 		}
 		h := ps.hits[i]
 		c := ps.info(i)
-		for _, u := range unitsOf(h.Chunk) {
+		for k, u := range unitsOf(h.Chunk) {
 			out = append(out, PassageObservation{Question: question, Text: u.display(), DocID: h.Chunk.DocID,
-				Section: h.Chunk.Section, Features: passageFeatures(ps.q, c, u, ps.want)})
+				Section: h.Chunk.Section, Features: passageFeatures(ps.q, c, u, ps.want, ps.sim(i, k))})
 		}
 	}
 	return out
+}
+
+// passageScore ranks a unit by rules of thumb, each a general reading of
+// what a question asks: the unit's coverage of the question (with its
+// headings), raised ×quantityBoost when the question asks for an amount
+// and the unit states one, ×listBoost for a row or item when it asks for
+// a list; lowered ×typeMissPenalty when the unit lacks the kind of answer
+// asked for (a unit that opens with the verb of "how do I <verb>" holds
+// steps; "who" wants someone the question does not name), ×metaPenalty
+// for a sentence about the page itself; plus the coverage of the question
+// by the unit's section headings and earlyPrior/(1 + the chunk's position
+// in its page).
+func passageScore(q *question, c docent.Chunk, u unit, want answerType) float64 {
+	cov := q.unitCoverage(u)
+	switch {
+	case want == procedureType && opensWith(u, q.verb):
+		want = anyType
+	case want == whoType && !q.namesSomeone(u):
+		cov *= typeMissPenalty
+		want = anyType
+	}
+	if q.list && u.Group > 0 {
+		cov *= listBoost
+	}
+	switch {
+	case want == amountType && unitStatesAmount(u):
+		cov *= quantityBoost
+	case !want.holds(u):
+		cov *= typeMissPenalty
+	}
+	if u.meta {
+		cov *= metaPenalty
+	}
+	return cov + q.coverage(sectionTerms(c)) + earlyPrior/float64(1+c.Ord)
+}
+
+// Rules of thumb of passageScore.
+const (
+	quantityBoost   = 1.5
+	listBoost       = 1.2
+	typeMissPenalty = 0.6
+	metaPenalty     = 0.5
+	earlyPrior      = 0.2
+)
+
+// pair is two analysed terms written one after the other (stopwords
+// between them left out).
+type pair struct{ a, b string }
+
+// pairsOf returns the adjacent term pairs of text.
+func pairsOf(text string) map[pair]bool {
+	terms := search.Analyze(text)
+	out := make(map[pair]bool, len(terms))
+	for i := 1; i < len(terms); i++ {
+		out[pair{terms[i-1], terms[i]}] = true
+	}
+	return out
+}
+
+// chunkPairs returns the adjacent term pairs of a chunk (cached with it).
+func chunkPairs(c docent.Chunk) map[pair]bool { return cached(c).pairsOf() }
+
+// pairs returns the question's adjacent content-term pairs, each with
+// its weight (the sum of its terms' IDF).
+func (q *question) pairs() map[pair]float64 {
+	if q.pairW != nil {
+		return q.pairW
+	}
+	w := q.weights()
+	q.pairW = map[pair]float64{}
+	var prev string
+	for _, t := range search.Analyze(q.text) {
+		if _, ok := w[t]; !ok {
+			continue
+		}
+		if prev != "" && prev != t {
+			q.pairW[pair{prev, t}] = w[prev] + w[t]
+		}
+		prev = t
+	}
+	return q.pairW
+}
+
+// pairShare is the weighted share of the question's pairs that set holds.
+func (q *question) pairShare(set map[pair]bool) float64 {
+	total, got := 0.0, 0.0
+	for p, w := range q.pairs() {
+		total += w
+		if set[p] {
+			got += w
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return got / total
 }

@@ -50,6 +50,8 @@ type question struct {
 	list bool
 	// text is the question as analyzed (opaque identifiers left out).
 	text string
+	// pairW caches pairs().
+	pairW map[pair]float64
 }
 
 // newQuestion analyzes text once per ask: its content terms

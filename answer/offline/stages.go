@@ -22,6 +22,9 @@ type Options struct {
 	// DefaultPassage.
 	Decision answer.Logistic
 	Passage  PassageModel
+	// Embedder, when set, is the local embedder the gate embeds passages
+	// with (see GateOptions.Embedder).
+	Embedder Embedder
 	// Log receives the stages' debug logs; nil discards them.
 	Log *slog.Logger
 }
@@ -38,7 +41,7 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 		Rewriter:  Standalone{Corpus: opts.Corpus, Synonyms: opts.Synonyms, Related: opts.Related},
 		Retriever: retriever,
 		Reranker:  PageOrder{},
-		Gate:      NewGate(GateOptions{MaxSources: opts.MaxSources, Corpus: opts.Corpus, Passage: opts.Passage}, opts.Log),
+		Gate:      NewGate(GateOptions{MaxSources: opts.MaxSources, Corpus: opts.Corpus, Passage: opts.Passage, Embedder: opts.Embedder}, opts.Log),
 		Rule:      rule,
 		Generator: NewExtractive(),
 		Verifier:  answer.Citations{Log: opts.Log},

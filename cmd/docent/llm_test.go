@@ -56,11 +56,14 @@ func modelServers(t *testing.T) map[string]*llmtest.Server {
 // YAML appended at the top level.
 func llmConfig(t *testing.T, dir, provider, embedder string, servers map[string]*llmtest.Server, extra string) string {
 	t.Helper()
+	return llmConfigSources(t, dir, provider, embedder, servers, "sources:\n  - name: handbook\n    type: bundled\n", extra)
+}
+
+// llmConfigSources is llmConfig with its own sources block.
+func llmConfigSources(t *testing.T, dir, provider, embedder string, servers map[string]*llmtest.Server, sources, extra string) string {
+	t.Helper()
 	yaml := fmt.Sprintf(`data_dir: %s
-sources:
-  - name: handbook
-    type: bundled
-sync:
+%ssync:
   schedule: "off"
 embedder:
   provider: %s
@@ -77,7 +80,7 @@ llm:
     model: llama3.1
     embedding_model: nomic-embed-text
     dimensions: 32
-%s`, filepath.Join(dir, "data"), embedder, provider, servers["gemini"].URL, servers["openai"].URL, extra)
+%s`, filepath.Join(dir, "data"), sources, embedder, provider, servers["gemini"].URL, servers["openai"].URL, extra)
 	path := filepath.Join(dir, "docent.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -160,6 +163,24 @@ func openLLM(t *testing.T, provider, embedder string, servers map[string]*llmtes
 		copyHandbook(t, filepath.Join(dir, "data"))
 	}
 	m := &Main{ConfigPath: llmConfig(t, dir, provider, embedder, servers, extra), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: envOf(testKeys), Retry: fastRetry}
+	ctx := context.Background()
+	if err := m.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := m.ensureIndexed(ctx, m.Sources); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// openLLMConfig is openLLM over the given sources block instead of the
+// bundled handbook.
+func openLLMConfig(t *testing.T, provider, embedder string, servers map[string]*llmtest.Server, sources string) *Main {
+	t.Helper()
+	dir := t.TempDir()
+	m := &Main{ConfigPath: llmConfigSources(t, dir, provider, embedder, servers, sources, ""), Stdout: io.Discard, Stderr: io.Discard,
 		Getenv: envOf(testKeys), Retry: fastRetry}
 	ctx := context.Background()
 	if err := m.Open(ctx); err != nil {

@@ -253,10 +253,20 @@ func openOfflineAnswerer(m *Main) (answer.Stages, error) {
 	m.Synonyms = syn
 	st := offlineans.NewStages(nil, offlineans.Options{
 		Corpus: m.Corpus, Synonyms: syn, Related: wnRelated(), MaxSources: m.Config.Answerer.MaxSources,
-		Decision: decision(m.Config), Passage: passageModel(m.Config), Log: m.Log,
+		Decision: decision(m.Config), Passage: passageModel(m.Config), Embedder: localEmbedder(m), Log: m.Log,
 	})
 	m.OfflineGate, _ = st.Gate.(*offlineans.Gate)
 	return st, nil
+}
+
+// localEmbedder is the embedder the offline gate may embed passages
+// with: the offline one, which costs nothing per call; nil for a hosted
+// embedder.
+func localEmbedder(m *Main) offlineans.Embedder {
+	if e, ok := m.Embedder.(*offline.Embedder); ok {
+		return e
+	}
+	return nil
 }
 
 // passageModel is the offline answerer's passage model:
