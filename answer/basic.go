@@ -26,4 +26,3 @@ var _ Reranker = FusedOrder{}
 func (FusedOrder) Rerank(_ context.Context, req RerankRequest) (Reranked, error) {
 	return Reranked{Hits: req.Hits}, nil
 }
-

@@ -81,4 +81,3 @@ func joinAnd(words []string) string {
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
-

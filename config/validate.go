@@ -3,10 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"regexp"
-	"maps"
 	"slices"
 	"strings"
 

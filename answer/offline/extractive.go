@@ -731,7 +731,6 @@ var (
 	moneyRE    = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(usd|eur|gbp|dollars?|euros?|pounds?|cents)\b`)
 )
 
-
 // joinAnd joins words as "a", "a and b", "a, b and c".
 func joinAnd(words []string) string {
 	switch len(words) {

@@ -34,7 +34,6 @@ type qterm struct {
 	Share int
 }
 
-
 // question is the analyzed question the gate judges candidates against.
 type question struct {
 	terms []qterm

@@ -170,4 +170,3 @@ func (s *scorer) gain(set, covered map[string]bool) float64 {
 	}
 	return got / s.total
 }
-
