@@ -291,7 +291,10 @@ func quote(ask string) string {
 // byScore sorts units best first; ties by source, then document order.
 func byScore(us []scoredUnit) {
 	sort.SliceStable(us, func(a, b int) bool {
-		if us[a].score != us[b].score {
+		// Scores within scoreTie of each other are a tie: the entries of
+		// one table or list score alike, and a question that names none of
+		// them is answered in the order the page gives them.
+		if d := us[a].score - us[b].score; d > scoreTie || d < -scoreTie {
 			return us[a].score > us[b].score
 		}
 		if us[a].src != us[b].src {
@@ -300,6 +303,9 @@ func byScore(us []scoredUnit) {
 		return us[a].Ord < us[b].Ord
 	})
 }
+
+// scoreTie is how close two passage scores are to count as equal.
+const scoreTie = 0.005
 
 // pickUnits chooses the units to quote (see the scoring above). list
 // says that the question asks for a list, so that the rows or items alike
@@ -651,6 +657,11 @@ func alikePair(newer, older []scoredUnit) (scoredUnit, scoredUnit, bool) {
 		for i, b := range older {
 			ab := amounts(b.Text)
 			sim := jaccard(wordsOnly(a.unit), wordsOnly(b.unit))
+			if a.Key != "" && b.Key != "" {
+				// Two rows or items: alike when their keys are ("United
+				// States (all cities)" and "United States").
+				sim = max(sim, jaccard(termSet(a.Key), termSet(b.Key)))
+			}
 			if len(ab) == 0 || sim < bestSim || len(minus(aa, ab)) == 0 || len(minus(ab, aa)) == 0 {
 				continue
 			}

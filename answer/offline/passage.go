@@ -68,13 +68,17 @@ var PassageFeatureNames = []string{"own", "cover", "heading", "chunk", "rank", "
 	"page", "pagerank", "listed", "steps", "sim", "score", "pairs", "chunkpairs"}
 
 // DefaultPassage is the passage model when answerer.passage is not set,
-// fitted by `docent eval --calibrate` on the development sets (see
+// fitted by `docent eval --calibrate --save-rows` and `--fit` on the
+// development sets (examples/handbook asked.yaml, golden.yaml and
+// heldout-dev.yaml, and the odd half of ../shared/eval/realdocs-dev; see
 // docs/answerer.md).
 var DefaultPassage = PassageModel{
-	Bias: -4,
 	Weights: map[string]float64{
-		"own": 2, "cover": 2, "heading": 1, "chunk": 1, "rank": 1.5, "fused": 1, "keyword": 0.5, "cosine": 1,
-		"kind": 0.5, "lacks": -0.5, "entry": 0, "keyed": 1, "codes": -1, "meta": -1, "early": 0.3, "lead": 0.2, "length": 0.2,
+		"own": -0.7848, "cover": 1.5606, "heading": 0.1407, "chunk": -0.9812, "rank": 0.9604,
+		"fused": 2.7849, "keyword": 0.4687, "cosine": -1.5934, "kind": 0.5777, "lacks": -0.5777,
+		"entry": 0.3876, "keyed": 1.2094, "codes": 0.1259, "meta": -0.4404, "early": -0.8657,
+		"lead": 0.2565, "length": 0.5091, "page": 2.1534, "pagerank": 0.6964, "listed": -0.2619,
+		"steps": -0.9913, "sim": 1.2007, "score": 1.925, "pairs": 0.0977, "chunkpairs": 1.9568,
 	},
 }
 

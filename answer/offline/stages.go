@@ -49,14 +49,15 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 }
 
 // DefaultDecision is the offline answerer's rule when answerer.decision
-// is not set: fitted by `docent eval --calibrate` on the development
-// sets (see docs/answerer.md for how and on what).
+// is not set: fitted with DefaultPassage on the same development sets
+// (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -4,
+	Bias: -2.4506,
 	Weights: map[string]float64{
-		"coverage": 5, "chunk": 1, "page": 1, "cosine": 1, "keyword": 0.5, "agreement": 0.5,
-		"asks": -0.5, "kind": 1, "missing": -4, "unknown": -2, "length": -1,
+		"passage": 0.2157, "runner": -0.1788, "coverage": 0.7606, "chunk": 0.5918, "page": 0.996,
+		"cosine": 0.8041, "keyword": 0.4614, "agreement": 0.6152, "asks": -0.3237, "kind": 0.362,
+		"missing": -0.329, "unknown": -0.5627, "length": -0.3314,
 	},
-	AnswerAt:   0.5,
-	NotFoundAt: 0.1,
+	AnswerAt:   0.5166,
+	NotFoundAt: 0.1911,
 }

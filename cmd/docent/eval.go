@@ -132,12 +132,9 @@ func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) err
 	return rep.WriteTable(m.Stdout)
 }
 
-// calibrate fits the offline answerer on g: unless answerer.passage is
-// set, the passage model first (every question is answered and each
-// scored passage labelled by the question's facts or sections), then the
-// decision rule, measured with that passage model (every question is
-// answered again, and each answer's features labelled by whether it was
-// right). It prints the config that sets both.
+// calibrate fits the offline answerer on g (see calibrateOn) with the
+// CLI's pipeline, whose rule it sets aside for the run, and prints the
+// config that sets the fit.
 func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) error {
 	if m.OfflineGate == nil {
 		return fmt.Errorf("eval: --calibrate fits the offline answerer; a model answerer decides coverage itself: %w", errUsage)
@@ -147,49 +144,64 @@ func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) erro
 		set += " (" + a.half + " half)"
 	}
 	current := m.Pipeline.Rule()
-	// Every question with evidence is answered, so that each row says
-	// whether the answer would be right.
 	m.Pipeline.SetRule(answer.Always{})
 	defer m.Pipeline.SetRule(current)
+	fit, err := calibrateOn(ctx, m.Pipeline, m.OfflineGate, g, set, m.Config.Answerer.Passage == nil, current, a.saveRows)
+	if err != nil {
+		return err
+	}
+	return m.writeFit(fit, a.json)
+}
+
+// calibrateOn fits the offline answerer on g through p, whose rule must
+// answer every question (answer.Always) and whose gate is gate: unless
+// keepPassage, the passage model first (every scored passage labelled
+// by the question's facts or sections), set on gate, then the decision
+// rule, measured with that passage model (each answer's features
+// labelled by whether it was right). current is the rule in force,
+// reported beside the fit; saveRows, when set, is the prefix the rows
+// are written under.
+func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string,
+	fitPassage bool, current answer.Rule, saveRows string) (eval.Fit, error) {
 	var passage *eval.PassageFit
-	if m.Config.Answerer.Passage == nil {
-		rows, err := m.passageRows(ctx, g, set)
+	if fitPassage {
+		rows, err := passageRows(ctx, p, gate, g, set)
 		if err != nil {
-			return err
+			return eval.Fit{}, err
 		}
-		if a.saveRows != "" {
-			if err := writeRowsFile(a.saveRows+".passages.jsonl", func(w io.Writer) error { return eval.WritePassageRows(w, rows) }); err != nil {
-				return err
+		if saveRows != "" {
+			if err := writeRowsFile(saveRows+".passages.jsonl", func(w io.Writer) error { return eval.WritePassageRows(w, rows) }); err != nil {
+				return eval.Fit{}, err
 			}
 		}
 		bias, weights := eval.FitPassages(rows, offlineans.PassageFeatureNames)
 		passage = &eval.PassageFit{Bias: bias, Weights: weights, Names: offlineans.PassageFeatureNames}
-		m.OfflineGate.SetPassage(offlineans.PassageModel{Bias: bias, Weights: weights})
+		gate.SetPassage(offlineans.PassageModel{Bias: bias, Weights: weights})
 	}
-	rep, err := eval.RunGolden(ctx, g, m.Pipeline)
+	rep, err := eval.RunGolden(ctx, g, p)
 	if err != nil {
-		return err
+		return eval.Fit{}, err
 	}
 	rows := eval.CalibrationRows(set, rep)
-	if a.saveRows != "" {
-		if err := writeRowsFile(a.saveRows+".decision.jsonl", func(w io.Writer) error { return eval.WriteRows(w, rows) }); err != nil {
-			return err
+	if saveRows != "" {
+		if err := writeRowsFile(saveRows+".decision.jsonl", func(w io.Writer) error { return eval.WriteRows(w, rows) }); err != nil {
+			return eval.Fit{}, err
 		}
 	}
 	fit := eval.FitDecision(rows, eval.DefaultMinDeclined, current)
 	fit.Passage = passage
-	return m.writeFit(fit, a.json)
+	return fit, nil
 }
 
-// passageRows runs g and labels every passage the gate scored.
-func (m *Main) passageRows(ctx context.Context, g *eval.Golden, set string) ([]eval.PassageRow, error) {
+// passageRows runs g through p and labels every passage gate scored.
+func passageRows(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string) ([]eval.PassageRow, error) {
 	byText := map[string]eval.GoldenQuestion{}
 	for _, q := range g.Questions {
 		byText[strings.TrimSpace(q.Question)] = q
 	}
 	var mu sync.Mutex
 	var rows []eval.PassageRow
-	m.OfflineGate.Observe(func(obs []offlineans.PassageObservation) {
+	gate.Observe(func(obs []offlineans.PassageObservation) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, o := range obs {
@@ -203,8 +215,8 @@ func (m *Main) passageRows(ctx context.Context, g *eval.Golden, set string) ([]e
 			}
 		}
 	})
-	defer m.OfflineGate.Observe(nil)
-	if _, err := eval.RunGolden(ctx, g, m.Pipeline); err != nil {
+	defer gate.Observe(nil)
+	if _, err := eval.RunGolden(ctx, g, p); err != nil {
 		return nil, err
 	}
 	return rows, nil

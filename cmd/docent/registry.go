@@ -251,12 +251,17 @@ func openOfflineAnswerer(m *Main) (answer.Stages, error) {
 		return answer.Stages{}, err
 	}
 	m.Synonyms = syn
-	st := offlineans.NewStages(nil, offlineans.Options{
-		Corpus: m.Corpus, Synonyms: syn, Related: wnRelated(), MaxSources: m.Config.Answerer.MaxSources,
-		Decision: decision(m.Config), Passage: passageModel(m.Config), Embedder: localEmbedder(m), Log: m.Log,
-	})
+	st := offlineans.NewStages(nil, offlineOptions(m))
 	m.OfflineGate, _ = st.Gate.(*offlineans.Gate)
 	return st, nil
+}
+
+// offlineOptions are the offline answerer's options under m's config.
+func offlineOptions(m *Main) offlineans.Options {
+	return offlineans.Options{
+		Corpus: m.Corpus, Synonyms: m.Synonyms, Related: wnRelated(), MaxSources: m.Config.Answerer.MaxSources,
+		Decision: decision(m.Config), Passage: passageModel(m.Config), Embedder: localEmbedder(m), Log: m.Log,
+	}
 }
 
 // localEmbedder is the embedder the offline gate may embed passages

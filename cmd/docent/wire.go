@@ -195,6 +195,9 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{Uncited: docent.Status(cfg.Answerer.Uncited)}); err != nil {
 		return err
 	}
+	if err := m.loadTuning(ctx); err != nil {
+		return fmt.Errorf("tuning stored from the console: %w", err)
+	}
 	secrets := cfg.Secrets()
 	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, func(s string) string {
 		return redact.Secrets(redact.URLs(s), secrets...)
