@@ -245,7 +245,7 @@ func TestSearchTurnsMissesAndStats(t *testing.T) {
 	}
 	if st.Total != 3 || st.ByStatus[docent.StatusAnswered] != 2 || st.ByStatus[docent.StatusNotFound] != 1 ||
 		st.HandedOff != 1 || st.Helpful != 1 || st.NotHelpful != 1 || st.MedianMS != 20 || st.P95MS != 20 {
-		t.Errorf("TurnStats = %+v", st)
+		t.Errorf("docent.TurnStats = %+v", st)
 	}
 	wantDaily := []docent.DayCount{{Day: "2026-03-01", Platform: "api", N: 1}, {Day: "2026-03-01", Platform: "slack", N: 1}, {Day: "2026-03-02", Platform: "slack", N: 1}}
 	if !reflect.DeepEqual(st.Daily, wantDaily) {

@@ -86,6 +86,9 @@ func TestDocsConfigExamples(t *testing.T) {
 			}
 			body = folderPath.ReplaceAllStringFunc(body, func(s string) string {
 				m := folderPath.FindStringSubmatch(s)
+				if _, err := os.Stat(m[2]); err == nil {
+					return s
+				}
 				folder := filepath.Join(dir, "folders", m[2])
 				if err := os.MkdirAll(folder, 0o755); err != nil {
 					t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/answer/llmstage"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/confluence"
@@ -22,6 +24,7 @@ import (
 	"github.com/docent-hq/docent/connectors/notion"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
+	"github.com/docent-hq/docent/internal/wordnet"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/llm/gemini"
 	"github.com/docent-hq/docent/llm/offline"
@@ -68,10 +71,16 @@ type backendOpener func(ctx context.Context, e env, emb search.Embedder) (search
 
 type embedderOpener func(e env) (search.Embedder, error)
 
-// answererOpener returns the answer stages a provider serves over the
-// index's corpus statistics (the Retriever is wired separately, the same
-// for every provider).
-type answererOpener func(e env, corpus *answer.CorpusStats) (answer.Stages, error)
+// answererDeps are what an answerer is built on: the index's corpus
+// statistics and the embedder.
+type answererDeps struct {
+	corpus *offlineans.CorpusStats
+	emb    search.Embedder
+}
+
+// answererOpener returns the answer stages a provider serves (the
+// Retriever is wired separately, the same for every provider).
+type answererOpener func(e env, d answererDeps) (answerer, error)
 
 var sourceTypes = map[string]impl[sourceOpener]{
 	config.SourceBundled: {"connectors/files over the example handbook embedded in the binary", openBundled},
@@ -94,9 +103,9 @@ var embedders = map[string]impl[embedderOpener]{
 }
 
 var answerers = map[string]impl[answererOpener]{
-	config.ProviderOffline: {"answer: standalone rewrite (docs' spellings, parts), page-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
-	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
-	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOffline: {"answer/offline: standalone rewrite (synonyms, docs' spellings, WordNet), page-order rerank, evidence gate, calibrated rule, extractive quotes, citation check", openOfflineAnswerer},
+	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, plausibility pre-check, the model decides coverage, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, plausibility pre-check, the model decides coverage, grounded answer, citation check", openModelAnswerer},
 }
 
 // implementations tells config validation what this build can run.
@@ -106,6 +115,9 @@ func implementations() config.Implementations {
 		Backends:  slices.Sorted(maps.Keys(backends)),
 		Embedders: slices.Sorted(maps.Keys(embedders)),
 		Answerers: slices.Sorted(maps.Keys(answerers)),
+		Features:  answer.FeatureNames,
+
+		PassageFeatures: offlineans.PassageFeatureNames,
 	}
 }
 
@@ -254,22 +266,87 @@ func openOffline(e env) (search.Embedder, error) {
 	}), nil
 }
 
-func openOfflineAnswerer(e env, corpus *answer.CorpusStats) (answer.Stages, error) {
-	return answer.Stages{
-		Rewriter: answer.Standalone{Corpus: corpus},
-		Reranker: answer.PageOrder{},
-		Gate:     gate(e, corpus),
-	}, nil
+// answerer is what an answerer opener builds: the stages and, for the
+// offline answerer, the parts the console's tuner and calibration adjust.
+type answerer struct {
+	stages answer.Stages
+	// synonyms and gate are the offline answerer's (nil otherwise).
+	synonyms *offlineans.Synonyms
+	gate     *offlineans.Gate
 }
 
-// gate is the relevance gate every answerer uses, at the threshold of the
-// configured embedder, over the index's corpus statistics.
-func gate(e env, corpus *answer.CorpusStats) answer.Gate {
-	return answer.NewRelevance(answer.GateOptions{
-		MaxSources: e.cfg.Answerer.MaxSources,
-		MinScore:   e.cfg.EffectiveMinScore(),
-		Corpus:     corpus,
-	}, e.log)
+func openOfflineAnswerer(e env, d answererDeps) (answerer, error) {
+	syn, err := synonyms(e.cfg)
+	if err != nil {
+		return answerer{}, err
+	}
+	st := offlineans.NewStages(nil, offlineOptions(e, d, syn))
+	g, _ := st.Gate.(*offlineans.Gate)
+	return answerer{stages: st, synonyms: syn, gate: g}, nil
+}
+
+// offlineOptions are the offline answerer's options under e's config.
+func offlineOptions(e env, d answererDeps, syn *offlineans.Synonyms) offlineans.Options {
+	return offlineans.Options{
+		Corpus: d.corpus, Synonyms: syn, Related: wnRelated(), MaxSources: e.cfg.Answerer.MaxSources,
+		Decision: decision(e.cfg), Passage: passageModel(e.cfg), Embedder: localEmbedder(d.emb), Log: e.log,
+	}
+}
+
+// localEmbedder is the embedder the offline gate may embed passages
+// with: the offline one, which costs nothing per call; nil for a hosted
+// embedder.
+func localEmbedder(emb search.Embedder) offlineans.Embedder {
+	if e, ok := emb.(*offline.Embedder); ok {
+		return e
+	}
+	return nil
+}
+
+// passageModel is the offline answerer's passage model:
+// answerer.passage, else the built-in one.
+func passageModel(cfg config.Config) offlineans.PassageModel {
+	p := cfg.Answerer.Passage
+	if p == nil {
+		return offlineans.DefaultPassage
+	}
+	return offlineans.PassageModel{Bias: p.Bias, Weights: p.Weights}
+}
+
+// synonyms reads answerer.synonyms, and the bundled handbook's own when a
+// bundled source is configured.
+func synonyms(cfg config.Config) (*offlineans.Synonyms, error) {
+	var syn *offlineans.Synonyms
+	var err error
+	if cfg.Answerer.Synonyms != "" {
+		if syn, err = offlineans.LoadSynonyms(cfg.Answerer.Synonyms); err != nil {
+			return nil, err
+		}
+	} else {
+		syn = &offlineans.Synonyms{}
+	}
+	for _, s := range cfg.Sources {
+		if s.Type != config.SourceBundled {
+			continue
+		}
+		hb, err := offlineans.ParseSynonyms("examples/handbook/synonyms.txt", bytes.NewReader(handbook.Synonyms))
+		if err != nil {
+			return nil, err
+		}
+		syn.Merge(hb)
+		break
+	}
+	return syn, nil
+}
+
+// decision is the offline answerer's rule: answerer.decision, else the
+// built-in one.
+func decision(cfg config.Config) answer.Logistic {
+	d := cfg.Answerer.Decision
+	if d == nil {
+		return offlineans.DefaultDecision
+	}
+	return answer.Logistic{Bias: d.Bias, Weights: d.Weights, AnswerAt: d.AnswerAt, NotFoundAt: d.NotFoundAt}
 }
 
 func geminiOptions(e env) gemini.Options {
@@ -306,13 +383,14 @@ var chatModels = map[string]func(e env) (llm.Model, error){
 	config.ProviderOpenAI: func(e env) (llm.Model, error) { return openai.NewModel(openAIOptions(e)) },
 }
 
-// openModelAnswerer builds the answer stages over the answerer's model.
-func openModelAnswerer(e env, corpus *answer.CorpusStats) (answer.Stages, error) {
+// openModelAnswerer builds the answer stages over the answerer's model
+// (answer/llmstage; never the offline answerer's rules).
+func openModelAnswerer(e env, _ answererDeps) (answerer, error) {
 	model, err := chatModels[e.cfg.Answerer.Provider](e)
 	if err != nil {
-		return answer.Stages{}, err
+		return answerer{}, err
 	}
-	return modelStages(e, corpus, model), nil
+	return answerer{stages: modelStages(e, model)}, nil
 }
 
 // judgeFor returns the judge of `docent eval --judge`: the answer model,
@@ -331,20 +409,16 @@ func judgeFor(e env) (eval.Judge, error) {
 
 // modelStages are the answer stages over a language model: it rewrites
 // follow-ups and multi-part questions, reranks (unless answerer.rerank is
-// off) and writes the grounded answer; the gate and the citation check
-// are the same as offline.
-func modelStages(e env, corpus *answer.CorpusStats, model llm.Model) answer.Stages {
+// off) and, for every question with any plausible evidence, writes the
+// grounded answer or says the sources do not hold it.
+func modelStages(e env, model llm.Model) answer.Stages {
 	a := e.cfg.Answerer
-	st := answer.Stages{
-		Rewriter:  llmstage.NewRewriter(model, llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE}, e.log),
-		Gate:      gate(e, corpus),
-		Generator: llmstage.NewGenerator(model),
-		Verifier:  answer.Citations{Log: e.log},
-	}
-	if a.Rerank != config.RerankOff {
-		st.Reranker = llmstage.NewReranker(model, llmstage.RerankerOptions{}, e.log)
-	}
-	return st
+	return llmstage.NewStages(model, nil, llmstage.StagesOptions{
+		Rewriter:  llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE},
+		NoRerank:  a.Rerank == config.RerankOff,
+		Plausible: answer.Plausible{MaxSources: a.MaxSources, MinCosine: a.MinCosine},
+		Log:       e.log,
+	})
 }
 
 // Registry is the document registry the sync engine records into, and
@@ -353,3 +427,10 @@ var (
 	_ connectors.Registry    = (*store.DB)(nil)
 	_ connectors.HealthStore = (*store.DB)(nil)
 )
+
+func wnRelated() func(string, string) []string {
+	if os.Getenv("DOCENT_WN") == "off" {
+		return nil
+	}
+	return wordnet.Related
+}

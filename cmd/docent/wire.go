@@ -14,6 +14,7 @@ import (
 	"github.com/docent-hq/docent"
 
 	"github.com/docent-hq/docent/answer"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/stale"
@@ -88,7 +89,13 @@ type App struct {
 	LocalDocs map[string]fs.FS
 	// Corpus holds the index statistics the offline answer stages use;
 	// the engine invalidates it after every sync that changes the index.
-	Corpus *answer.CorpusStats
+	Corpus *offlineans.CorpusStats
+	// Synonyms are the offline answerer's (nil for a model answerer); the
+	// console adds entries to them.
+	Synonyms *offlineans.Synonyms
+	// OfflineGate is the offline answerer's gate (nil for a model
+	// answerer): a calibration run fits its passage model.
+	OfflineGate *offlineans.Gate
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
@@ -192,7 +199,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 			m.LocalDocs[sc.Name] = fsys
 		}
 	}
-	m.Corpus = answer.NewCorpusStats(idx)
+	m.Corpus = offlineans.NewCorpusStats(idx)
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
 		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
@@ -213,13 +220,18 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	stages, err := answerers[cfg.Answerer.Provider].open(e, m.Corpus)
+	ans, err := answerers[cfg.Answerer.Provider].open(e, answererDeps{corpus: m.Corpus, emb: emb})
 	if err != nil {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
 	}
+	m.Synonyms, m.OfflineGate = ans.synonyms, ans.gate
+	stages := ans.stages
 	stages.Retriever = m.Retriever
 	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{Uncited: docent.Status(cfg.Answerer.Uncited)}); err != nil {
 		return err
+	}
+	if err := m.loadTuning(ctx); err != nil {
+		return fmt.Errorf("tuning stored from the console: %w", err)
 	}
 	secrets := cfg.Secrets()
 	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, func(s string) string {

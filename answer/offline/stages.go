@@ -1,0 +1,63 @@
+package offline
+
+import (
+	"log/slog"
+
+	"github.com/docent-hq/docent/answer"
+)
+
+// Options configure the offline answerer. Zero values take the defaults.
+type Options struct {
+	// Corpus gives the index's statistics (IDF, the docs' spellings).
+	Corpus *CorpusStats
+	// Synonyms are the deployment's own (answerer.synonyms); nil has none.
+	Synonyms *Synonyms
+	// Related gives general English words related to a word, best first
+	// (wordnet.Related); nil uses none.
+	Related func(word, pos string) []string
+	// MaxSources is how many sources an answer may draw on; default 4.
+	MaxSources int
+	// Decision is the calibrated rule; the zero value takes
+	// DefaultDecision. Passage ranks passages; the zero value takes
+	// DefaultPassage.
+	Decision answer.Logistic
+	Passage  PassageModel
+	// Embedder, when set, is the local embedder the gate embeds passages
+	// with (see GateOptions.Embedder).
+	Embedder Embedder
+	// Log receives the stages' debug logs; nil discards them.
+	Log *slog.Logger
+}
+
+// NewStages returns the offline answer stages over retriever: the
+// Standalone rewriter, PageOrder, the offline Gate, the Logistic rule,
+// Extractive and the Citations verifier.
+func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
+	rule := opts.Decision
+	if rule.Weights == nil {
+		rule = DefaultDecision
+	}
+	return answer.Stages{
+		Rewriter:  Standalone{Corpus: opts.Corpus, Synonyms: opts.Synonyms, Related: opts.Related},
+		Retriever: retriever,
+		Reranker:  PageOrder{},
+		Gate:      NewGate(GateOptions{MaxSources: opts.MaxSources, Corpus: opts.Corpus, Passage: opts.Passage, Embedder: opts.Embedder}, opts.Log),
+		Rule:      rule,
+		Generator: NewExtractive(),
+		Verifier:  answer.Citations{Log: opts.Log},
+	}
+}
+
+// DefaultDecision is the offline answerer's rule when answerer.decision
+// is not set: fitted with DefaultPassage on the same development sets
+// (see docs/answerer.md for how).
+var DefaultDecision = answer.Logistic{
+	Bias: -2.4506,
+	Weights: map[string]float64{
+		"passage": 0.2157, "runner": -0.1788, "coverage": 0.7606, "chunk": 0.5918, "page": 0.996,
+		"cosine": 0.8041, "keyword": 0.4614, "agreement": 0.6152, "asks": -0.3237, "kind": 0.362,
+		"missing": -0.329, "unknown": -0.5627, "length": -0.3314,
+	},
+	AnswerAt:   0.5166,
+	NotFoundAt: 0.1911,
+}
