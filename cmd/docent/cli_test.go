@@ -17,6 +17,7 @@ import (
 // line; a command's --help (and help COMMAND) shows its flags with their
 // real defaults.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
@@ -110,6 +111,7 @@ func TestFlagsAnywhere(t *testing.T) {
 // TestServeReportsAFailedSourceOnce: serve's first sync logs a source that
 // fails once, with the reason, and readies on the sources that synced.
 func TestServeReportsAFailedSourceOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
 	if err := os.MkdirAll(docs, 0o755); err != nil {

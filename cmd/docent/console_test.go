@@ -107,6 +107,7 @@ func askWith(t *testing.T, base, token string) (int, string) {
 // one-time admin whose password is printed once to stdout (never to the
 // log), an open API, and the handbook's golden set to start from.
 func TestServeDemoOnLocalhost(t *testing.T) {
+	t.Parallel()
 	var stdout, logs syncBuffer
 	m := &Main{Stdout: &stdout, Stderr: &logs, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
 	base, stop := MustServeMain(t, m)
@@ -154,6 +155,7 @@ func TestServeDemoOnLocalhost(t *testing.T) {
 // required, /api/ask needs a token made in the console; a revoked one is
 // refused; metrics move to their own address.
 func TestServeTokensRequired(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hash, err := bcrypt.GenerateFromPassword([]byte("a long admin password"), bcrypt.MinCost)
 	if err != nil {
@@ -217,6 +219,7 @@ func TestServeTokensRequired(t *testing.T) {
 // TestServeBeyondLocalhostNeedsAnAdmin: serving on every interface with
 // no admin is refused at start, with what to do; auth: none says it is open.
 func TestServeBeyondLocalhostNeedsAnAdmin(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m := &Main{Stdout: io.Discard, Stderr: &logs, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
 	err := m.Serve(context.Background(), []string{"--addr", "0.0.0.0:0"})
@@ -255,6 +258,7 @@ func (m *Main) decideAccessFor(t *testing.T, addr string) (webAccess, error) {
 }
 
 func TestAdminHashPassword(t *testing.T) {
+	t.Parallel()
 	var out, errs strings.Builder
 	err := run(context.Background(), []string{"admin", "hash-password", "--cost", "10"}, &out, &errs)
 	if err == nil {
@@ -284,6 +288,7 @@ func TestAdminHashPassword(t *testing.T) {
 // turn-detail screenshot TestConsoleInBrowser takes, and that the PNG is
 // committed (DOCENT_UPDATE_README_SCREENSHOT=1 rewrites it).
 func TestDocsConsoleScreenshot(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "console.md"))
 	if err != nil {
 		t.Fatal(err)

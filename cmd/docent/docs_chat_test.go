@@ -40,6 +40,7 @@ func docYAML(t *testing.T, page, heading string) string {
 // sources that name the configured sources), with the tokens from the
 // environment as they show.
 func TestDocsChatConfigLoads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sources := "sources:\n" +
 		"  - name: handbook\n    type: bundled\n" +

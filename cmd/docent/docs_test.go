@@ -11,6 +11,7 @@ import (
 // TestREADMEIsAPage holds the README to a page a newcomer reads: at most
 // 300 lines, linking each reference page of docs/.
 func TestREADMEIsAPage(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ var (
 // it (GitHub's anchors: lower case, punctuation dropped, spaces to
 // hyphens).
 func TestDocsLinks(t *testing.T) {
+	t.Parallel()
 	for _, page := range docPages(t) {
 		b, err := os.ReadFile(page)
 		if err != nil {

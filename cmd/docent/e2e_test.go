@@ -37,6 +37,7 @@ func browserPath() string {
 // folder of your choice; DOCENT_UPDATE_README_SCREENSHOT=1 rewrites
 // docs/console-turn.png) and any console error on a page fails the test.
 func TestConsoleInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := browserPath()
 	if browser == "" {
 		if os.Getenv("CI") != "" {

@@ -112,6 +112,7 @@ func storedTurns(tb testing.TB, db *store.DB) int {
 // (or an early 503 with Retry-After), never a 5xx; every answer's turn is
 // stored, and the turn metrics equal the stored turns.
 func TestConcurrentAsksNoLostTurn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := MustDocsConfig(t, dir, tinyDocs, "")
 	var logs syncBuffer
@@ -186,6 +187,7 @@ func TestConcurrentAsksNoLostTurn(t *testing.T) {
 // /api/ask answers 503 with Retry-After and stores nothing; a source whose
 // sync failed is logged as failed, with its reason, and never as synced.
 func TestAskBeforeFirstSync(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	release := make(chan struct{})
 	var once sync.Once
@@ -263,6 +265,7 @@ func newHangingRemote(t *testing.T, release <-chan struct{}) string {
 // source are neither indexed nor served, and an indexed file replaced by a
 // symbolic link (out of the folder or in) is a 404.
 func TestDocsServesOnlyIndexedFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	docs := map[string]string{
 		"office.md":    tinyDocs["office.md"],
@@ -336,6 +339,7 @@ func TestDocsServesOnlyIndexedFiles(t *testing.T) {
 // 0700 and every file in it 0600 or stricter, including the files of an
 // older docent that were readable by others.
 func TestDataDirPrivate(t *testing.T) {
+	t.Parallel()
 	const token = "ghp_TokenNeverAtRest7"
 	repo := gittest.MustServe(t, map[string]string{"guide.md": "# Guide\n\nDeploys happen on Tuesdays.\n"}, "bot", token)
 	dir := t.TempDir()
@@ -372,6 +376,7 @@ func TestDataDirPrivate(t *testing.T) {
 // (90 days by default, --retain-turns caps the count), and the chat
 // events older than a day that the bots keep to drop redeliveries.
 func TestServePrunesTurns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := MustDocsConfig(t, dir, tinyDocs, "")
@@ -446,6 +451,7 @@ func TestServePrunesTurns(t *testing.T) {
 // TestLoadCommand runs `docent load --url` against a running server for a
 // moment: it prints the phase table and the acceptance lines, and passes.
 func TestLoadCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := MustDocsConfig(t, dir, tinyDocs, "")
 	base, stop := MustServeMain(t, &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)})

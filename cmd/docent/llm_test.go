@@ -250,6 +250,7 @@ func containsPrefix(list []string, prefix string) bool {
 // do employees get?" is made standalone from the thread by the model and
 // retrieves (and cites) the contractor section of the handbook.
 func TestLLMFollowUp(t *testing.T) {
+	t.Parallel()
 	servers := modelServers(t)
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
@@ -304,6 +305,7 @@ func TestLLMFollowUp(t *testing.T) {
 // sub-queries, each retrieved; both expected documents are retrieved and
 // both are cited in one answer.
 func TestLLMMultiPart(t *testing.T) {
+	t.Parallel()
 	servers := modelServers(t)
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
@@ -360,6 +362,7 @@ func checkMarkers(t *testing.T, a docent.Answer) {
 // source it was not given (each citation is checked against the fenced
 // sources of the prompt that answer was written from).
 func TestLLMGoldenScripted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	g, err := eval.ParseGolden("golden.yaml", handbook.Golden)
 	if err != nil {
@@ -432,6 +435,7 @@ func TestLLMGoldenScripted(t *testing.T) {
 // turn stores the error, and no key reaches the reply, the turn or the
 // logs.
 func TestLLMOutage(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			servers := modelServers(t)
@@ -501,6 +505,7 @@ func TestLLMOutage(t *testing.T) {
 // index file embedded by that model alone; the previous version is left as
 // it was, and switching back reuses it without embedding again.
 func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	servers := modelServers(t)
 	dir := t.TempDir()
@@ -579,6 +584,7 @@ func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
 // `--judge` on the handbook: offline (the proxy judge, labelled as such)
 // and with the scripted Gemini provider as the judge.
 func TestEvalCalibrateAndJudge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden := "../../examples/handbook/golden.yaml"
 	var out, errs bytes.Buffer

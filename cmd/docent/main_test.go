@@ -119,6 +119,7 @@ var citeMarker = regexp.MustCompile(`\[(\d+)\]`)
 // indexes the bundled handbook, and a question comes back with [n]
 // citations that link to pages the server itself serves.
 func TestServeAskEndToEnd(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	var logs syncBuffer
 	base, stop := MustServe(t, dataDir, &logs)
@@ -297,6 +298,7 @@ func TestServeAskEndToEnd(t *testing.T) {
 // TestAskCLI runs `docent ask` on an empty data dir: it syncs first, says
 // so, and prints the answer with citations and sources.
 func TestAskCLI(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
@@ -416,6 +418,7 @@ func TestConfigShowsImplementations(t *testing.T) {
 // TestSyncUnreachableSourceOthersSync: a git remote that cannot be reached
 // fails that source with a clear error while the other sources still sync.
 func TestSyncUnreachableSourceOthersSync(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
 	if err := os.MkdirAll(docs, 0o755); err != nil {
@@ -522,6 +525,7 @@ func evalGolden(t *testing.T, path string, fresh bool) goldenReport {
 // the answer figures are floors on the untouched heldout-test half
 // (TestEvalHeldout). The table names the figures.
 func TestEvalGolden(t *testing.T) {
+	t.Parallel()
 	rep := evalGolden(t, "../../examples/handbook/golden.yaml", false)
 	t.Logf("golden: hit@5 %.3f MRR %.3f declined %.3f not-found accuracy %.3f right page first %.3f answered correctly %.3f",
 		rep.HitAt5, rep.MRR, rep.Declined, rep.NotFoundAcc, rep.LinkedFirst, rep.Correct)
@@ -547,6 +551,7 @@ func TestEvalGolden(t *testing.T) {
 // questions as employees ask them in chat: a development set, like
 // golden.yaml, so its answer figures are not floors (see TestEvalGolden).
 func TestEvalAsked(t *testing.T) {
+	t.Parallel()
 	rep := evalGolden(t, "../../examples/handbook/asked.yaml", false)
 	t.Logf("asked: hit@5 %.3f right page first %.3f answered correctly %.3f declined %.3f",
 		rep.HitAt5, rep.LinkedFirst, rep.Correct, rep.Declined)
@@ -562,6 +567,7 @@ func TestEvalAsked(t *testing.T) {
 // sets shows up as no gain here, and one that breaks general answering as
 // a loss.
 func TestEvalHeldout(t *testing.T) {
+	t.Parallel()
 	rep := evalGolden(t, "../../examples/handbook/heldout-test.yaml", true)
 	t.Logf("heldout-test: hit@5 %.3f right page first %.3f answered correctly %.3f declined %.3f",
 		rep.HitAt5, rep.LinkedFirst, rep.Correct, rep.Declined)
@@ -577,6 +583,7 @@ func TestEvalHeldout(t *testing.T) {
 // is among the first candidates. (The rules that cited that section
 // first were fitted to the question; the passage model does not yet.)
 func TestAskCitesTheInstallSection(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
 	err := m.Ask(context.Background(), []string{"--json", "How do I get access to the VPN?"})
@@ -607,6 +614,7 @@ func TestAskCitesTheInstallSection(t *testing.T) {
 // every mode reports, --json parses, --run writes a TREC run file, and the
 // serving data dir is never touched.
 func TestEvalBEIR(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	run := filepath.Join(t.TempDir(), "run.txt")
 	var stdout, stderr bytes.Buffer

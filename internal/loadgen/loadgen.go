@@ -121,7 +121,10 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: opts.Timeout}
-	end, cancel := context.WithTimeout(ctx, opts.Duration) // no new request after it
+	// The run's clock starts with its deadline, so that Elapsed is never
+	// shorter than Duration.
+	start := time.Now()
+	end, cancel := context.WithDeadline(ctx, start.Add(opts.Duration)) // no new request after it
 	defer cancel()
 
 	type sample struct {
@@ -131,7 +134,6 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		noRetry bool
 	}
 	samples := make([][]sample, opts.Clients)
-	start := time.Now()
 	var wg sync.WaitGroup
 	for c := range opts.Clients {
 		wg.Go(func() {
