@@ -20,9 +20,11 @@ run: build
 # The test command the README and CI use: formatting, vet, generated templ
 # code up to date, then every test with the race detector (the fuzz targets'
 # seed corpora among them), then each fuzz target explored for FUZZBRIEF
-# (the three at once: each is bounded by time, not by work).
+# (the three at once: each is bounded by time, not by work). Parallel
+# tests run four at a time: most of them wait on a local server, a browser
+# or a child process as much as they compute.
 test: fmt-check vet templ-check
-	$(GO) test -race -cover -count=1 -timeout 15m $(PKGS)
+	$(GO) test -race -cover -count=1 -parallel 4 -timeout 15m $(PKGS)
 	$(MAKE) --no-print-directory fuzz-brief
 
 # The Typesense backend's contract suite against a real cluster:

@@ -676,6 +676,7 @@ func grepLines(s, substr string) string {
 // in its order, the newer version before the 2021 one); a greeting and a
 // thanks get a short reply that cites nothing, and are no miss.
 func TestAskFirstTries(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	ask := func(q string) api.AskResponse {
 		t.Helper()
