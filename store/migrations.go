@@ -260,4 +260,11 @@ var migrations = []string{
 	DROP TABLE handoffs_v9;
 	UPDATE handoffs SET state = 'failed', resolved_at = NULL
 		WHERE state = 'resolved' AND resolved_by = '' AND escalation_ref = '';`,
+
+	// v11: an API token's scope (the sources and labels it may read, JSON
+	// lists, empty for all), and documents found by URL (MCP's
+	// get_document takes a cited link).
+	`ALTER TABLE api_tokens ADD COLUMN scope_sources TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE api_tokens ADD COLUMN scope_labels TEXT NOT NULL DEFAULT '[]';
+	CREATE INDEX documents_url ON documents (url);`,
 }
