@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/docent-hq/docent/search"
 )
@@ -94,6 +95,14 @@ type Embedder struct {
 	fitMu sync.Mutex // serializes Fit
 	mu    sync.RWMutex
 	m     *model // nil until trained or loaded
+
+	seen fileStamp // the model file Reload last read (guarded by fitMu)
+}
+
+// fileStamp tells whether a file changed since it was last read.
+type fileStamp struct {
+	size int64
+	mod  time.Time
 }
 
 // NewEmbedder returns an embedder with the model stored at
@@ -145,6 +154,18 @@ func (e *Embedder) read() *model {
 func (e *Embedder) Reload() bool {
 	e.fitMu.Lock()
 	defer e.fitMu.Unlock()
+	if e.opts.ModelPath == "" {
+		return false
+	}
+	fi, err := os.Stat(e.opts.ModelPath)
+	if err != nil {
+		return false
+	}
+	stamp := fileStamp{size: fi.Size(), mod: fi.ModTime()}
+	if stamp.size == e.seen.size && stamp.mod.Equal(e.seen.mod) {
+		return false // the file Reload read last, unchanged: skip reading it
+	}
+	e.seen = stamp
 	m := e.read()
 	if m == nil {
 		return false
