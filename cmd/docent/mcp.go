@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/console"
+	"github.com/docent-hq/docent/llm/offline"
+	"github.com/docent-hq/docent/mcp"
+)
+
+// MCP serves one MCP client over stdin and stdout (a client such as
+// Claude Desktop launches `docent mcp`), reading the same config and data
+// dir as serve. It never holds the data dir's lock while it serves: when
+// another docent (serve, sync) has it, mcp reads the index that process
+// keeps and follows its syncs; when it is alone, it syncs the sources
+// once, in the background, under the lock, and lets the lock go. Logs go
+// to stderr: stdout carries the protocol only.
+func (m *Main) MCP(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fl.SetOutput(m.Stderr)
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return fmt.Errorf("mcp: %w: it takes no arguments (it speaks MCP on stdin and stdout)", errUsage)
+	}
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	follow := &indexFollower{m: m, minGap: followGap, now: time.Now}
+	var ready atomic.Bool
+	isReady := func() bool {
+		if ready.Load() {
+			return true
+		}
+		n, err := m.Index.Count(context.Background())
+		if err != nil || n == 0 {
+			return false
+		}
+		// The first chunks another process indexed: read them now,
+		// whatever the gap.
+		follow.force()
+		if err := follow.refresh(context.Background()); err != nil {
+			m.Log.Error("mcp: read the index", slog.Any("error", err))
+			return false
+		}
+		ready.Store(true)
+		return true
+	}
+	srv, err := m.mcpServer(isReady, nil, nil, follow.refresh)
+	if err != nil {
+		return err
+	}
+
+	syncCtx, cancelSync := context.WithCancel(context.WithoutCancel(ctx))
+	var syncing sync.WaitGroup
+	syncing.Go(func() { m.syncWhenAlone(syncCtx) })
+	defer func() {
+		cancelSync() // an interrupted sync converges on the next run
+		syncing.Wait()
+	}()
+
+	m.Log.Info("mcp: serving on stdio", slog.String("data_dir", m.Config.DataDir))
+	in, out := io.NopCloser(m.Stdin), nopWriteCloser{m.Stdout}
+	return srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+}
+
+// followGap is how often `docent mcp` at most reloads an index that
+// another process is syncing: each reload reads the whole index, so a
+// long sync is followed every few seconds rather than after every batch.
+const followGap = 3 * time.Second
+
+// syncWhenAlone syncs every source when no other docent holds the data
+// dir, holding its lock only while it syncs.
+func (m *Main) syncWhenAlone(ctx context.Context) {
+	unlock, err := lockDataDir(m.Config.DataDir)
+	if errors.Is(err, errDataDirBusy) {
+		m.Log.Info("mcp: another docent syncs this data dir; reading the index it keeps")
+		return
+	}
+	if err != nil {
+		m.Log.Error("mcp: lock the data dir", slog.Any("error", err))
+		return
+	}
+	defer unlock()
+	if _, err := m.Store.AbandonRuns(ctx); err != nil {
+		m.Log.Error("mcp: abandoned runs", slog.Any("error", err))
+		return
+	}
+	m.Log.Info("mcp: no other docent on this data dir; syncing the sources")
+	results, err := m.SyncSources(ctx, m.Sources, nil)
+	for _, r := range results {
+		if r.Err == "" {
+			m.Log.Info("mcp: synced", slog.String("source", r.Source), slog.Int("added", r.Added),
+				slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		m.Log.Warn("mcp: some sources failed to sync; answering from what is indexed", slog.Any("error", err))
+	}
+}
+
+// indexFollower keeps `docent mcp`'s index, corpus statistics and offline
+// embedder in step with the syncs of another process, at most once per
+// minGap (or at once after force).
+type indexFollower struct {
+	m      *Main
+	minGap time.Duration
+	now    func() time.Time
+
+	mu   sync.Mutex
+	last time.Time
+}
+
+// refresher is an index that may be written by another process
+// (search/local); a remote index (Typesense) is always current.
+type refresher interface {
+	Refresh(ctx context.Context) (bool, error)
+}
+
+func (f *indexFollower) force() {
+	f.mu.Lock()
+	f.last = time.Time{}
+	f.mu.Unlock()
+}
+
+func (f *indexFollower) refresh(ctx context.Context) error {
+	r, ok := f.m.Index.(refresher)
+	if !ok {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	if !f.last.IsZero() && now.Sub(f.last) < f.minGap {
+		return nil
+	}
+	f.last = now
+	changed, err := r.Refresh(ctx)
+	if err != nil || !changed {
+		return err
+	}
+	// A sync that retrained the offline model wrote it before any chunk.
+	if e, ok := f.m.Embedder.(*offline.Embedder); ok {
+		e.Reload()
+	}
+	f.m.Corpus.Invalidate()
+	return nil
+}
+
+// mcpServer builds the MCP server over the wired pipeline.
+func (m *Main) mcpServer(ready func() bool, adm mcp.Admission, rate mcp.RateLimiter, refresh func(context.Context) error) (*mcp.Server, error) {
+	var sources []string
+	for _, sc := range m.Config.Sources {
+		sources = append(sources, sc.Name)
+	}
+	return mcp.New(mcp.Options{
+		Asker: m.Recorder, Retriever: m.Retriever, Documents: m.Store, Chunks: m.Index, Format: answer.Format,
+		Admission: adm, Rate: rate, Ready: ready, Refresh: refresh, Sources: sources,
+		PublicURL: m.Config.Server.PublicURL, Log: m.Log,
+	})
+}
+
+// routeMCP serves MCP's streamable HTTP at /mcp on serve, behind the
+// API's token guard (each tool call charged to the token's rate) and
+// through the API's admission limiter.
+func (m *Main) routeMCP(mux *http.ServeMux, guard *console.APIGuard) error {
+	var adm mcp.Admission
+	if m.admission != nil {
+		adm = m.admission
+	}
+	srv, err := m.mcpServer(m.ready, adm, guard, nil)
+	if err != nil {
+		return err
+	}
+	mux.Handle("/mcp", guard.Authenticate(srv.Handler()))
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
