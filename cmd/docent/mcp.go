@@ -30,6 +30,7 @@ import (
 func (m *Main) MCP(ctx context.Context, args []string) error {
 	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fl.SetOutput(m.Stderr)
+	every := fl.Duration("follow-every", followGap, "reload an index another docent is syncing at most this often (0: before every call)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -39,7 +40,7 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
-	follow := &indexFollower{m: m, minGap: followGap, now: time.Now}
+	follow := &indexFollower{m: m, minGap: *every, now: time.Now}
 	var ready atomic.Bool
 	isReady := func() bool {
 		if ready.Load() {
@@ -78,8 +79,9 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 }
 
 // followGap is how often `docent mcp` at most reloads an index that
-// another process is syncing: each reload reads the whole index, so a
-// long sync is followed every few seconds rather than after every batch.
+// another process is syncing (--follow-every): each reload reads the
+// whole index, so a long sync is followed every few seconds rather than
+// after every batch.
 const followGap = 3 * time.Second
 
 // syncWhenAlone syncs every source when no other docent holds the data

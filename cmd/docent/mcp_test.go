@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/docent-hq/docent"
+	docentmcp "github.com/docent-hq/docent/mcp"
+	"github.com/docent-hq/docent/mcp/mcptest"
+)
+
+// vpnQuestion is the question of the MCP acceptance tests; the bundled
+// handbook answers it from its VPN page.
+const (
+	vpnQuestion = "How do I reset my VPN token?"
+	vpnDoc      = "handbook:it/vpn.md"
+)
+
+// checkHandbookVPN drives a client through initialize, tools/list and a
+// call of each tool for the VPN question, as an agent would, and checks
+// each comes back with the handbook's VPN page. It returns the answer.
+func checkHandbookVPN(t *testing.T, cs *sdk.ClientSession) docentmcp.AskOutput {
+	t.Helper()
+	if init := cs.InitializeResult(); init == nil || init.ServerInfo.Name != "docent" || init.Capabilities.Tools == nil {
+		t.Fatalf("initialize = %+v", init)
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tool := range tools.Tools {
+		if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+			t.Errorf("tool %s: input schema %v, output schema %v, description %q", tool.Name, tool.InputSchema != nil, tool.OutputSchema != nil, tool.Description)
+		}
+		names[tool.Name] = true
+	}
+	if len(tools.Tools) != 3 || !names["search_docs"] || !names["ask_docs"] || !names["get_document"] {
+		t.Fatalf("tools = %v, want search_docs, ask_docs and get_document", names)
+	}
+
+	var found docentmcp.SearchOutput
+	res := mcptest.Call(t, cs, "search_docs", map[string]any{"query": vpnQuestion}, &found)
+	if res.IsError || len(found.Passages) == 0 || found.Passages[0].DocID != vpnDoc ||
+		!strings.Contains(found.Passages[0].URL, "/docs/handbook/it/vpn.md") || !strings.Contains(found.Passages[0].Text, "reset-token") {
+		t.Fatalf("search_docs = %+v (%s)", found, mcptest.Text(res))
+	}
+
+	var answer docentmcp.AskOutput
+	res = mcptest.Call(t, cs, "ask_docs", map[string]any{"question": vpnQuestion}, &answer)
+	if res.IsError || answer.Status != "answered" || !citeMarker.MatchString(answer.Answer) || len(answer.Sources) == 0 {
+		t.Fatalf("ask_docs = %+v (%s)", answer, mcptest.Text(res))
+	}
+	if src := answer.Sources[0]; src.DocID != vpnDoc || !strings.Contains(src.URL, "/docs/handbook/it/vpn.md") || src.Title == "" {
+		t.Errorf("the answer cites %+v, want the VPN page with its link", src)
+	}
+	if text := mcptest.Text(res); !strings.Contains(text, "Sources:") || !strings.Contains(text, "/docs/handbook/it/vpn.md") {
+		t.Errorf("ask_docs text has no source list with the link: %q", text)
+	}
+
+	for _, args := range []map[string]any{{"doc_id": vpnDoc}, {"url": answer.Sources[0].URL}} {
+		var doc docentmcp.DocumentOutput
+		res = mcptest.Call(t, cs, "get_document", args, &doc)
+		if res.IsError || doc.DocID != vpnDoc || !strings.HasPrefix(doc.Markdown, "# "+doc.Title+"\n") ||
+			!strings.Contains(doc.Markdown, "kestrelconnect reset-token") || doc.Source != "handbook" || len(doc.Labels) == 0 {
+			t.Fatalf("get_document %v = %+v (%s)", args, doc, mcptest.Text(res))
+		}
+	}
+	return answer
+}
+
+// TestMCPInMemory: the SDK's client over in-memory transports, against
+// the MCP server wired over the indexed handbook.
+func TestMCPInMemory(t *testing.T) {
+	m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
+	if err := m.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	srv, err := m.mcpServer(nil, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := checkHandbookVPN(t, mcptest.MustConnect(t, srv))
+	turn, err := m.Store.Turn(context.Background(), answer.TurnID)
+	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Text != vpnQuestion || len(turn.Answer.Trace.Candidates) == 0 {
+		t.Errorf("stored turn = %+v, %v; want the ask with its trace, platform mcp", turn.Question, err)
+	}
+}
+
+// TestMCPOverHTTP: the SDK's client over streamable HTTP at /mcp of a
+// running docent serve; each ask is a turn the console lists.
+func TestMCPOverHTTP(t *testing.T) {
+	m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
+	base, stop := MustServeMain(t, m)
+	defer stop()
+	waitReady(t, base)
+	answer := checkHandbookVPN(t, mcptest.MustConnectHTTP(t, base+"/mcp", ""))
+	turn, err := m.Store.Turn(context.Background(), answer.TurnID)
+	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Channel != "http" {
+		t.Errorf("stored turn = %+v, %v; want platform mcp over http", turn.Question, err)
+	}
+}
+
+// mustMCPStdio runs `docent mcp` (Main.MCP) with args over pipes and
+// connects the SDK's client to its stdin and stdout. stop closes the
+// client (stdin ends) and returns what MCP returned.
+func mustMCPStdio(t *testing.T, m *Main, args ...string) (*sdk.ClientSession, func() error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	m.Stdin, m.Stdout = inR, outW
+	done := make(chan error, 1)
+	go func() {
+		err := m.MCP(context.Background(), args)
+		outW.Close()
+		m.Close()
+		done <- err
+	}()
+	c := sdk.NewClient(&sdk.Implementation{Name: "docent-test", Version: "v0"}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect to docent mcp: %v", err)
+	}
+	var stopped bool
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cs.Close()
+		inW.Close()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			return errors.New("docent mcp did not stop when stdin closed")
+		}
+	}
+	t.Cleanup(func() { _ = stop() })
+	return cs, stop
+}
+
+// TestMCPStdio: `docent mcp` speaks MCP on stdin and stdout over the
+// indexed handbook, alone on its data dir; logs stay on stderr.
+func TestMCPStdio(t *testing.T) {
+	var logs syncBuffer
+	m := &Main{Stderr: &logs, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
+	cs, stop := mustMCPStdio(t, m)
+	answer := checkHandbookVPN(t, cs)
+	if err := stop(); err != nil {
+		t.Fatalf("docent mcp: %v\n%s", err, logs.String())
+	}
+	db := mustOpenStore(t, m.Config.DataDir)
+	turn, err := db.Turn(context.Background(), answer.TurnID)
+	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Channel != "stdio" {
+		t.Errorf("stored turn = %+v, %v; want platform mcp over stdio", turn.Question, err)
+	}
+	if !strings.Contains(logs.String(), "no other docent on this data dir; syncing") {
+		t.Errorf("alone on its data dir, docent mcp did not sync:\n%s", logs.String())
+	}
+	// The lock was let go: a sync can run after it.
+	unlock, err := lockDataDir(m.Config.DataDir)
+	if err != nil {
+		t.Fatalf("docent mcp kept the data dir's lock: %v", err)
+	}
+	unlock()
+}
+
+// TestMCPStdioFollowsServe: `docent mcp` beside a running serve on the
+// same data dir neither takes the sync lock nor stops serve's syncs, and
+// after serve re-syncs (a page changed, one added, one removed) it
+// answers from the new index: new passages found, the removed page
+// unknown.
+func TestMCPStdioFollowsServe(t *testing.T) {
+	dir := t.TempDir()
+	cfg := MustDocsConfig(t, dir, tinyDocs, "")
+	server := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
+	base, stop := MustServeMain(t, server)
+	defer stop()
+	waitReady(t, base)
+
+	var logs syncBuffer
+	m := &Main{ConfigPath: cfg, Stderr: &logs, Getenv: envOf(nil)}
+	cs, stopMCP := mustMCPStdio(t, m, "--follow-every", "0")
+	defer stopMCP()
+	search := func(query string) []docentmcp.Passage {
+		t.Helper()
+		var out docentmcp.SearchOutput
+		res := mcptest.Call(t, cs, "search_docs", map[string]any{"query": query, "limit": 20}, &out)
+		if res.IsError {
+			t.Fatalf("search_docs %q: %s", query, mcptest.Text(res))
+		}
+		return out.Passages
+	}
+	if got := search("parking basement"); len(got) == 0 || got[0].DocID != "local:office.md" {
+		t.Fatalf("before the re-sync: %+v", got)
+	}
+
+	root := filepath.Join(dir, "docs")
+	if err := os.WriteFile(filepath.Join(root, "lunch.md"), []byte("# Lunch\n\nLunch is served in the canteen on floor three at noon.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "office.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.SyncSources(context.Background(), server.Sources, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("canteen lunch"); len(got) == 0 || got[0].DocID != "local:lunch.md" || !strings.Contains(got[0].Text, "floor three") {
+		t.Errorf("after the re-sync, the new page: %+v", got)
+	}
+	for _, p := range search("parking basement office") {
+		if p.DocID == "local:office.md" {
+			t.Errorf("after the re-sync, the removed page is still found: %+v", p)
+		}
+	}
+	res := mcptest.Call(t, cs, "get_document", map[string]any{"doc_id": "local:office.md"}, nil)
+	if !res.IsError || !strings.Contains(mcptest.Text(res), "unknown document") {
+		t.Errorf("get_document of the removed page = %s", mcptest.Text(res))
+	}
+	if !strings.Contains(logs.String(), "another docent syncs this data dir") {
+		t.Errorf("docent mcp did not leave the sync to serve:\n%s", logs.String())
+	}
+	if err := stopMCP(); err != nil {
+		t.Fatalf("docent mcp: %v", err)
+	}
+	// serve still holds the lock it took; mcp never took or broke it.
+	if _, err := lockDataDir(server.Config.DataDir); !errors.Is(err, errDataDirBusy) {
+		t.Errorf("lock beside serve = %v, want busy", err)
+	}
+}
+
+// TestMCPTokensAndScope: served beyond localhost, /mcp needs a token
+// (401 without one); a token whose scope the console's token page set to
+// one source never gets a passage, answer or document of the other, over
+// MCP or /api/ask; its tool calls count against its rate; its asks are
+// turns that name it.
+func TestMCPTokensAndScope(t *testing.T) {
+	dir := t.TempDir()
+	cfg := MustDocsConfig(t, dir, tinyDocs, "  - name: handbook\n    type: bundled\n")
+	hash, err := bcrypt.GenerateFromPassword([]byte("a long admin password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("auth:\n  admins:\n    - user: ops@example.com\n      password_hash: \"" + string(hash) + "\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
+	listen, stop := MustServeMain(t, m, "--addr", "0.0.0.0:0") // beyond localhost: tokens required
+	defer stop()
+	u, err := url.Parse(listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(u.Host)
+	base := "http://127.0.0.1:" + port
+	waitReady(t, base)
+
+	// No token: 401, before any MCP is spoken.
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "token_required") {
+		t.Fatalf("/mcp without a token = %d %s, want 401", resp.StatusCode, body)
+	}
+	if _, err := mcptest.ConnectHTTP(base+"/mcp", "dct_not-a-token"); err == nil {
+		t.Fatal("a client with an unknown token connected")
+	}
+
+	// Tokens made on the console's token page: one scoped to the local
+	// folder (rate 8 a minute), one unscoped.
+	c := newConsoleClient(t, base)
+	c.login("ops@example.com", "a long admin password")
+	_, doc := c.post("/tokens", url.Values{"csrf": {c.csrf()}, "name": {"community-bot"}, "source": {"local"}, "rate": {"8"}})
+	scoped := strings.TrimSpace(doc.Find(`[data-testid=new-token]`).Text())
+	_, doc = c.post("/tokens", url.Values{"csrf": {c.csrf()}, "name": {"staff"}})
+	staff := strings.TrimSpace(doc.Find(`[data-testid=new-token]`).Text())
+	_, list := c.get("/tokens")
+	if scoped == "" || staff == "" || !strings.Contains(list.Find(`[data-testid=tokens]`).Text(), "sources: local") {
+		t.Fatalf("tokens %q %q; list shows %q", scoped, staff, list.Find(`[data-testid=tokens]`).Text())
+	}
+
+	cs := mcptest.MustConnectHTTP(t, base+"/mcp", scoped)
+	var found docentmcp.SearchOutput
+	mcptest.Call(t, cs, "search_docs", map[string]any{"query": vpnQuestion, "limit": 20}, &found)
+	if len(found.Passages) == 0 {
+		t.Fatal("the scoped token finds nothing")
+	}
+	for _, p := range found.Passages {
+		if p.Source != "local" {
+			t.Errorf("the scoped token got a passage of %s: %+v", p.Source, p)
+		}
+	}
+	var answer docentmcp.AskOutput
+	res := mcptest.Call(t, cs, "ask_docs", map[string]any{"question": vpnQuestion}, &answer)
+	if res.IsError || answer.Status != "answered" || len(answer.Sources) == 0 {
+		t.Fatalf("scoped ask_docs = %+v (%s)", answer, mcptest.Text(res))
+	}
+	for _, s := range answer.Sources {
+		if !strings.HasPrefix(s.DocID, "local:") {
+			t.Errorf("the scoped token's answer cites %+v", s)
+		}
+	}
+	if strings.Contains(mcptest.Text(res), "KestrelConnect") {
+		t.Errorf("the scoped answer quotes the handbook: %s", mcptest.Text(res))
+	}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_document", map[string]any{"doc_id": vpnDoc}},
+		{"get_document", map[string]any{"url": "http://localhost:8080/docs/handbook/it/vpn.md"}},
+		{"search_docs", map[string]any{"query": vpnQuestion, "source": "handbook"}},
+		{"ask_docs", map[string]any{"question": vpnQuestion, "source": "handbook"}},
+	} {
+		res := mcptest.Call(t, cs, call.tool, call.args, nil)
+		if !res.IsError || strings.Contains(mcptest.Text(res), "KestrelConnect") {
+			t.Errorf("scoped %s %v = %s, want a tool error", call.tool, call.args, mcptest.Text(res))
+		}
+	}
+	turn, err := m.Store.Turn(context.Background(), answer.TurnID)
+	if err != nil || turn.Question.Platform != "mcp" || turn.Question.User != "community-bot" || len(turn.Question.Filter.Sources) != 1 {
+		t.Errorf("stored turn = %+v, %v; want platform mcp, user community-bot, filter local", turn.Question, err)
+	}
+	for _, h := range turn.Answer.Trace.Candidates {
+		if h.Chunk.Source != "local" {
+			t.Errorf("the scoped turn retrieved a candidate of %s", h.Chunk.Source)
+		}
+	}
+
+	// /api/ask applies the same scope to the token.
+	apiAsk := func(token, body string) (int, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/ask", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	status, b := apiAsk(scoped, `{"question":"`+vpnQuestion+`"}`)
+	var api struct {
+		Citations []docent.Citation `json:"citations"`
+	}
+	if err := json.Unmarshal(b, &api); status != http.StatusOK || err != nil || len(api.Citations) == 0 {
+		t.Fatalf("/api/ask with the scoped token = %d %s", status, b)
+	}
+	for _, cit := range api.Citations {
+		if !strings.HasPrefix(cit.DocID, "local:") {
+			t.Errorf("/api/ask with the scoped token cites %+v", cit)
+		}
+	}
+	if status, b := apiAsk(scoped, `{"question":"`+vpnQuestion+`","filter":{"sources":["handbook"]}}`); status != http.StatusForbidden {
+		t.Errorf("/api/ask for another source with the scoped token = %d %s, want 403", status, b)
+	}
+
+	// The unscoped token reads the handbook.
+	everyone := mcptest.MustConnectHTTP(t, base+"/mcp", staff)
+	mcptest.Call(t, everyone, "search_docs", map[string]any{"query": vpnQuestion}, &found)
+	if len(found.Passages) == 0 || found.Passages[0].DocID != vpnDoc {
+		t.Errorf("the unscoped token's search = %+v", found)
+	}
+
+	// The scoped token's rate is 8 a minute, and /mcp and /api/ draw on
+	// one bucket: it made 6 tool calls and 2 API requests, so the next
+	// call is over.
+	res = mcptest.Call(t, cs, "get_document", map[string]any{"doc_id": "local:vpn.md"}, nil)
+	if text := mcptest.Text(res); !res.IsError || !strings.Contains(text, "over rate: this token may make 8 requests a minute") {
+		t.Errorf("over the token's rate = %q, want an over rate tool error", text)
+	}
+}
