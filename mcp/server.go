@@ -109,9 +109,28 @@ type Options struct {
 
 // Server is docent's MCP server. It is safe for concurrent use.
 type Server struct {
-	opts Options
-	srv  *sdk.Server
-	log  *slog.Logger
+	opts   Options
+	srv    *sdk.Server
+	log    *slog.Logger
+	sdkLog *slog.Logger // the SDK's: warnings and errors only
+}
+
+// minLevel drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(as), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
 }
 
 // New builds the server and its three tools.
@@ -132,9 +151,13 @@ func New(opts Options) (*Server, error) {
 		opts.Version = "dev"
 	}
 	s := &Server{opts: opts, log: opts.Log}
+	// The SDK logs every session's start and end at Info: on a stateless
+	// server that is every request, so only its warnings are kept.
+	sdkLog := slog.New(minLevel{Handler: opts.Log.Handler(), min: slog.LevelWarn})
+	s.sdkLog = sdkLog
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "docent", Title: "docent", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       opts.Log,
+		Logger:       sdkLog,
 	})
 	if err := s.addTools(); err != nil {
 		return nil, err
@@ -180,7 +203,7 @@ func (s *Server) Handler() http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
 		Stateless:                  true,
 		JSONResponse:               true,
-		Logger:                     s.log,
+		Logger:                     s.sdkLog,
 		DisableLocalhostProtection: true, // checked below, with the public URL's host let through
 	})
 	// The SDK hands a request's token to the tools as its TokenInfo; the

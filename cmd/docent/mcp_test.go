@@ -9,8 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -395,4 +399,140 @@ func TestMCPTokensAndScope(t *testing.T) {
 	if text := mcptest.Text(res); !res.IsError || !strings.Contains(text, "over rate: this token may make 8 requests a minute") {
 		t.Errorf("over the token's rate = %q, want an over rate tool error", text)
 	}
+}
+
+// nodeClientDir is the pinned TypeScript SDK client (package.json and
+// package-lock.json); .ci/run installs its node_modules with npm ci.
+var nodeClientDir = filepath.Join("..", "..", "mcp", "mcptest", "node")
+
+// tsResult is what mcp/mcptest/node/client.mjs prints.
+type tsResult struct {
+	Server struct {
+		Name string `json:"name"`
+	} `json:"server"`
+	Tools []struct {
+		Name          string   `json:"name"`
+		Description   string   `json:"description"`
+		InputType     string   `json:"inputType"`
+		InputRequired []string `json:"inputRequired"`
+		OutputType    string   `json:"outputType"`
+	} `json:"tools"`
+	Search struct {
+		IsError    bool                   `json:"isError"`
+		Structured docentmcp.SearchOutput `json:"structured"`
+	} `json:"search"`
+	Ask struct {
+		IsError    bool                `json:"isError"`
+		Structured docentmcp.AskOutput `json:"structured"`
+		Text       string              `json:"text"`
+	} `json:"ask"`
+	Document struct {
+		IsError    bool                     `json:"isError"`
+		Structured docentmcp.DocumentOutput `json:"structured"`
+	} `json:"document"`
+}
+
+// TestMCPTypeScriptClient: the MCP TypeScript SDK's client, a client
+// written apart from docent and its Go SDK, drives the real binary:
+// `docent mcp` over stdio (it launches it, as Claude Desktop does) and
+// `docent serve`'s /mcp over streamable HTTP. It checks each result's
+// structured content against the tool's output schema itself.
+func TestMCPTypeScriptClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	sdkDir := filepath.Join(nodeClientDir, "node_modules", "@modelcontextprotocol", "sdk")
+	if _, serr := os.Stat(sdkDir); err != nil || serr != nil {
+		msg := "the TypeScript MCP client is not installed: run npm ci --prefix mcp/mcptest/node (node " + strconv.Quote(node) + ")"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; .ci/run installs it")
+		}
+		t.Skip(msg)
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "docent")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	client := func(t *testing.T, env []string, args ...string) tsResult {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs"}, args...)...)
+		cmd.Dir = nodeClientDir
+		cmd.Env = append(os.Environ(), env...)
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node client.mjs %v: %v\n%s", args, err, tail(stderr.String(), 3000))
+		}
+		var res tsResult
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("client output %s: %v", out, err)
+		}
+		return res
+	}
+	check := func(t *testing.T, res tsResult) {
+		t.Helper()
+		if res.Server.Name != "docent" || len(res.Tools) != 3 {
+			t.Fatalf("server %+v, tools %+v", res.Server, res.Tools)
+		}
+		for _, tool := range res.Tools {
+			if tool.InputType != "object" || tool.OutputType != "object" || tool.Description == "" {
+				t.Errorf("tool %+v: want object input and output schemas and a description", tool)
+			}
+		}
+		if p := res.Search.Structured.Passages; res.Search.IsError || len(p) == 0 || p[0].DocID != vpnDoc {
+			t.Errorf("search_docs = %+v", res.Search)
+		}
+		a := res.Ask.Structured
+		if res.Ask.IsError || a.Status != "answered" || !citeMarker.MatchString(a.Answer) || len(a.Sources) == 0 ||
+			a.Sources[0].DocID != vpnDoc || !strings.Contains(a.Sources[0].URL, "/docs/handbook/it/vpn.md") {
+			t.Errorf("ask_docs = %+v", res.Ask)
+		}
+		if d := res.Document.Structured; res.Document.IsError || d.DocID != vpnDoc || !strings.Contains(d.Markdown, "kestrelconnect reset-token") {
+			t.Errorf("get_document = %+v", res.Document)
+		}
+	}
+
+	t.Run("stdio", func(t *testing.T) {
+		data := handbookData(t)
+		check(t, client(t, []string{"DOCENT_DATA=" + data, "DOCENT_CONFIG="}, "stdio", bin, "mcp"))
+	})
+	t.Run("http", func(t *testing.T) {
+		data := handbookData(t)
+		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), "DOCENT_DATA="+data, "DOCENT_CONFIG=")
+		var stderr syncBuffer
+		cmd.Stderr, cmd.Stdout = &stderr, io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		defer func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+			}
+		}()
+		var addr []string
+		deadline := time.Now().Add(60 * time.Second)
+		for addr == nil && time.Now().Before(deadline) {
+			addr = regexp.MustCompile(`msg=serving addr=(\S+)`).FindStringSubmatch(stderr.String())
+			if addr == nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if addr == nil {
+			t.Fatalf("docent serve did not say where it serves:\n%s", stderr.String())
+		}
+		base := "http://" + addr[1]
+		waitReady(t, base)
+		check(t, client(t, nil, "http", base+"/mcp"))
+	})
 }
