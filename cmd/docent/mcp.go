@@ -127,7 +127,8 @@ type indexFollower struct {
 }
 
 // refresher is an index that may be written by another process
-// (search/local); a remote index (Typesense) is always current.
+// (search/local); a remote index (Typesense) is always current, and only
+// the offline model beside it is followed.
 type refresher interface {
 	Refresh(ctx context.Context) (bool, error)
 }
@@ -139,10 +140,6 @@ func (f *indexFollower) force() {
 }
 
 func (f *indexFollower) refresh(ctx context.Context) error {
-	r, ok := f.m.Index.(refresher)
-	if !ok {
-		return nil
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
@@ -150,15 +147,22 @@ func (f *indexFollower) refresh(ctx context.Context) error {
 		return nil
 	}
 	f.last = now
-	changed, err := r.Refresh(ctx)
-	if err != nil || !changed {
-		return err
+	changed := false
+	r, local := f.m.Index.(refresher)
+	if local {
+		var err error
+		if changed, err = r.Refresh(ctx); err != nil {
+			return err
+		}
 	}
-	// A sync that retrained the offline model wrote it before any chunk.
-	if e, ok := f.m.Embedder.(*offline.Embedder); ok {
-		e.Reload()
+	// A sync that retrained the offline model wrote it before any chunk;
+	// Reload only stats the file when it has not changed.
+	if e, ok := f.m.Embedder.(*offline.Embedder); ok && (changed || !local) {
+		changed = e.Reload() || changed
 	}
-	f.m.Corpus.Invalidate()
+	if changed {
+		f.m.Corpus.Invalidate()
+	}
 	return nil
 }
 

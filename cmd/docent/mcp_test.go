@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"github.com/docent-hq/docent"
 	docentmcp "github.com/docent-hq/docent/mcp"
 	"github.com/docent-hq/docent/mcp/mcptest"
+	"github.com/docent-hq/docent/search"
 )
 
 // vpnQuestion is the question of the MCP acceptance tests; the bundled
@@ -535,4 +537,87 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		waitReady(t, base)
 		check(t, client(t, nil, "http", base+"/mcp"))
 	})
+}
+
+// topicDocs makes n markdown pages about one topic, from its words.
+func topicDocs(prefix string, n int, words []string) map[string]string {
+	docs := map[string]string{}
+	for i := range n {
+		var b strings.Builder
+		b.WriteString("# " + prefix + " page " + strconv.Itoa(i) + "\n\n")
+		for j := range 40 {
+			b.WriteString(words[(i*7+j*3)%len(words)] + " ")
+			if j%8 == 7 {
+				b.WriteString(". ")
+			}
+		}
+		docs[prefix+strconv.Itoa(i)+".md"] = b.String() + "\n"
+	}
+	return docs
+}
+
+// TestMCPFollowsARetrain: when the process that syncs retrains the
+// offline model (the corpus drifted) and re-embeds, `docent mcp`'s
+// follower takes the new model with the new vectors, so its query
+// vectors are the writer's; before it follows, it keeps the old pair.
+func TestMCPFollowsARetrain(t *testing.T) {
+	dir := t.TempDir()
+	space := []string{"rocket", "orbit", "launch", "satellite", "astronaut", "spacecraft", "gravity", "moon", "thrust", "planet",
+		"booster", "capsule", "payload", "telemetry", "trajectory", "module"}
+	cfg := MustDocsConfig(t, dir, topicDocs("space", 40, space), "")
+	ctx := context.Background()
+	writer := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
+	if err := writer.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	if err := writer.lockForWrites(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.SyncSources(ctx, writer.Sources, nil); err != nil {
+		t.Fatal(err)
+	}
+	reader := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
+	if err := reader.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	follow := &indexFollower{m: reader, now: time.Now}
+	before := reader.Embedder.Name()
+	if before != writer.Embedder.Name() || !strings.HasPrefix(before, "offline-ppmi-svd") {
+		t.Fatalf("reader %q, writer %q: want the same trained model", before, writer.Embedder.Name())
+	}
+
+	bank := []string{"bank", "loan", "money", "interest", "credit", "mortgage", "deposit", "savings", "account", "payment",
+		"ledger", "invoice", "budget", "audit", "refund", "expense"}
+	for name, text := range topicDocs("bank", 60, bank) {
+		if err := os.WriteFile(filepath.Join(dir, "docs", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := writer.SyncSources(ctx, writer.Sources, nil); err != nil {
+		t.Fatal(err)
+	}
+	if writer.Embedder.Name() == before {
+		t.Fatal("the drifted corpus did not retrain the model: the test checks nothing")
+	}
+	if reader.Embedder.Name() != before {
+		t.Fatal("the reader changed model before following")
+	}
+	if err := follow.refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if reader.Embedder.Name() != writer.Embedder.Name() {
+		t.Fatalf("after following, the reader embeds with %q, the index holds %q", reader.Embedder.Name(), writer.Embedder.Name())
+	}
+	q := "mortgage interest on a savings account"
+	rv, _ := reader.Embedder.EmbedQuery(ctx, q)
+	wv, _ := writer.Embedder.EmbedQuery(ctx, q)
+	if !slices.Equal(rv, wv) {
+		t.Error("the reader's query vector differs from the writer's")
+	}
+	res, err := reader.Retriever.Retrieve(ctx, search.Request{Text: q, K: 3, Mode: search.ModeVector})
+	if err != nil || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Chunk.DocID, "bank") {
+		t.Errorf("the reader's vector search after the retrain = %+v, %v; want a bank page", res.Hits, err)
+	}
 }
