@@ -15,6 +15,10 @@
 //   - get_document {doc_id | url}: a document's markdown as indexed (its
 //     chunks in order, the overlap between them removed), with metadata.
 //
+// Each document in the caller's scope is also a resource,
+// docent://documents/{doc_id} (text/markdown, what get_document returns),
+// listed a page at a time.
+//
 // Each tool has an input and an output schema: results come as structured
 // content and as text. Failures are tool errors with a message a model
 // can act on: not ready (the first sync is running), over rate (the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/store"
 )
 
 // Platform is the platform of every turn asked through MCP.
@@ -44,6 +45,9 @@ type Documents interface {
 	// DocumentByURL returns the live document at url (without its
 	// #fragment); none is an error wrapping store.ErrNotFound.
 	DocumentByURL(ctx context.Context, url string) (docent.DocRecord, error)
+	// ListDocuments returns the documents f selects (live ones by
+	// default), a page at a time (f.Limit, f.Offset).
+	ListDocuments(ctx context.Context, f store.DocFilter) ([]docent.DocRecord, error)
 }
 
 // Chunks loads stored chunks by ID; search.Index implements it.
@@ -162,6 +166,7 @@ func New(opts Options) (*Server, error) {
 	if err := s.addTools(); err != nil {
 		return nil, err
 	}
+	s.addResources()
 	return s, nil
 }
 
@@ -265,13 +270,13 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// callerOf returns the caller of a tool call: the token a guarded HTTP
+// callerOf returns the caller of a request: the token a guarded HTTP
 // request carried, or none (stdio, the demo on localhost).
-func callerOf(req *sdk.CallToolRequest) (docent.Caller, bool) {
-	if req == nil || req.Extra == nil || req.Extra.TokenInfo == nil {
+func callerOf(extra *sdk.RequestExtra) (docent.Caller, bool) {
+	if extra == nil || extra.TokenInfo == nil {
 		return docent.Caller{}, false
 	}
-	c, ok := req.Extra.TokenInfo.Extra[callerExtra].(docent.Caller)
+	c, ok := extra.TokenInfo.Extra[callerExtra].(docent.Caller)
 	return c, ok
 }
 

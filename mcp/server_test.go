@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -69,6 +70,16 @@ func (fakeDocs) DocumentByURL(_ context.Context, u string) (docent.DocRecord, er
 		}
 	}
 	return docent.DocRecord{}, fmt.Errorf("fake: %w", store.ErrNotFound)
+}
+
+func (fakeDocs) ListDocuments(_ context.Context, f store.DocFilter) ([]docent.DocRecord, error) {
+	var out []docent.DocRecord
+	for _, id := range slices.Sorted(maps.Keys(registry)) {
+		if r := registry[id]; f.Source == "" || r.Source == f.Source {
+			out = append(out, r)
+		}
+	}
+	return out[min(f.Offset, len(out)):min(f.Offset+f.Limit, len(out))], nil
 }
 
 type fakeChunks struct{}
@@ -385,5 +396,50 @@ func TestRebinding(t *testing.T) {
 		if resp.StatusCode != want {
 			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
 		}
+	}
+}
+
+// TestDocumentResources: each document in the caller's scope is listed
+// and read as a markdown resource; one outside it is neither listed nor
+// read.
+func TestDocumentResources(t *testing.T) {
+	s, _ := newServer(t, nil)
+	for _, tc := range []struct {
+		name   string
+		caller *docent.Caller
+		want   []string
+	}{
+		{"unscoped", &docent.Caller{Name: "staff", TokenID: 1}, []string{"internal:vpn-admin.md", "public:vpn.md"}},
+		{"scoped", &docent.Caller{Name: "community", TokenID: 2, Scope: docent.Scope{Sources: []string{"public"}}}, []string{"public:vpn.md"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := mcptest.MustConnectHTTP(t, serveAs(t, s, tc.caller)+"/mcp", "dct_x")
+			list, err := cs.ListResources(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range list.Resources {
+				got = append(got, strings.TrimPrefix(r.URI, docentmcp.DocumentURI))
+				if r.MIMEType != "text/markdown" || r.Title == "" {
+					t.Errorf("resource %+v", r)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("listed %v, want %v", got, tc.want)
+			}
+			res, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: docentmcp.DocumentURI + "public:vpn.md"})
+			if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "Reset your VPN token in the portal.") {
+				t.Fatalf("read the public page = %+v, %v", res, err)
+			}
+			res, err = cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: docentmcp.DocumentURI + "internal:vpn-admin.md"})
+			if tc.caller.Scope.IsZero() {
+				if err != nil || !strings.Contains(res.Contents[0].Text, "break-glass") {
+					t.Errorf("unscoped read of the internal page = %+v, %v", res, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "not found") {
+				t.Errorf("scoped read of the internal page = %+v, %v; want resource not found", res, err)
+			}
+		})
 	}
 }

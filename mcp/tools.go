@@ -204,6 +204,15 @@ func ptr[T any](v T) *T { return &v }
 // not ready, charge the caller's rate. It returns the caller (zero and
 // false for an anonymous one).
 func (s *Server) begin(ctx context.Context, req *sdk.CallToolRequest) (docent.Caller, bool, error) {
+	var extra *sdk.RequestExtra
+	if req != nil {
+		extra = req.Extra
+	}
+	return s.start(ctx, extra)
+}
+
+// start is begin for any request with its transport's extra.
+func (s *Server) start(ctx context.Context, extra *sdk.RequestExtra) (docent.Caller, bool, error) {
 	if s.opts.Refresh != nil {
 		if err := s.opts.Refresh(ctx); err != nil {
 			s.log.ErrorContext(ctx, "mcp: refresh the index", slog.Any("error", err))
@@ -213,7 +222,7 @@ func (s *Server) begin(ctx context.Context, req *sdk.CallToolRequest) (docent.Ca
 	if s.opts.Ready != nil && !s.opts.Ready() {
 		return docent.Caller{}, false, ErrNotReady
 	}
-	c, ok := callerOf(req)
+	c, ok := callerOf(extra)
 	if ok && s.opts.Rate != nil {
 		if wait, allowed := s.opts.Rate.Allow(c); !allowed {
 			return c, ok, &RateError{PerMinute: c.RatePerMinute, RetryAfter: wait}
@@ -426,46 +435,56 @@ func (s *Server) getDocument(ctx context.Context, req *sdk.CallToolRequest, in D
 		return nil, out, err
 	}
 	id, link := strings.TrimSpace(in.DocID), strings.TrimSpace(in.URL)
+	if id == "" && link == "" {
+		return nil, out, errors.New("give doc_id or url: the document's ID or link, as search_docs or ask_docs returned it")
+	}
+	doc, err := s.document(ctx, c, id, link)
+	if err != nil {
+		return nil, out, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\nsource %s, doc_id %s", doc.Title, doc.URL, doc.Source, doc.DocID)
+	if doc.UpdatedAt != "" {
+		b.WriteString(", updated " + doc.UpdatedAt[:10])
+	}
+	b.WriteString("\n\n" + doc.Markdown)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, doc, nil
+}
+
+// document looks a document up by ID (or else by URL) and puts it
+// together. A document that is unknown, deleted or outside the caller's
+// scope is an error wrapping ErrUnknownDocument: the caller learns nothing
+// of it.
+func (s *Server) document(ctx context.Context, c docent.Caller, id, link string) (DocumentOutput, error) {
 	var rec docent.DocRecord
 	var what string
-	switch {
-	case id != "":
+	var err error
+	if id != "" {
 		what = "doc_id " + strconv.Quote(id)
 		rec, err = s.opts.Documents.Document(ctx, id)
-	case link != "":
+	} else {
 		what = "url " + strconv.Quote(link)
 		rec, err = s.opts.Documents.DocumentByURL(ctx, link)
-	default:
-		return nil, out, errors.New("give doc_id or url: the document's ID or link, as search_docs or ask_docs returned it")
 	}
 	unknown := fmt.Errorf("%w: no document has %s; use the doc_id or url of a search_docs passage or an ask_docs source", ErrUnknownDocument, what)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, out, unknown
+		return DocumentOutput{}, unknown
 	case err != nil:
 		s.log.ErrorContext(ctx, "mcp: get document", slog.String("what", what), slog.Any("error", err))
-		return nil, out, ErrInternal
+		return DocumentOutput{}, ErrInternal
 	}
-	// A deleted document, or one outside the scope, is unknown: the
-	// caller learns nothing of it.
 	if !rec.DeletedAt.IsZero() || !c.Scope.Allows(rec.Source, rec.Labels) {
-		return nil, out, unknown
+		return DocumentOutput{}, unknown
 	}
 	chunks, err := s.opts.Chunks.Chunks(ctx, rec.ChunkIDs)
 	if err != nil {
 		s.log.ErrorContext(ctx, "mcp: document chunks", slog.String("doc", rec.ID), slog.Any("error", err))
-		return nil, out, ErrInternal
+		return DocumentOutput{}, ErrInternal
 	}
-	out = DocumentOutput{DocID: rec.ID, Title: rec.Title, URL: rec.URL, Source: rec.Source, Space: rec.Space,
+	return DocumentOutput{DocID: rec.ID, Title: rec.Title, URL: rec.URL, Source: rec.Source, Space: rec.Space,
 		Labels: nonNil(rec.Labels), Owner: rec.Owner, Author: rec.Author, UpdatedAt: stamp(rec.UpdatedAt),
-		Markdown: documentMarkdown(rec.Title, chunks)}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%s\nsource %s, doc_id %s", out.Title, out.URL, out.Source, out.DocID)
-	if out.UpdatedAt != "" {
-		b.WriteString(", updated " + out.UpdatedAt[:10])
-	}
-	b.WriteString("\n\n" + out.Markdown)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+		Markdown: documentMarkdown(rec.Title, chunks)}, nil
 }
 
 // stamp formats a time for the outputs: RFC 3339 in UTC, "" when zero.

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/connectors"
 	docentmcp "github.com/docent-hq/docent/mcp"
 	"github.com/docent-hq/docent/mcp/mcptest"
 	"github.com/docent-hq/docent/search"
@@ -84,6 +85,10 @@ func checkHandbookVPN(t *testing.T, cs *sdk.ClientSession) docentmcp.AskOutput {
 			!strings.Contains(doc.Markdown, "kestrelconnect reset-token") || doc.Source != "handbook" || len(doc.Labels) == 0 {
 			t.Fatalf("get_document %v = %+v (%s)", args, doc, mcptest.Text(res))
 		}
+	}
+	res2, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: docentmcp.DocumentURI + vpnDoc})
+	if err != nil || len(res2.Contents) != 1 || !strings.Contains(res2.Contents[0].Text, "kestrelconnect reset-token") {
+		t.Errorf("resources/read of the VPN page = %+v, %v", res2, err)
 	}
 	return answer
 }
@@ -270,6 +275,22 @@ func TestMCPTokensAndScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	// The handbook comes indexed; only the folder is synced here.
+	copyHandbook(t, filepath.Join(dir, "data"))
+	pre := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
+	if err := pre.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.lockForWrites(); err != nil {
+		t.Fatal(err)
+	}
+	local, err := pre.source("local")
+	if err == nil {
+		_, err = pre.SyncSources(context.Background(), []connectors.Source{local}, nil)
+	}
+	if err := errors.Join(err, pre.Close()); err != nil {
+		t.Fatal(err)
+	}
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
 	listen, stop := MustServeMain(t, m, "--addr", "0.0.0.0:0") // beyond localhost: tokens required
 	defer stop()
