@@ -279,11 +279,3 @@ func callerOf(extra *sdk.RequestExtra) (docent.Caller, bool) {
 	c, ok := extra.TokenInfo.Extra[callerExtra].(docent.Caller)
 	return c, ok
 }
-
-// transport names the transport of a tool call, as the turn's channel.
-func transport(req *sdk.CallToolRequest) string {
-	if req != nil && req.Extra != nil && req.Extra.Header != nil {
-		return "http"
-	}
-	return "stdio"
-}

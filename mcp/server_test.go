@@ -239,8 +239,8 @@ func TestToolsInMemory(t *testing.T) {
 	if res.IsError || answer.Status != "answered" || answer.TurnID != 42 || len(answer.Sources) != 1 || answer.Sources[0].URL == "" {
 		t.Fatalf("ask_docs = %+v (%s)", answer, mcptest.Text(res))
 	}
-	if q := asker.last(); q.Platform != "mcp" || q.Channel != "stdio" || q.User != "" {
-		t.Errorf("asked %+v, want platform mcp over stdio, no token", q)
+	if q := asker.last(); q.Platform != "mcp" || q.User != "" {
+		t.Errorf("asked %+v, want platform mcp, no token", q)
 	}
 
 	var doc docentmcp.DocumentOutput
@@ -281,7 +281,7 @@ func TestScopedCaller(t *testing.T) {
 	}
 	var answer docentmcp.AskOutput
 	mcptest.Call(t, cs, docentmcp.ToolAsk, map[string]any{"question": "How do I reset my VPN token?"}, &answer)
-	if q := asker.last(); !slices.Equal(q.Filter.Sources, []string{"public"}) || q.User != "community" || q.Channel != "http" {
+	if q := asker.last(); !slices.Equal(q.Filter.Sources, []string{"public"}) || q.User != "community" {
 		t.Errorf("scoped ask = %+v", q)
 	}
 	if len(answer.Sources) != 1 || answer.Sources[0].DocID != "public:vpn.md" {

@@ -367,7 +367,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in AskInput)
 	if err != nil {
 		return nil, out, err
 	}
-	q := docent.Question{Text: question, Platform: Platform, Channel: transport(req), Filter: f}
+	q := docent.Question{Text: question, Platform: Platform, Filter: f}
 	if named {
 		q.User = c.Name
 	}

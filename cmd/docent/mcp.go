@@ -37,6 +37,23 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 	if fl.NArg() > 0 {
 		return fmt.Errorf("mcp: %w: it takes no arguments (it speaks MCP on stdin and stdout)", errUsage)
 	}
+	// Alone on the data dir, mcp opens it and syncs under the lock (any
+	// migration at open happens under it too), then lets it go; beside
+	// another docent it opens what that process keeps, which writes
+	// nothing while the schema is current, and never writes to the index.
+	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	unlock, err := lockDataDir(m.Config.DataDir)
+	alone := err == nil
+	if err != nil && !errors.Is(err, errDataDirBusy) {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	if alone {
+		release := sync.OnceFunc(unlock)
+		defer release()
+		unlock = release
+	}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
@@ -67,7 +84,14 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 
 	syncCtx, cancelSync := context.WithCancel(context.WithoutCancel(ctx))
 	var syncing sync.WaitGroup
-	syncing.Go(func() { m.syncWhenAlone(syncCtx) })
+	if alone {
+		syncing.Go(func() {
+			defer unlock()
+			m.syncAlone(syncCtx)
+		})
+	} else {
+		m.Log.Info("mcp: another docent syncs this data dir; reading the index it keeps")
+	}
 	defer func() {
 		cancelSync() // an interrupted sync converges on the next run
 		syncing.Wait()
@@ -84,19 +108,9 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 // after every batch.
 const followGap = 3 * time.Second
 
-// syncWhenAlone syncs every source when no other docent holds the data
-// dir, holding its lock only while it syncs.
-func (m *Main) syncWhenAlone(ctx context.Context) {
-	unlock, err := lockDataDir(m.Config.DataDir)
-	if errors.Is(err, errDataDirBusy) {
-		m.Log.Info("mcp: another docent syncs this data dir; reading the index it keeps")
-		return
-	}
-	if err != nil {
-		m.Log.Error("mcp: lock the data dir", slog.Any("error", err))
-		return
-	}
-	defer unlock()
+// syncAlone syncs every source, for a `docent mcp` that holds the data
+// dir's lock; the caller lets the lock go after.
+func (m *Main) syncAlone(ctx context.Context) {
 	if _, err := m.Store.AbandonRuns(ctx); err != nil {
 		m.Log.Error("mcp: abandoned runs", slog.Any("error", err))
 		return

@@ -121,8 +121,8 @@ func TestMCPOverHTTP(t *testing.T) {
 	waitReady(t, base)
 	answer := checkHandbookVPN(t, mcptest.MustConnectHTTP(t, base+"/mcp", ""))
 	turn, err := m.Store.Turn(context.Background(), answer.TurnID)
-	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Channel != "http" {
-		t.Errorf("stored turn = %+v, %v; want platform mcp over http", turn.Question, err)
+	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Text != vpnQuestion {
+		t.Errorf("stored turn = %+v, %v; want the question, platform mcp", turn.Question, err)
 	}
 }
 
@@ -177,8 +177,8 @@ func TestMCPStdio(t *testing.T) {
 	}
 	db := mustOpenStore(t, m.Config.DataDir)
 	turn, err := db.Turn(context.Background(), answer.TurnID)
-	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Channel != "stdio" {
-		t.Errorf("stored turn = %+v, %v; want platform mcp over stdio", turn.Question, err)
+	if err != nil || turn.Question.Platform != "mcp" || turn.Question.Text != vpnQuestion {
+		t.Errorf("stored turn = %+v, %v; want the question, platform mcp", turn.Question, err)
 	}
 	if !strings.Contains(logs.String(), "no other docent on this data dir; syncing") {
 		t.Errorf("alone on its data dir, docent mcp did not sync:\n%s", logs.String())
