@@ -91,6 +91,9 @@ type Options struct {
 	Admission Admission
 	// Rate charges each tool call of a token; nil means no rate.
 	Rate RateLimiter
+	// OnShed, when set, is told of every ask_docs refused before any
+	// work: "not_ready" or "overloaded" (the API's codes), for metrics.
+	OnShed func(reason string)
 	// Ready reports whether the index can answer (nil: always).
 	Ready func() bool
 	// Refresh runs before every tool call: `docent mcp` follows the index

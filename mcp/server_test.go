@@ -327,8 +327,11 @@ func (refuse) Release()                     { panic("released a refused slot") }
 // TestToolErrors: every failure is a tool error (isError) with a message
 // a model can act on, never a protocol error.
 func TestToolErrors(t *testing.T) {
-	notReady, _ := newServer(t, func(o *docentmcp.Options) { o.Ready = func() bool { return false } })
-	busy, _ := newServer(t, func(o *docentmcp.Options) { o.Admission = refuse{} })
+	var mu sync.Mutex
+	shed := map[string]int{}
+	onShed := func(reason string) { mu.Lock(); shed[reason]++; mu.Unlock() }
+	notReady, _ := newServer(t, func(o *docentmcp.Options) { o.Ready = func() bool { return false }; o.OnShed = onShed })
+	busy, _ := newServer(t, func(o *docentmcp.Options) { o.Admission = refuse{}; o.OnShed = onShed })
 	rate := &fakeRate{left: 1}
 	limited, _ := newServer(t, func(o *docentmcp.Options) { o.Rate = rate })
 	broken, _ := newServer(t, func(o *docentmcp.Options) {
@@ -371,6 +374,9 @@ func TestToolErrors(t *testing.T) {
 				t.Errorf("result error=%v %q, want a tool error saying %q", res.IsError, text, tc.want)
 			}
 		})
+	}
+	if shed["not_ready"] != 1 || shed["overloaded"] != 1 {
+		t.Errorf("shed %v, want one ask not ready and one overloaded", shed)
 	}
 	if len(rate.calls) != 2 || rate.calls[0].Name != "bot" {
 		t.Errorf("rate charged %+v, want the bot twice", rate.calls)

@@ -245,6 +245,13 @@ func (s *Server) admit(ctx context.Context) (func(), error) {
 	return s.opts.Admission.Release, nil
 }
 
+// shed tells OnShed of a refused ask.
+func (s *Server) shed(reason string) {
+	if s.opts.OnShed != nil {
+		s.opts.OnShed(reason)
+	}
+}
+
 // filter builds the retrieval filter of a call: the source and labels
 // asked for, narrowed to the caller's scope.
 func (s *Server) filter(c docent.Caller, source string, labels []string) (docent.Filter, error) {
@@ -356,6 +363,9 @@ func passagesText(out SearchOutput) string {
 func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in AskInput) (*sdk.CallToolResult, AskOutput, error) {
 	out := AskOutput{Sources: []AnswerSource{}}
 	c, named, err := s.begin(ctx, req)
+	if errors.Is(err, ErrNotReady) {
+		s.shed("not_ready")
+	}
 	if err != nil {
 		return nil, out, err
 	}
@@ -372,6 +382,9 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in AskInput)
 		q.User = c.Name
 	}
 	release, err := s.admit(ctx)
+	if errors.Is(err, ErrBusy) {
+		s.shed("overloaded")
+	}
 	if err != nil {
 		return nil, out, err
 	}

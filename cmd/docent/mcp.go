@@ -77,7 +77,7 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 		ready.Store(true)
 		return true
 	}
-	srv, err := m.mcpServer(isReady, nil, nil, follow.refresh)
+	srv, err := m.mcpServer(mcp.Options{Ready: isReady, Refresh: follow.refresh})
 	if err != nil {
 		return err
 	}
@@ -180,28 +180,26 @@ func (f *indexFollower) refresh(ctx context.Context) error {
 	return nil
 }
 
-// mcpServer builds the MCP server over the wired pipeline.
-func (m *Main) mcpServer(ready func() bool, adm mcp.Admission, rate mcp.RateLimiter, refresh func(context.Context) error) (*mcp.Server, error) {
-	var sources []string
+// mcpServer builds the MCP server over the wired pipeline; opts brings
+// what the entrance adds (readiness, admission, rate, refresh, metrics).
+func (m *Main) mcpServer(opts mcp.Options) (*mcp.Server, error) {
 	for _, sc := range m.Config.Sources {
-		sources = append(sources, sc.Name)
+		opts.Sources = append(opts.Sources, sc.Name)
 	}
-	return mcp.New(mcp.Options{
-		Asker: m.Recorder, Retriever: m.Retriever, Documents: m.Store, Chunks: m.Index, Format: answer.Format,
-		Admission: adm, Rate: rate, Ready: ready, Refresh: refresh, Sources: sources,
-		PublicURL: m.Config.Server.PublicURL, Log: m.Log,
-	})
+	opts.Asker, opts.Retriever, opts.Documents, opts.Chunks = m.Recorder, m.Retriever, m.Store, m.Index
+	opts.Format, opts.PublicURL, opts.Log = answer.Format, m.Config.Server.PublicURL, m.Log
+	return mcp.New(opts)
 }
 
 // routeMCP serves MCP's streamable HTTP at /mcp on serve, behind the
 // API's token guard (each tool call charged to the token's rate) and
 // through the API's admission limiter.
 func (m *Main) routeMCP(mux *http.ServeMux, guard *console.APIGuard) error {
-	var adm mcp.Admission
+	opts := mcp.Options{Ready: m.ready, Rate: guard, OnShed: m.Metrics.ObserveShed}
 	if m.admission != nil {
-		adm = m.admission
+		opts.Admission = m.admission
 	}
-	srv, err := m.mcpServer(m.ready, adm, guard, nil)
+	srv, err := m.mcpServer(opts)
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func TestMCPInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	srv, err := m.mcpServer(nil, nil, nil, nil)
+	srv, err := m.mcpServer(docentmcp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
