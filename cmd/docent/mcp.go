@@ -69,8 +69,7 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 		}
 		// The first chunks another process indexed: read them now,
 		// whatever the gap.
-		follow.force()
-		if err := follow.refresh(context.Background()); err != nil {
+		if err := follow.catchUp(context.Background()); err != nil {
 			m.Log.Error("mcp: read the index", slog.Any("error", err))
 			return false
 		}
@@ -95,6 +94,7 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 	defer func() {
 		cancelSync() // an interrupted sync converges on the next run
 		syncing.Wait()
+		follow.wait()
 	}()
 
 	m.Log.Info("mcp: serving on stdio", slog.String("data_dir", m.Config.DataDir))
@@ -102,10 +102,9 @@ func (m *Main) MCP(ctx context.Context, args []string) error {
 	return srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 }
 
-// followGap is how often `docent mcp` at most reloads an index that
-// another process is syncing (--follow-every): each reload reads the
-// whole index, so a long sync is followed every few seconds rather than
-// after every batch.
+// followGap is how often `docent mcp` at least waits between two checks
+// of an index that another process is syncing (--follow-every); see
+// indexFollower for the longer gap a slow reload brings.
 const followGap = 3 * time.Second
 
 // syncAlone syncs every source, for a `docent mcp` that holds the data
@@ -129,15 +128,22 @@ func (m *Main) syncAlone(ctx context.Context) {
 }
 
 // indexFollower keeps `docent mcp`'s index, corpus statistics and offline
-// embedder in step with the syncs of another process, at most once per
-// minGap (or at once after force).
+// embedder in step with the syncs of another process. A reload reads the
+// whole index (seconds for a large one), so refresh starts it in the
+// background, where calls go on with the state they have until the new
+// one is swapped in, and checks at most once per gap: minGap, or ten
+// times the last reload, whichever is longer, so that a reader spends at
+// most a tenth of its time reloading while a long sync runs.
 type indexFollower struct {
 	m      *Main
 	minGap time.Duration
 	now    func() time.Time
 
-	mu   sync.Mutex
-	last time.Time
+	mu      sync.Mutex
+	last    time.Time     // when the last check started
+	took    time.Duration // how long the last check took
+	running bool
+	wg      sync.WaitGroup
 }
 
 // refresher is an index that may be written by another process
@@ -147,20 +153,45 @@ type refresher interface {
 	Refresh(ctx context.Context) (bool, error)
 }
 
-func (f *indexFollower) force() {
-	f.mu.Lock()
-	f.last = time.Time{}
-	f.mu.Unlock()
-}
-
-func (f *indexFollower) refresh(ctx context.Context) error {
+// refresh starts a check (and reload) in the background unless one runs
+// or the last began less than a gap ago. It never fails the call: a
+// failed reload is logged and the old state kept.
+func (f *indexFollower) refresh(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
-	if !f.last.IsZero() && now.Sub(f.last) < f.minGap {
+	if f.running || (!f.last.IsZero() && now.Sub(f.last) < max(f.minGap, 10*f.took)) {
 		return nil
 	}
-	f.last = now
+	f.last, f.running = now, true
+	f.wg.Go(func() {
+		start := f.now()
+		err := f.follow(context.Background())
+		took := f.now().Sub(start)
+		f.mu.Lock()
+		f.running, f.took = false, took
+		f.mu.Unlock()
+		if err != nil {
+			f.m.Log.Error("mcp: reload the index", slog.Any("error", err))
+		}
+	})
+	return nil
+}
+
+// catchUp waits for a check in progress, then checks and reloads now:
+// for the first chunks of an index that was empty.
+func (f *indexFollower) catchUp(ctx context.Context) error {
+	f.wg.Wait()
+	return f.follow(ctx)
+}
+
+// wait waits for a check in progress (before the index is closed).
+func (f *indexFollower) wait() { f.wg.Wait() }
+
+// follow reloads what changed: the index when another process wrote to
+// it, the offline model when a sync retrained it, and then the corpus
+// statistics.
+func (f *indexFollower) follow(ctx context.Context) error {
 	changed := false
 	r, local := f.m.Index.(refresher)
 	if local {

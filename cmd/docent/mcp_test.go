@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +26,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/connectors"
 	docentmcp "github.com/docent-hq/docent/mcp"
 	"github.com/docent-hq/docent/mcp/mcptest"
@@ -231,7 +235,19 @@ func TestMCPStdioFollowsServe(t *testing.T) {
 	if _, err := server.SyncSources(context.Background(), server.Sources, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := search("canteen lunch"); len(got) == 0 || got[0].DocID != "local:lunch.md" || !strings.Contains(got[0].Text, "floor three") {
+	// docent mcp reloads in the background, answering from what it has
+	// until the reload is in: the first search starts it, a later one
+	// sees the new index.
+	deadline := time.Now().Add(30 * time.Second)
+	var got []docentmcp.Passage
+	for {
+		got = search("canteen lunch")
+		if len(got) > 0 && got[0].DocID == "local:lunch.md" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(got) == 0 || got[0].DocID != "local:lunch.md" || !strings.Contains(got[0].Text, "floor three") {
 		t.Errorf("after the re-sync, the new page: %+v", got)
 	}
 	for _, p := range search("parking basement office") {
@@ -625,7 +641,7 @@ func TestMCPFollowsARetrain(t *testing.T) {
 	if reader.Embedder.Name() != before {
 		t.Fatal("the reader changed model before following")
 	}
-	if err := follow.refresh(ctx); err != nil {
+	if err := follow.catchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if reader.Embedder.Name() != writer.Embedder.Name() {
@@ -640,5 +656,80 @@ func TestMCPFollowsARetrain(t *testing.T) {
 	res, err := reader.Retriever.Retrieve(ctx, search.Request{Text: q, K: 3, Mode: search.ModeVector})
 	if err != nil || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Chunk.DocID, "bank") {
 		t.Errorf("the reader's vector search after the retrain = %+v, %v; want a bank page", res.Hits, err)
+	}
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// countingIndex is an index another process writes: each Refresh reloads,
+// taking delay on the clock, counted.
+type countingIndex struct {
+	search.Index
+	clock   *fakeClock
+	delay   time.Duration
+	reloads atomic.Int32
+	release chan struct{}
+}
+
+func (c *countingIndex) Refresh(context.Context) (bool, error) {
+	c.reloads.Add(1)
+	if c.release != nil {
+		<-c.release
+	}
+	c.clock.Add(c.delay)
+	return true, nil
+}
+
+// TestIndexFollowerGap: a check runs in the background, one at a time;
+// the next waits for the gap, which a slow reload stretches to ten times
+// its length.
+func TestIndexFollowerGap(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(0, 0)}
+	idx := &countingIndex{clock: clock, delay: 50 * time.Millisecond, release: make(chan struct{})}
+	m := &Main{Index: idx, Corpus: answer.NewCorpusStats(nil), Log: slog.New(slog.DiscardHandler)}
+	f := &indexFollower{m: m, minGap: time.Second, now: clock.Now}
+	ctx := context.Background()
+	reloadsAfter := func(d time.Duration) int32 {
+		t.Helper()
+		clock.Add(d)
+		f.refresh(ctx)
+		f.wait()
+		return idx.reloads.Load()
+	}
+	f.refresh(ctx)
+	f.refresh(ctx) // the first reload is held: no second one starts
+	close(idx.release)
+	f.wait()
+	if n := idx.reloads.Load(); n != 1 {
+		t.Fatalf("%d reloads, want 1", n)
+	}
+	// The first started at 0 and took 50ms: the gap is the 1s minimum.
+	if n := reloadsAfter(900 * time.Millisecond); n != 1 {
+		t.Fatalf("%d reloads within the gap, want 1", n)
+	}
+	if n := reloadsAfter(100 * time.Millisecond); n != 2 {
+		t.Fatalf("%d reloads after the gap, want 2", n)
+	}
+	// A reload that takes 300ms stretches the gap to 3s.
+	idx.delay = 300 * time.Millisecond
+	if n := reloadsAfter(time.Second); n != 3 {
+		t.Fatalf("%d reloads, want 3", n)
+	}
+	if n := reloadsAfter(2600 * time.Millisecond); n != 3 { // 2.9s after it started
+		t.Fatalf("%d reloads 2.9s after a 300ms reload began, want 3 (the gap is 3s)", n)
+	}
+	if n := reloadsAfter(200 * time.Millisecond); n != 4 {
+		t.Fatalf("%d reloads 3.1s after a 300ms reload began, want 4", n)
 	}
 }
