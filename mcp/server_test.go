@@ -272,7 +272,7 @@ func TestScopedCaller(t *testing.T) {
 		{docentmcp.ToolAsk, map[string]any{"question": "How do I reset a VPN token?", "source": "internal"}, "outside the caller's scope"},
 		{docentmcp.ToolGetDocument, map[string]any{"doc_id": "internal:vpn-admin.md"}, "unknown document"},
 		{docentmcp.ToolGetDocument, map[string]any{"url": "https://wiki.example/vpn-admin"}, "unknown document"},
-		{docentmcp.ToolSearch, map[string]any{"query": "reset", "source": "nope"}, `sources are: public`},
+		{docentmcp.ToolSearch, map[string]any{"query": "reset", "source": "nope"}, `may not read source "nope": outside the caller's scope; it may read: public`},
 	} {
 		res := mcptest.Call(t, cs, tc.tool, tc.args, nil)
 		if text := mcptest.Text(res); !res.IsError || !strings.Contains(text, tc.want) || strings.Contains(text, "break-glass") {

@@ -257,6 +257,12 @@ func (s *Server) shed(reason string) {
 func (s *Server) filter(c docent.Caller, source string, labels []string) (docent.Filter, error) {
 	var f docent.Filter
 	if source = strings.TrimSpace(source); source != "" {
+		// A scoped caller learns the same of a source outside its scope as
+		// of one that does not exist.
+		if len(c.Scope.Sources) > 0 && !slices.Contains(c.Scope.Sources, source) {
+			return f, fmt.Errorf("this token may not read source %q: %w; it may read: %s", source, docent.ErrOutOfScope,
+				strings.Join(s.visibleSources(c), ", "))
+		}
 		if len(s.opts.Sources) > 0 && !slices.Contains(s.opts.Sources, source) {
 			return f, fmt.Errorf("no source is named %q; the sources are: %s", source, strings.Join(s.visibleSources(c), ", "))
 		}
