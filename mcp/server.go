@@ -99,8 +99,8 @@ type Options struct {
 	// Refresh runs before every tool call: `docent mcp` follows the index
 	// another process syncs with it. Its error fails the call.
 	Refresh func(ctx context.Context) error
-	// Sources are the configured source names, named in the tools'
-	// descriptions and checked in their arguments.
+	// Sources are the configured source names: a source argument must be
+	// one of them (the error names those the caller may read).
 	Sources []string
 	// PublicURL is the server's public URL; its host is let through the
 	// DNS-rebinding check of a server listening on loopback behind a
