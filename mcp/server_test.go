@@ -194,6 +194,11 @@ func TestToolsList(t *testing.T) {
 		if in.Type != "object" || !slices.Equal(in.Required, required) || out.Type != "object" || len(out.Properties) == 0 {
 			t.Errorf("%s: input %+v, output %+v", tool.Name, in, out)
 		}
+		for _, sch := range []any{tool.InputSchema, tool.OutputSchema} {
+			if b, _ := json.Marshal(sch); strings.Contains(string(b), `"type":[`) {
+				t.Errorf("%s: a property has a list of types (some clients take one): %s", tool.Name, b)
+			}
+		}
 		if len(tool.Description) < 200 {
 			t.Errorf("%s: description too short for a model to choose by: %q", tool.Name, tool.Description)
 		}

@@ -152,50 +152,75 @@ const (
 
 // addTools registers the three tools with their schemas.
 func (s *Server) addTools() error {
-	searchIn, err := inputSchema[SearchInput](func(p map[string]*jsonschema.Schema) {
+	searchIn, err := schemaFor[SearchInput](func(p map[string]*jsonschema.Schema) {
 		p["query"].MinLength = ptr(1)
 		p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(float64(MaxLimit))
 	})
 	if err != nil {
 		return err
 	}
-	askIn, err := inputSchema[AskInput](func(p map[string]*jsonschema.Schema) { p["question"].MinLength = ptr(1) })
+	askIn, err := schemaFor[AskInput](func(p map[string]*jsonschema.Schema) { p["question"].MinLength = ptr(1) })
 	if err != nil {
 		return err
 	}
-	docIn, err := inputSchema[DocumentInput](nil)
+	docIn, err := schemaFor[DocumentInput](nil)
 	if err != nil {
 		return err
 	}
-	askOut, err := jsonschema.For[AskOutput](nil)
+	searchOut, err := schemaFor[SearchOutput](nil)
 	if err != nil {
-		return fmt.Errorf("mcp: ask_docs output schema: %w", err)
+		return err
 	}
-	askOut.Properties["status"].Enum = []any{string(docent.StatusAnswered), string(docent.StatusUncertain), string(docent.StatusNotFound)}
+	askOut, err := schemaFor[AskOutput](func(p map[string]*jsonschema.Schema) {
+		p["status"].Enum = []any{string(docent.StatusAnswered), string(docent.StatusUncertain), string(docent.StatusNotFound)}
+	})
+	if err != nil {
+		return err
+	}
+	docOut, err := schemaFor[DocumentOutput](nil)
+	if err != nil {
+		return err
+	}
 
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	sdk.AddTool(s.srv, &sdk.Tool{Name: ToolSearch, Title: "Search the docs", Description: searchDescription,
-		InputSchema: searchIn, Annotations: readOnly}, s.search)
+		InputSchema: searchIn, OutputSchema: searchOut, Annotations: readOnly}, s.search)
 	// ask_docs stores a turn, so it is not read-only; asking twice is harmless.
 	sdk.AddTool(s.srv, &sdk.Tool{Name: ToolAsk, Title: "Ask the docs", Description: askDescription,
 		InputSchema: askIn, OutputSchema: askOut,
 		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, s.ask)
 	sdk.AddTool(s.srv, &sdk.Tool{Name: ToolGetDocument, Title: "Read a document", Description: documentDescription,
-		InputSchema: docIn, Annotations: readOnly}, s.getDocument)
+		InputSchema: docIn, OutputSchema: docOut, Annotations: readOnly}, s.getDocument)
 	return nil
 }
 
-// inputSchema infers T's schema and lets tweak add constraints to its
-// properties.
-func inputSchema[T any](tweak func(map[string]*jsonschema.Schema)) (*jsonschema.Schema, error) {
+// schemaFor infers T's schema, makes every list a plain "array" (the
+// outputs never hold null lists, and some clients take only one type per
+// property), and lets tweak add constraints to its properties.
+func schemaFor[T any](tweak func(map[string]*jsonschema.Schema)) (*jsonschema.Schema, error) {
 	sch, err := jsonschema.For[T](nil)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: input schema: %w", err)
+		return nil, fmt.Errorf("mcp: schema: %w", err)
 	}
+	plainArrays(sch)
 	if tweak != nil {
 		tweak(sch.Properties)
 	}
 	return sch, nil
+}
+
+// plainArrays turns each ["null", "array"] type in sch into "array".
+func plainArrays(sch *jsonschema.Schema) {
+	if sch == nil {
+		return
+	}
+	if slices.Equal(sch.Types, []string{"null", "array"}) {
+		sch.Types, sch.Type = nil, "array"
+	}
+	plainArrays(sch.Items)
+	for _, p := range sch.Properties {
+		plainArrays(p)
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
