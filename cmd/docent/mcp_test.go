@@ -26,7 +26,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/answer"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/connectors"
 	docentmcp "github.com/docent-hq/docent/mcp"
 	"github.com/docent-hq/docent/mcp/mcptest"
@@ -697,7 +697,7 @@ func (c *countingIndex) Refresh(context.Context) (bool, error) {
 func TestIndexFollowerGap(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(0, 0)}
 	idx := &countingIndex{clock: clock, delay: 50 * time.Millisecond, release: make(chan struct{})}
-	m := &Main{Index: idx, Corpus: answer.NewCorpusStats(nil), Log: slog.New(slog.DiscardHandler)}
+	m := &Main{Index: idx, Corpus: offlineans.NewCorpusStats(nil), Log: slog.New(slog.DiscardHandler)}
 	f := &indexFollower{m: m, minGap: time.Second, now: clock.Now}
 	ctx := context.Background()
 	reloadsAfter := func(d time.Duration) int32 {
