@@ -40,15 +40,17 @@ type Server struct {
 	log      *slog.Logger
 	ready    atomic.Bool
 	check    func(context.Context) error
-	limit    *limiter
+	limit    *Limiter
 	onShed   func(code string)
-	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
 }
 
 // Options configure a Server. Zero fields take the defaults.
 type Options struct {
-	// Limits bound the asks worked on at once.
+	// Limits bound the asks worked on at once, when Limiter is nil.
 	Limits Limits
+	// Limiter, when set, is the admission shared with other entrances;
+	// Limits is then ignored.
+	Limiter *Limiter
 	// OnShed, when set, is called with the code (CodeNotReady or
 	// CodeOverloaded) of every ask refused with 503, for metrics.
 	OnShed func(code string)
@@ -56,9 +58,17 @@ type Options struct {
 
 // New builds the API server. docs may be nil when no local source is served.
 func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger, opts Options) *Server {
+	limit := opts.Limiter
+	if limit == nil {
+		limit = NewLimiter(opts.Limits)
+	}
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		limit: newLimiter(opts.Limits), onShed: opts.OnShed}
+		limit: limit, onShed: opts.OnShed}
 }
+
+// Limiter is the admission control /api/ask goes through; other
+// entrances on the same server (MCP) share it.
+func (s *Server) Limiter() *Limiter { return s.limit }
 
 // SetReady marks the index as loaded: /readyz answers 200 and /api/ask
 // answers questions from then on (503 not_ready before).
@@ -69,12 +79,7 @@ func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
 
 // LastAsk is when the last admitted ask ended (zero before the first).
-func (s *Server) LastAsk() time.Time {
-	if n := s.lastAsk.Load(); n != 0 {
-		return time.Unix(0, n)
-	}
-	return time.Time{}
-}
+func (s *Server) LastAsk() time.Time { return s.limit.LastRelease() }
 
 // Ready reports whether SetReady(true) was called.
 func (s *Server) Ready() bool { return s.ready.Load() }
@@ -161,7 +166,18 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		aerr.write(w)
 		return
 	}
-	if !s.limit.acquire(r.Context()) {
+	q := docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter}
+	if c, ok := docent.CallerFromContext(r.Context()); ok {
+		// A token's scope narrows the filter inside retrieval; a filter
+		// that names a source or label outside it is refused.
+		f, err := c.Scope.Restrict(req.Filter)
+		if err != nil {
+			writeError(w, http.StatusForbidden, CodeOutOfScope, "This token may not read that: "+err.Error()+".")
+			return
+		}
+		q.Filter, q.User = f, c.Name
+	}
+	if !s.limit.Acquire(r.Context()) {
 		if r.Context().Err() != nil {
 			return // the client has gone
 		}
@@ -169,13 +185,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 			msg: "too many questions at once; retry shortly"})
 		return
 	}
-	defer func() {
-		s.limit.release()
-		s.lastAsk.Store(time.Now().UnixNano())
-	}()
+	defer s.limit.Release()
 	ctx, cancel := context.WithTimeout(r.Context(), AskTimeout)
 	defer cancel()
-	turn, err := s.asker.Ask(ctx, docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})
+	turn, err := s.asker.Ask(ctx, q)
 	switch {
 	case errors.Is(err, docent.ErrEmptyQuestion):
 		writeError(w, http.StatusBadRequest, CodeEmptyQuestion, "question is empty")

@@ -28,6 +28,9 @@ const (
 	// CodeOverloaded: too many questions are waiting; the request was
 	// refused before any work was done (503 with Retry-After).
 	CodeOverloaded = "overloaded"
+	// CodeOutOfScope: the filter names a source or label outside the
+	// token's scope (403).
+	CodeOutOfScope = "out_of_scope"
 	// CodeNotFound: no such route (404).
 	CodeNotFound = "not_found"
 	// CodeMethodNotAllowed: the route exists for other methods (405).

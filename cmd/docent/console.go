@@ -154,6 +154,9 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 	guard := console.NewAPIGuard(m.Store, acc.tokensRequired, m.Config.Auth.APIRatePerMinute, m.Log)
 	mux := http.NewServeMux()
 	mux.Handle("/api/", guard.Wrap(api))
+	if err := m.routeMCP(mux, guard); err != nil {
+		return nil, nil, err
+	}
 	if m.Config.Server.MetricsAddr != "" {
 		mux.Handle("/metrics", http.NotFoundHandler())
 	}

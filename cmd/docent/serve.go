@@ -54,6 +54,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
 	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
+	m.admission = server.Limiter()
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docent-hq/docent/answer"
 	offlineans "github.com/docent-hq/docent/answer/offline"
+	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/stale"
@@ -92,6 +93,9 @@ type Main struct {
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
 	ready func() bool
+	// admission is serve's in-flight limit on asks, shared by /api/ask
+	// and /mcp (nil outside serve).
+	admission *api.Limiter
 
 	closers []io.Closer
 	unlock  func()
