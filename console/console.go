@@ -22,6 +22,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -83,9 +84,12 @@ type AuthOptions struct {
 	// Admins may sign in with a password.
 	Admins []Admin
 	// TrustedHeader names a header an SSO proxy sets to the signed-in
-	// email; Allowed lists the emails let in that way.
-	TrustedHeader string
-	Allowed       []string
+	// email; Allowed lists the emails let in that way. The header counts
+	// only on requests whose peer address is in TrustedProxies (none:
+	// the header is ignored).
+	TrustedHeader  string
+	Allowed        []string
+	TrustedProxies []netip.Prefix
 	// SessionIdle ends a session unused this long; default 2h.
 	SessionIdle time.Duration
 	// SecureCookies marks cookies Secure even without TLS on this hop

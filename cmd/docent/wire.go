@@ -16,6 +16,7 @@ import (
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
@@ -81,6 +82,10 @@ type Main struct {
 	// Retry is the retry policy of model providers; the zero value takes
 	// llm's defaults (tests shorten the waits).
 	Retry llm.Retry
+
+	// docLinks signs the /docs links of chat answers when /docs needs a
+	// token (nil otherwise: links are left as they are).
+	docLinks *console.DocLinks
 
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
