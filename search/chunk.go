@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/mdsafe"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
@@ -237,8 +237,10 @@ func joiner(a, b chunkUnit) string {
 // mdParser is the shared parser: CommonMark plus GFM tables. The other GFM
 // extensions (autolinks, strikethrough, task lists) only change inline
 // nodes, which the chunker never renders (it cuts source bytes), and
-// autolinking alone costs a quarter of the chunking time.
-var mdParser = goldmark.New(goldmark.WithExtensions(extension.Table))
+// autolinking alone costs a quarter of the chunking time. Tables are
+// mdsafe's, whose cells are bounded: goldmark's own pads a wide table
+// into gigabytes.
+var mdParser = goldmark.New(goldmark.WithExtensions(mdsafe.Table))
 
 // markdownSections parses body and groups its top-level blocks by
 // heading. An H1 equal to title is not part of any heading path.

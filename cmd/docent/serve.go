@@ -49,7 +49,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 
 	var docs *api.Docs
 	if len(m.LocalDocs) > 0 {
-		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
+		docs = api.NewDocs(m.LocalDocs, m.liveDoc, api.DocsOptions{Log: m.Log})
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
