@@ -301,7 +301,8 @@ type DocRecord struct {
 	ChunkIDs []string `json:"chunk_ids"`
 }
 
-// DocError is one document that a sync skipped, and why.
+// DocError is one document that a sync skipped, and why; or, with
+// Truncated, one it indexed only in part.
 type DocError struct {
 	// ID is the document ID (or the path when no ID could be formed).
 	ID string `json:"id"`
@@ -312,6 +313,10 @@ type DocError struct {
 	// embedding call); false for a content problem (binary, oversized,
 	// malformed), which is skipped until the document changes.
 	Retry bool `json:"retry,omitempty"`
+	// Truncated is set for a document that was indexed, but as only its
+	// first chunks: it had more than the cap per document
+	// (sync.max_chunks_per_doc). It does not count in RunResult.Failed.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // RunResult is the outcome of one sync of one source.
@@ -330,7 +335,8 @@ type RunResult struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Deleted   int `json:"deleted"`
-	// Failed counts documents skipped with an error; Errors says why.
+	// Failed counts documents skipped with an error; Errors says why
+	// (and names the documents indexed only in part, Truncated).
 	Failed int        `json:"failed"`
 	Errors []DocError `json:"errors,omitempty"`
 	// Err is the run-level failure ("" when the run completed).

@@ -186,7 +186,7 @@ func TestLoadFullFile(t *testing.T) {
 			},
 		},
 		Auth: AuthConfig{
-			Admins:        []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
+			Admins: []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
 			TrustedHeader: TrustedHeaderConfig{Header: "X-Forwarded-Email", Allowed: []string{"bob@example.com"},
 				Proxies: []string{"10.0.0.0/8", "192.0.2.7"}},
 			SessionIdle: 30 * time.Minute, APITokens: TokensRequired, APIRatePerMinute: 120, DocLinkTTL: 24 * time.Hour,

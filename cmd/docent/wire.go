@@ -167,7 +167,8 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	}
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
-		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
+		MaxDocBytes:     int(cfg.Sync.MaxDocBytes),
+		MaxChunksPerDoc: cfg.Sync.MaxChunksPerDoc,
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
 	})
