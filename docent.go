@@ -129,6 +129,11 @@ type Hit struct {
 	// Relevance is the answer pipeline's absolute relevance of the hit to
 	// the question, the value the not-found threshold is measured against.
 	Relevance float64 `json:"relevance,omitempty"`
+	// Injection, when set, is the passage of the chunk that addresses an
+	// AI assistant rather than a reader ("ignore previous instructions",
+	// "SYSTEM:"), found by internal/injection: flagged in the trace and
+	// the console, and never quoted as an answer.
+	Injection string `json:"injection,omitempty"`
 }
 
 // Question is what a person asked, with where they asked it.
@@ -160,6 +165,12 @@ type Exchange struct {
 
 // ErrEmptyQuestion is returned when a question has no text.
 var ErrEmptyQuestion = errors.New("question is empty")
+
+// ErrStorageUnavailable is wrapped by the errors of writes the database
+// could not store (the disk is full, an I/O error, a read-only or locked
+// file), as opposed to writes it refused (an unknown ID, a constraint).
+// The store returns it; the API answers it with 503 storage_unavailable.
+var ErrStorageUnavailable = errors.New("storage unavailable")
 
 // Status says how a question was handled.
 type Status string

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/injection"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -94,6 +95,9 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all, every []scoredUnit
 	for i, s := range req.Sources {
+		if s.Hit.Injection != "" || injection.Addresses(s.Hit.Chunk.Text) {
+			continue // text addressed to the assistant is never quoted as an answer
+		}
 		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0) + earlyBonus(s.Hit.Chunk)
 		for _, u := range unitsOf(s.Hit.Chunk) {
 			dangling := false

@@ -76,19 +76,31 @@ func (l *DocLinks) mac(path, exp string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
 
-// check reports whether r carries a signature for its own path that has
-// not expired; signed says whether it carries one at all.
-func (l *DocLinks) check(r *http.Request) (ok, signed bool) {
+// linkState is what a request's signature says.
+type linkState int
+
+const (
+	unsigned    linkState = iota // no exp or sig
+	linkValid                    // signed for this path, not expired
+	linkInvalid                  // signed for another path, or tampered with
+	linkExpired                  // signed for this path, expired
+)
+
+// check reads the signature r carries for its own path.
+func (l *DocLinks) check(r *http.Request) linkState {
 	q := r.URL.Query()
 	sig, exp := q.Get("sig"), q.Get("exp")
 	if sig == "" && exp == "" {
-		return false, false
+		return unsigned
 	}
 	until, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil || l.now().Unix() > until {
-		return false, true
+	if err != nil || !hmac.Equal([]byte(sig), []byte(l.mac(r.URL.Path, exp))) {
+		return linkInvalid
 	}
-	return hmac.Equal([]byte(sig), []byte(l.mac(r.URL.Path, exp))), true
+	if l.now().Unix() > until {
+		return linkExpired
+	}
+	return linkValid
 }
 
 // GuardDocs puts /docs behind the API's rule. When the API guard
@@ -107,10 +119,10 @@ func (c *Console) GuardDocs(g *APIGuard, links *DocLinks, next http.Handler) htt
 			withToken.ServeHTTP(w, r)
 			return
 		}
-		signed := false
+		link := unsigned
 		if links != nil {
-			var ok bool
-			if ok, signed = links.check(r); ok {
+			if link = links.check(r); link == linkValid {
+				w.Header().Set("Cache-Control", "private, no-store")
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -120,7 +132,7 @@ func (c *Console) GuardDocs(g *APIGuard, links *DocLinks, next http.Handler) htt
 			next.ServeHTTP(w, r)
 			return
 		}
-		c.h.refuseDoc(w, r, signed, links)
+		c.h.refuseDoc(w, r, link, links)
 	})
 }
 
@@ -142,16 +154,16 @@ var docRefused = template.Must(template.New("refused").Parse(`<!doctype html>
 
 // refuseDoc answers 401: JSON for API clients, a page with a sign-in
 // link for browsers.
-func (h *handler) refuseDoc(w http.ResponseWriter, r *http.Request, signed bool, links *DocLinks) {
+func (h *handler) refuseDoc(w http.ResponseWriter, r *http.Request, link linkState, links *DocLinks) {
 	code, msg := "token_required", "This page needs a bearer token, a console session or a signed link."
 	title := "This page needs you to sign in"
-	if signed {
+	switch link {
+	case linkExpired:
 		code, title = "link_expired", "This link has expired"
-		msg = "Links to pages in chat answers work for a while only."
-		if links != nil {
-			msg = "Links to pages in chat answers work for " + span(links.TTL()) + "."
-		}
-		msg += " Ask again for a fresh link."
+		msg = "Links to pages in chat answers work for " + span(links.TTL()) + ". Ask again for a fresh link."
+	case linkInvalid:
+		code, title = "invalid_link", "This link is not valid"
+		msg = "The link was changed or is for another page. Use the link from the answer as it was given."
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	if !strings.Contains(r.Header.Get("Accept"), "text/html") {

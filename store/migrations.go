@@ -260,4 +260,11 @@ var migrations = []string{
 	DROP TABLE handoffs_v9;
 	UPDATE handoffs SET state = 'failed', resolved_at = NULL
 		WHERE state = 'resolved' AND resolved_by = '' AND escalation_ref = '';`,
+
+	// v11: a table that only the write probe uses: readiness, once writes
+	// have failed, checks that the database can take a write again.
+	`CREATE TABLE write_probe (
+		id   INTEGER PRIMARY KEY,
+		data BLOB NOT NULL
+	);`,
 }
