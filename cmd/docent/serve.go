@@ -54,7 +54,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
-	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
+	m.ready = server.Ready               // the console's playground and the chat adapters wait for it too
 	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.AddCheck(hc.Health) // a remote index: ready only while it can serve
