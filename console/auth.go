@@ -29,9 +29,10 @@ const (
 // address and its user name before the password is checked; after
 // maxFailures attempts that did not succeed within failureWindow, more
 // are refused (429) until the window has passed. At most
-// maxChecksPerKey password checks run at once per address and per user,
-// and maxChecks in all; an attempt beyond those is refused at once (429),
-// so a burst of wrong passwords costs a few bcrypt checks, not one each.
+// maxChecksPerKey attempts are in flight at once per address and per
+// user (the rest are refused at once, 429), and maxChecks checks run in
+// all (an attempt waits up to checkWait for one, then 429): a burst of
+// wrong passwords costs a few bcrypt checks, not one each.
 const (
 	maxFailures   = 5
 	failureWindow = 15 * time.Minute
@@ -51,8 +52,11 @@ const (
 )
 
 // maxChecks bounds the password checks in flight in all: bcrypt is
-// CPU-bound, and the questions being answered need the cores too.
+// CPU-bound, and the questions being answered need the cores too. An
+// attempt waits up to checkWait for one, then is refused (429).
 var maxChecks = max(1, runtime.GOMAXPROCS(0)/2)
+
+const checkWait = 3 * time.Second
 
 // session is a signed-in admin. Sessions live in memory: a restart signs
 // everyone out.
@@ -88,9 +92,10 @@ type auth struct {
 	// protected are the attempt keys of the configured admins, dropped
 	// last when the records are full.
 	protected map[string]bool
-	// checking counts the password checks in flight by key, and all of
-	// them under "".
+	// checking counts the attempts in flight by key; checks holds a
+	// token per password check running, maxChecks at most.
 	checking map[string]int
+	checks   chan struct{}
 	swept    time.Time
 }
 
@@ -113,7 +118,7 @@ func newAuth(opts AuthOptions, now func() time.Time) *auth {
 	}
 	dummy, _ := bcrypt.GenerateFromPassword([]byte(randomToken(8)), cost)
 	return &auth{opts: opts, now: now, dummy: dummy, sessions: map[string]*session{}, failed: map[string]*failures{},
-		protected: protected, checking: map[string]int{}}
+		protected: protected, checking: map[string]int{}, checks: make(chan struct{}, maxChecks)}
 }
 
 // userKey and ipKey are the attempt records' keys; a user name is
@@ -214,27 +219,61 @@ const (
 // begin counts a sign-in attempt against each key (its address and its
 // user name) and admits it to the password check, unless a key has had
 // maxFailures attempts in its window (throttled) or too many checks are
-// in flight (busy). An admitted attempt must call the returned done when
-// its check is over; firstRefusal is set the first time a key's attempts
-// are refused in a window, for logging once.
+// in flight (busy): maxChecksPerKey for a key at once, refused at once;
+// maxChecks in all, waited for up to checkWait. An admitted attempt must
+// call the returned done when its check is over; firstRefusal is set the
+// first time a key's attempts are refused in a window, for logging once.
 func (a *auth) begin(keys ...string) (done func(), why refusal, firstRefusal bool) {
+	a.mu.Lock()
+	if why, first := a.refusedLocked(keys); why != admitted {
+		a.mu.Unlock()
+		return nil, why, first
+	}
+	for _, k := range keys {
+		a.checking[k]++
+	}
+	a.mu.Unlock()
+	release := func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for _, k := range keys {
+			if a.checking[k]--; a.checking[k] <= 0 {
+				delete(a.checking, k)
+			}
+		}
+	}
+	wait := time.NewTimer(checkWait)
+	defer wait.Stop()
+	select {
+	case a.checks <- struct{}{}:
+	case <-wait.C:
+		release()
+		return nil, busy, false
+	}
+	done = func() {
+		<-a.checks
+		release()
+	}
+	// Counted now, before the check; refused if others were counted
+	// while this one waited.
+	why, first := a.count(keys)
+	if why != admitted {
+		done()
+		return nil, why, first
+	}
+	return done, admitted, false
+}
+
+// count counts an attempt against each key, unless one is throttled.
+func (a *auth) count(keys []string) (refusal, bool) {
 	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.sweepFailures(now, false)
 	for _, k := range keys {
 		if f := a.failed[k]; f != nil && now.Sub(f.first) <= failureWindow && f.n >= maxFailures {
 			first := !f.logged
 			f.logged = true
-			return nil, throttled, first
-		}
-	}
-	if a.checking[""] >= maxChecks {
-		return nil, busy, false
-	}
-	for _, k := range keys {
-		if a.checking[k] >= maxChecksPerKey {
-			return nil, busy, false
+			return throttled, first
 		}
 	}
 	for _, k := range keys {
@@ -248,19 +287,28 @@ func (a *auth) begin(keys ...string) (done func(), why refusal, firstRefusal boo
 		}
 		f.n++
 	}
-	held := append(slices.Clip(keys), "")
-	for _, k := range held {
-		a.checking[k]++
-	}
-	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for _, k := range held {
-			if a.checking[k]--; a.checking[k] <= 0 {
-				delete(a.checking, k)
-			}
+	return admitted, false
+}
+
+// refusedLocked says whether an attempt for keys is refused before it
+// waits: a key throttled, or at its checks in flight. Called with a.mu
+// held.
+func (a *auth) refusedLocked(keys []string) (refusal, bool) {
+	now := a.now()
+	a.sweepFailures(now, false)
+	for _, k := range keys {
+		if f := a.failed[k]; f != nil && now.Sub(f.first) <= failureWindow && f.n >= maxFailures {
+			first := !f.logged
+			f.logged = true
+			return throttled, first
 		}
-	}, admitted, false
+	}
+	for _, k := range keys {
+		if a.checking[k] >= maxChecksPerKey {
+			return busy, false
+		}
+	}
+	return admitted, false
 }
 
 // sweepFailures drops the records whose window has passed, at most once

@@ -69,15 +69,13 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusTooManyRequests, user, "Too many sign-ins at once. Wait a moment and try again.")
 		return
 	}
-	defer done()
-	if len(user) > MaxUserBytes {
-		// No admin has such a name (config refuses one); the attempt
-		// counted against the address.
-		h.log.InfoContext(r.Context(), "console: login failed", slog.String("user", logUser(user)), slog.String("ip", ip))
-		h.renderLogin(w, r, http.StatusUnauthorized, "", "Wrong user or password.")
-		return
-	}
-	if !h.auth.check(user, r.PostFormValue("password")) {
+	// No admin has a name over MaxUserBytes (config refuses one): that
+	// attempt counts against the address, and nothing is checked. The
+	// check's slot is free before the answer goes out, so that a client's
+	// next attempt does not find it taken.
+	ok := len(user) <= MaxUserBytes && h.auth.check(user, r.PostFormValue("password"))
+	done()
+	if !ok {
 		h.log.InfoContext(r.Context(), "console: login failed", slog.String("user", logUser(user)), slog.String("ip", ip))
 		h.renderLogin(w, r, http.StatusUnauthorized, user, "Wrong user or password.")
 		return

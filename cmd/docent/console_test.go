@@ -16,6 +16,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
+// oneTimePassword is the line serve prints to a terminal.
+var oneTimePassword = regexp.MustCompile(`one-time password (\S+) \(valid`)
+
 // passwordFile is the log line's field naming the one-time password's file.
 var passwordFile = regexp.MustCompile(`password_file=(\S+)`)
 
