@@ -10,11 +10,13 @@
 // and shows "Internal error"), then renders a templ component.
 //
 // Security: every page but /login and /static/ needs a session (a
-// password login, a trusted SSO header, or auth: none); session cookies
-// are HttpOnly, SameSite=Lax and Secure over TLS, and expire when idle;
-// every POST carries the session's CSRF token; failed logins are
-// throttled; responses carry a CSP without inline script and
-// frame-ancestors 'none'.
+// password login, a trusted SSO header from a trusted proxy, or auth:
+// none); session cookies are HttpOnly, SameSite=Lax and Secure over TLS,
+// and expire when idle; every POST carries the session's CSRF token;
+// sign-in attempts are counted before the password check and throttled,
+// a few checked at once; responses carry a CSP without inline script and
+// frame-ancestors 'none'. GuardDocs puts /docs behind the API's rule,
+// with signed links (DocLinks) for the citations of chat answers.
 package console
 
 import (
