@@ -186,6 +186,10 @@ const (
 	StatusNotFound Status = "not_found"
 	// StatusError means the pipeline failed.
 	StatusError Status = "error"
+	// StatusSmallTalk means the message was a greeting, thanks or an
+	// acknowledgement, not a question: it got a short reply citing
+	// nothing, and it is no miss.
+	StatusSmallTalk Status = "small_talk"
 )
 
 // Citation is a numbered source that an answer cites as [N].
@@ -231,10 +235,13 @@ type Trace struct {
 	Candidates []Hit `json:"candidates"`
 	// Used lists the chunk IDs the answer drew on, in citation order.
 	Used []string `json:"used"`
-	// Threshold is the relevance threshold applied, and TopScore the best
-	// candidate's relevance measured against it.
+	// Threshold is the answer threshold applied, and TopScore the score
+	// the decision rule compared with it (see Decision).
 	Threshold float64 `json:"threshold"`
 	TopScore  float64 `json:"top_score"`
+	// Decision says how the outcome was decided; nil for small talk and
+	// for turns stored before it was recorded.
+	Decision *Decision `json:"decision,omitempty"`
 	// Conflict is set when the sources used disagree; it names the older
 	// and newer documents.
 	Conflict string `json:"conflict,omitempty"`
@@ -254,6 +261,28 @@ type Trace struct {
 	Error string `json:"error,omitempty"`
 	// Stages are the pipeline stages in order, with latency and output.
 	Stages []Stage `json:"stages"`
+}
+
+// Decision is how an answer's outcome was decided: the evidence the gate
+// measured, the rule that mapped it to an outcome, and whether a language
+// model was asked.
+type Decision struct {
+	// Rule names the rule: "logistic" (the offline answerer's calibrated
+	// rule), "plausible" (a model answerer's pre-check) or "always" (a
+	// calibration run).
+	Rule string `json:"rule"`
+	// Features are the gate's measurements of the closest passage, by
+	// name (coverage, cosine, ...).
+	Features map[string]float64 `json:"features,omitempty"`
+	// Reason says in a few words why the rule decided so.
+	Reason string `json:"reason,omitempty"`
+	// Sources are the IDs of the chunks given to the generator, in order.
+	Sources []string `json:"sources,omitempty"`
+	// ModelAsked is set when a language model was asked to write the
+	// answer; NotAsked says why it was not, when a model answerer did not
+	// ask it.
+	ModelAsked bool   `json:"model_asked,omitempty"`
+	NotAsked   string `json:"not_asked,omitempty"`
 }
 
 // Stage is one pipeline stage of an answer: how long it took and what it

@@ -542,6 +542,11 @@ func (b *Bot) reply(ctx context.Context, turn docent.Turn) Reply {
 	case docent.StatusUncertain:
 		r.Kind = ReplyUncertain
 		r.Buttons = []ActionKind{ActionHandoff, ActionHelpful, ActionNotHelpful}
+	case docent.StatusSmallTalk:
+		// A greeting or thanks: a short note, no sources, no buttons.
+		r.Kind = ReplyNote
+		r.Citations = nil
+		return r
 	default:
 		r.Kind = ReplyNotFound
 		r.Citations = nil

@@ -411,11 +411,6 @@ type GeminiConfig struct {
 	MaxOutputTokens int     `yaml:"max_output_tokens"`
 	// Timeout bounds one API call ("30s").
 	Timeout time.Duration `yaml:"timeout"`
-	// MinScore is the relevance threshold when Gemini embeds (cosines of
-	// its vectors do not live on the offline embedder's scale); 0 means
-	// the built-in default. `docent eval --golden FILE --calibrate`
-	// proposes one.
-	MinScore float64 `yaml:"min_score,omitempty"`
 }
 
 // OpenAIConfig configures an OpenAI-compatible provider.
@@ -435,10 +430,6 @@ type OpenAIConfig struct {
 	MaxOutputTokens int     `yaml:"max_output_tokens"`
 	// Timeout bounds one API call ("30s").
 	Timeout time.Duration `yaml:"timeout"`
-	// MinScore is the relevance threshold when this provider embeds; 0
-	// means the built-in default. `docent eval --golden FILE --calibrate`
-	// proposes one.
-	MinScore float64 `yaml:"min_score,omitempty"`
 }
 
 // EmbedderConfig selects the embedding provider.
@@ -454,14 +445,24 @@ type AnswererConfig struct {
 	// Provider is ProviderOffline (extractive answers) or a provider
 	// configured under llm, which then writes the answers.
 	Provider string `yaml:"provider"`
-	// MinScore is the answer threshold, whatever the embedder: how much
-	// evidence the closest page must give (see answer.DefaultMinScore) for
-	// docent to answer; below it the reply is uncertain (the closest page
-	// linked, nothing asserted). 0 means the embedder's own threshold
-	// (llm.gemini.min_score, llm.openai.min_score) or, for the offline
-	// embedder, the pipeline's built-in default.
-	MinScore float64 `yaml:"min_score"`
-	// MaxSources is how many sources an answer may draw on.
+	// Decision is the calibrated rule that maps the offline gate's
+	// evidence to answered, uncertain or not found; `docent eval
+	// --calibrate` prints it. Unset, the built-in rule
+	// (offline.DefaultDecision) decides.
+	Decision *DecisionConfig `yaml:"decision,omitempty"`
+	// Passage is the offline answerer's passage model: how it ranks the
+	// sentences, items and rows it may quote. `docent eval --calibrate`
+	// prints it; unset, the built-in one (offline.DefaultPassage) ranks.
+	Passage *PassageConfig `yaml:"passage,omitempty"`
+	// Synonyms is a file of the deployment's synonyms (Solr format: "pto,
+	// paid time off" or "2fa => mfa"), read at start; "" has none.
+	Synonyms string `yaml:"synonyms,omitempty"`
+	// MinCosine is, for a model answerer, the cosine under which a
+	// candidate keyword search did not return is no evidence: a question
+	// with no such evidence at all is not sent to the model. 0 means 0.2.
+	MinCosine float64 `yaml:"min_cosine,omitempty"`
+	// MaxSources is how many sources an answer may draw on: 0 means 4
+	// for the offline answerer and 8 for a model, which reads them all.
 	MaxSources int `yaml:"max_sources"`
 	// Uncited is what becomes of a model answer left with no valid
 	// citation: UncitedNotFound (the default) or UncitedUncertain (flagged
@@ -488,32 +489,32 @@ const (
 	RerankOff        = "off"
 )
 
-// EffectiveMinScore is the relevance threshold in force: answerer.min_score
-// when set, else the threshold of the provider that embeds (0 for the
-// offline embedder, which means the pipeline's built-in default).
-func (c Config) EffectiveMinScore() float64 {
-	if c.Answerer.MinScore > 0 {
-		return c.Answerer.MinScore
-	}
-	switch c.Embedder.Provider {
-	case ProviderGemini:
-		return c.LLM.Gemini.MinScore
-	case ProviderOpenAI:
-		return c.LLM.OpenAI.MinScore
-	}
-	return 0
+// PassageConfig is the offline answerer's passage model (see
+// offline.PassageModel): a passage's probability of answering is
+// σ(bias + Σ weights[feature]·feature).
+type PassageConfig struct {
+	// Bias is the intercept.
+	Bias float64 `yaml:"bias"`
+	// Weights weigh the passage features by name (own, cover, heading,
+	// chunk, rank, fused, keyword, cosine, kind, lacks, entry, keyed,
+	// codes, meta, early, lead, length).
+	Weights map[string]float64 `yaml:"weights"`
 }
 
-// MinScoreKey is the config key that sets the threshold for the
-// configured embedder: the one `docent eval --calibrate` tells you to set.
-func (c Config) MinScoreKey() string {
-	switch c.Embedder.Provider {
-	case ProviderGemini:
-		return "llm.gemini.min_score"
-	case ProviderOpenAI:
-		return "llm.openai.min_score"
-	}
-	return "answerer.min_score"
+// DecisionConfig is the offline answerer's calibrated rule (see
+// answer.Logistic): the probability that an answer is right is
+// σ(bias + Σ weights[feature]·feature); at answer_at or above docent
+// answers, under not_found_at it answers not found, in between uncertain.
+type DecisionConfig struct {
+	// Bias is the intercept.
+	Bias float64 `yaml:"bias"`
+	// Weights weigh the gate's features by name (coverage, chunk, page,
+	// cosine, keyword, agreement, asks, kind, missing, unknown, length).
+	Weights map[string]float64 `yaml:"weights"`
+	// AnswerAt and NotFoundAt are the cut points, 0 <= not_found_at <=
+	// answer_at <= 1.
+	AnswerAt   float64 `yaml:"answer_at"`
+	NotFoundAt float64 `yaml:"not_found_at"`
 }
 
 // ChunkerConfig sizes chunks, in estimated tokens.
@@ -578,7 +579,7 @@ func Default() Config {
 				Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: ProviderOffline},
-		Answerer: AnswererConfig{Provider: ProviderOffline, MaxSources: 4},
+		Answerer: AnswererConfig{Provider: ProviderOffline},
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
 		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, MaxChunksPerDoc: 2000, Workers: 2},
 		Log:      LogConfig{Level: "info", Format: "text"},

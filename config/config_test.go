@@ -58,8 +58,7 @@ func TestDefault(t *testing.T) {
 		{"llm.openai.base_url", c.LLM.OpenAI.BaseURL, "https://api.openai.com/v1"},
 		{"embedder.provider", c.Embedder.Provider, "offline"},
 		{"answerer.provider", c.Answerer.Provider, "offline"},
-		{"answerer.min_score", c.Answerer.MinScore, 0.0},
-		{"answerer.max_sources", c.Answerer.MaxSources, 4},
+		{"answerer.max_sources", c.Answerer.MaxSources, 0},
 		{"chunker.target_tokens", c.Chunker.TargetTokens, 512},
 		{"chunker.overlap_tokens", c.Chunker.OverlapTokens, 40},
 		{"sync.schedule", c.Sync.Schedule, "@every 1h"},
@@ -159,10 +158,11 @@ func TestLoadFullFile(t *testing.T) {
 				Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: "openai"},
-		Answerer: AnswererConfig{Provider: "gemini", MinScore: 0.25, MaxSources: 5},
-		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
-		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, MaxChunksPerDoc: 2000, Workers: 4},
-		Log:      LogConfig{Level: "debug", Format: "json"},
+		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: "synonyms.txt",
+			Decision: &DecisionConfig{Bias: -3.5, Weights: map[string]float64{"coverage": 4, "missing": -2}, AnswerAt: 0.5, NotFoundAt: 0.1}},
+		Chunker: ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
+		Sync:    SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, MaxChunksPerDoc: 2000, Workers: 4},
+		Log:     LogConfig{Level: "debug", Format: "json"},
 		Slack: SlackConfig{Mode: "http", APIURL: "http://slack-proxy.internal:8080/api/", BotToken: "xoxb-1-secret",
 			SigningSecret: "s1gn1ng", EscalationChannel: "C0HELPDESK", UserGroup: "S0ITTEAM", GroupName: "the IT team",
 			FollowUps: "replies", History: 5, UserRate: 6, ChannelRate: 30, Reaction: "hourglass",
@@ -695,15 +695,19 @@ func TestValidate(t *testing.T) {
 		}, "llm.openai.base_url", "absolute http(s) URL"},
 		{"unused provider settings are not checked", func(c *Config) { c.LLM.OpenAI.BaseURL = "nonsense" }, "", ""},
 		{"unknown provider", func(c *Config) { c.Embedder.Provider = "cohere" }, "embedder.provider", `unknown provider "cohere"`},
-		{"negative min_score", func(c *Config) { c.Answerer.MinScore = -0.5 }, "answerer.min_score", ">= 0"},
-		{"zero max_sources", func(c *Config) { c.Answerer.MaxSources = 0 }, "answerer.max_sources", "at least 1"},
+		{"negative max_sources", func(c *Config) { c.Answerer.MaxSources = -1 }, "answerer.max_sources", "at least 1"},
+		{"min_cosine over 1", func(c *Config) { c.Answerer.MinCosine = 1.5 }, "answerer.min_cosine", "between 0 and 1"},
+		{"decision cut points out of order", func(c *Config) {
+			c.Answerer.Decision = &DecisionConfig{AnswerAt: 0.3, NotFoundAt: 0.4}
+		}, "answerer.decision.not_found_at", "between 0 and answer_at"},
+		{"decision answer_at over 1", func(c *Config) {
+			c.Answerer.Decision = &DecisionConfig{AnswerAt: 2}
+		}, "answerer.decision.answer_at", "between 0 and 1"},
 		{"uncited uncertain", func(c *Config) { c.Answerer.Uncited = "uncertain" }, "", ""},
 		{"bad uncited", func(c *Config) { c.Answerer.Uncited = "answered" }, "answerer.uncited", `unknown value "answered"`},
 		{"rerank off", func(c *Config) { c.Answerer.Rerank = "off" }, "", ""},
 		{"bad rerank", func(c *Config) { c.Answerer.Rerank = "cohere" }, "answerer.rerank", "want model or off"},
 		{"negative history_turns", func(c *Config) { c.Answerer.HistoryTurns = -1 }, "answerer.history_turns", ">= 0"},
-		{"negative gemini min_score", func(c *Config) { c.LLM.Gemini.MinScore = -1 }, "llm.gemini.min_score", ">= 0"},
-		{"negative openai min_score", func(c *Config) { c.LLM.OpenAI.MinScore = -1 }, "llm.openai.min_score", ">= 0"},
 		{"overlap not below target", func(c *Config) { c.Chunker.OverlapTokens = c.Chunker.TargetTokens }, "chunker.overlap_tokens", "smaller than chunker.target_tokens"},
 		{"zero target", func(c *Config) { c.Chunker.TargetTokens = 0; c.Chunker.OverlapTokens = 0 }, "chunker.target_tokens", "positive"},
 		{"bad sync schedule", func(c *Config) { c.Sync.Schedule = "hourly-ish" }, "sync.schedule", "invalid cron spec"},
@@ -819,27 +823,19 @@ func TestNormalizeIncludes(t *testing.T) {
 	}
 }
 
-// TestEffectiveMinScore: the threshold follows the embedder, and
-// answerer.min_score overrides it for any embedder.
-func TestEffectiveMinScore(t *testing.T) {
-	tests := []struct {
-		embedder string
-		override float64
-		want     float64
-		key      string
-	}{
-		{ProviderOffline, 0, 0, "answerer.min_score"},
-		{ProviderGemini, 0, 0.61, "llm.gemini.min_score"},
-		{ProviderOpenAI, 0, 0.55, "llm.openai.min_score"},
-		{ProviderGemini, 0.4, 0.4, "llm.gemini.min_score"},
-		{ProviderOffline, 0.3, 0.3, "answerer.min_score"},
+// TestDecisionFeatures: a decision weight must name a feature the build
+// measures, at its key.
+func TestDecisionFeatures(t *testing.T) {
+	c := Default()
+	c.Answerer.Decision = &DecisionConfig{Weights: map[string]float64{"coverage": 1, "vibes": 2}, AnswerAt: 0.5}
+	impl := Builtin()
+	impl.Features = []string{"coverage", "cosine"}
+	err := c.Validate(impl)
+	if err == nil || !strings.Contains(err.Error(), "answerer.decision.weights.vibes") || !strings.Contains(err.Error(), "unknown feature") {
+		t.Fatalf("Validate = %v, want the unknown feature named at its key", err)
 	}
-	for _, tt := range tests {
-		c := Default()
-		c.Embedder.Provider, c.Answerer.MinScore = tt.embedder, tt.override
-		c.LLM.Gemini.MinScore, c.LLM.OpenAI.MinScore = 0.61, 0.55
-		if got := c.EffectiveMinScore(); got != tt.want || c.MinScoreKey() != tt.key {
-			t.Errorf("%s, override %v: %v at %s, want %v at %s", tt.embedder, tt.override, got, c.MinScoreKey(), tt.want, tt.key)
-		}
+	c.Answerer.Decision.Weights = map[string]float64{"coverage": 1}
+	if err := c.Validate(impl); err != nil {
+		t.Errorf("Validate with known features = %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -30,6 +31,10 @@ type Implementations struct {
 	Embedders []string
 	// Answerers are the answer providers (offline, gemini, openai, ...).
 	Answerers []string
+	// Features are the names of the evidence features a decision rule
+	// may weigh (answerer.decision.weights), PassageFeatures those of the
+	// passage model (answerer.passage.weights); nil checks none.
+	Features, PassageFeatures []string
 }
 
 // Builtin is what the config package itself knows of: every source type
@@ -360,11 +365,31 @@ func (c Config) validateModels(impl Implementations, bad func(key, format string
 	if c.Embedder.Dim < 0 {
 		bad("embedder.dim", "must be >= 0, got %d", c.Embedder.Dim)
 	}
-	if c.Answerer.MinScore < 0 {
-		bad("answerer.min_score", "must be >= 0, got %g", c.Answerer.MinScore)
+	if c.Answerer.MaxSources < 0 {
+		bad("answerer.max_sources", "must be at least 1 (or 0 for the default), got %d", c.Answerer.MaxSources)
 	}
-	if c.Answerer.MaxSources < 1 {
-		bad("answerer.max_sources", "must be at least 1, got %d", c.Answerer.MaxSources)
+	if d := c.Answerer.Decision; d != nil {
+		for _, name := range slices.Sorted(maps.Keys(d.Weights)) {
+			if impl.Features != nil && !slices.Contains(impl.Features, name) {
+				bad("answerer.decision.weights."+name, "unknown feature (want one of %s)", strings.Join(impl.Features, ", "))
+			}
+		}
+		if d.AnswerAt < 0 || d.AnswerAt > 1 {
+			bad("answerer.decision.answer_at", "must be between 0 and 1, got %g", d.AnswerAt)
+		}
+		if d.NotFoundAt < 0 || d.NotFoundAt > d.AnswerAt {
+			bad("answerer.decision.not_found_at", "must be between 0 and answer_at (%g), got %g", d.AnswerAt, d.NotFoundAt)
+		}
+	}
+	if p := c.Answerer.Passage; p != nil {
+		for _, name := range slices.Sorted(maps.Keys(p.Weights)) {
+			if impl.PassageFeatures != nil && !slices.Contains(impl.PassageFeatures, name) {
+				bad("answerer.passage.weights."+name, "unknown feature (want one of %s)", strings.Join(impl.PassageFeatures, ", "))
+			}
+		}
+	}
+	if c.Answerer.MinCosine < 0 || c.Answerer.MinCosine > 1 {
+		bad("answerer.min_cosine", "must be between 0 and 1, got %g", c.Answerer.MinCosine)
 	}
 	switch c.Answerer.Uncited {
 	case "", UncitedNotFound, UncitedUncertain:
@@ -378,12 +403,6 @@ func (c Config) validateModels(impl Implementations, bad func(key, format string
 	}
 	if c.Answerer.HistoryTurns < 0 {
 		bad("answerer.history_turns", "must be >= 0, got %d", c.Answerer.HistoryTurns)
-	}
-	if c.LLM.Gemini.MinScore < 0 {
-		bad("llm.gemini.min_score", "must be >= 0, got %g", c.LLM.Gemini.MinScore)
-	}
-	if c.LLM.OpenAI.MinScore < 0 {
-		bad("llm.openai.min_score", "must be >= 0, got %g", c.LLM.OpenAI.MinScore)
 	}
 }
 

@@ -133,10 +133,27 @@ type Options struct {
 	// Config returns the configuration, secrets redacted, that golden
 	// runs are stored with.
 	Config func() string
+	// Tuner tunes the offline answerer (synonyms from misses, calibration
+	// on the golden set); nil, for a model answerer, hides those controls.
+	Tuner Tuner
 	// Log receives errors; nil discards.
 	Log *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+}
+
+// Tuner tunes the offline answerer from the console.
+type Tuner interface {
+	// AddSynonym adds a synonym entry in the synonyms file's format
+	// ("wfh => remote work") for questions asked from now on, and keeps
+	// it. It fails for an entry that does not parse.
+	AddSynonym(ctx context.Context, entry, by string) error
+	// Calibrate fits the passage model and the decision rule on g,
+	// without changing what answers live questions.
+	Calibrate(ctx context.Context, g *eval.Golden) (eval.Fit, error)
+	// Apply puts a fit in force for questions asked from now on, and
+	// keeps it across restarts (unless the config sets its own).
+	Apply(ctx context.Context, f eval.Fit, by string) error
 }
 
 // Console is the admin console. Close it to stop golden runs in progress.

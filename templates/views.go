@@ -154,6 +154,8 @@ type Misses struct {
 	// Knowledge are the newest replies people resolved handoffs with:
 	// answers the docs lacked.
 	Knowledge []docent.KnowledgeCandidate
+	// CanTune shows the form that adds a synonym (offline answerer).
+	CanTune bool
 }
 
 // GoldenPage lists the golden set and its runs.
@@ -165,6 +167,8 @@ type GoldenPage struct {
 	Trend LineChart
 	// Running is the run in progress, if any.
 	Running *store.GoldenRun
+	// CanTune shows "Run and calibrate" (offline answerer).
+	CanTune bool
 }
 
 // GoldenRunView is a run with its decoded report.
@@ -180,6 +184,11 @@ type GoldenRunPage struct {
 	Rows []GoldenRowView
 	// Others are the runs it can be compared with.
 	Others []store.GoldenRun
+	// Calibration is what the run fitted, when it calibrated, and
+	// CalibrationConfig the config that sets it; CanTune shows Apply.
+	Calibration       *eval.Fit
+	CalibrationConfig string
+	CanTune           bool
 }
 
 // GoldenRowView is a run row with its decoded outcome.

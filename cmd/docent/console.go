@@ -47,6 +47,15 @@ type webAccess struct {
 // a one-time admin (password printed once, to stdout) and an open API;
 // beyond localhost, a configured admin (or trusted header) and API
 // tokens, unless auth.mode is none.
+// consoleTuner is the console's Tuner: the offline answerer's, nil for
+// a model answerer.
+func (m *Main) consoleTuner() console.Tuner {
+	if m.OfflineGate == nil {
+		return nil
+	}
+	return tuner{m}
+}
+
 func (m *Main) decideAccess(addr string) (webAccess, error) {
 	a := m.Config.Auth
 	acc := webAccess{open: a.Mode == config.AuthNone}
@@ -187,7 +196,7 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 		Auth: console.AuthOptions{Open: acc.open, Admins: acc.admins, TrustedHeader: th.Header, Allowed: th.Allowed, TrustedProxies: acc.proxies,
 			SessionIdle: m.Config.Auth.SessionIdle, SecureCookies: secure, Demo: acc.demo},
 		APITokensRequired: acc.tokensRequired, DefaultRate: m.Config.Auth.APIRatePerMinute,
-		Config: m.Config.Redacted, Log: m.Log,
+		Config: m.Config.Redacted, Tuner: m.consoleTuner(), Log: m.Log,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/docent-hq/docent"
 
 	"github.com/docent-hq/docent/answer"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console"
@@ -65,7 +66,13 @@ type Main struct {
 	LocalDocs map[string]fs.FS
 	// Corpus holds the index statistics the offline answer stages use;
 	// every sync that changes the index invalidates it.
-	Corpus *answer.CorpusStats
+	Corpus *offlineans.CorpusStats
+	// Synonyms are the offline answerer's (nil for a model answerer); the
+	// console adds entries to them.
+	Synonyms *offlineans.Synonyms
+	// OfflineGate is the offline answerer's gate (nil for a model
+	// answerer): a calibration run fits its passage model.
+	OfflineGate *offlineans.Gate
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
@@ -185,7 +192,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	m.Corpus = answer.NewCorpusStats(idx)
+	m.Corpus = offlineans.NewCorpusStats(idx)
 	stages, err := answerers[cfg.Answerer.Provider].open(m)
 	if err != nil {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
@@ -193,6 +200,9 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	stages.Retriever = m.Retriever
 	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{Uncited: docent.Status(cfg.Answerer.Uncited)}); err != nil {
 		return err
+	}
+	if err := m.loadTuning(ctx); err != nil {
+		return fmt.Errorf("tuning stored from the console: %w", err)
 	}
 	secrets := cfg.Secrets()
 	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, func(s string) string {
@@ -248,7 +258,7 @@ func (m *Main) syncer() connectors.Syncer {
 type meteredSyncer struct {
 	engine  *connectors.Engine
 	metrics *metrics.Metrics
-	corpus  *answer.CorpusStats
+	corpus  *offlineans.CorpusStats
 }
 
 func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {

@@ -1,4 +1,4 @@
-package answer
+package offline
 
 import (
 	"slices"
@@ -24,6 +24,15 @@ type chunkInfo struct {
 	unitsOnce sync.Once
 	chunk     docent.Chunk
 	units     []unit
+
+	pairsOnce sync.Once
+	pairs     map[pair]bool
+}
+
+// pairsOf returns the chunk's adjacent term pairs, found the first time.
+func (ci *chunkInfo) pairsOf() map[pair]bool {
+	ci.pairsOnce.Do(func() { ci.pairs = pairsOf(ci.text) })
+	return ci.pairs
 }
 
 // unitsOf returns ci's units, splitting them the first time.

@@ -1,4 +1,4 @@
-package answer
+package offline
 
 import (
 	"math"
@@ -26,23 +26,13 @@ type qterm struct {
 	// and digits ("Singapore", "UK", "GK-410"). A salient word the sources
 	// lack is a detail they do not cover.
 	Salient bool
-	// Named is set for a word that follows a preposition ("in france",
-	// "for the UK"): where questions name a place, a plan or a product.
-	Named bool
 	// Code is set for a term of a word that mixes letters and digits
 	// ("GK-409", "AMR-12").
 	Code bool
-	// Own is set for a word right after "my", "our" or "your" ("my
-	// kid"): the asker's own circumstances, not an entry a table lists.
-	Own bool
 	// Share is how many terms the word analyzes into ("wi-fi" into two);
 	// each weighs IDF/Share, so that the word weighs as one.
 	Share int
 }
-
-// known reports whether the corpus holds the term at all (true without
-// corpus statistics).
-func (t qterm) known() bool { return t.DF != 0 }
 
 // question is the analyzed question the gate judges candidates against.
 type question struct {
@@ -52,51 +42,41 @@ type question struct {
 	maxIDF float64
 	// sc scores sets and units against the terms.
 	sc *scorer
-	// next maps a term to the content term written right after it ("wellness"
-	// to "stipend" in "a wellness stipend"): the thing it qualifies.
-	next map[string]string
 	// verb is the analyzed verb of a "how do I <verb>" ask, "" without one.
 	verb string
 	// list is set when the question asks for a list ("what are the
 	// levels"): rows and items rank before sentences.
 	list bool
-	// role is the role of a "who is the <role>" question, lower case as
-	// written ("ceo"), "" for other questions: it asks who holds the role,
-	// which a person's name answers, not the role itself.
-	role string
 	// text is the question as analyzed (opaque identifiers left out).
 	text string
+	// pairW caches pairs().
+	pairW map[pair]float64
 }
 
-// newQuestion analyzes text: its content terms (queryTerms), each with the
-// word it came from, its salience and its weight. IDF comes from corp when
-// set, else from known, else it is estimated over the candidate term sets.
-func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), sets []map[string]bool) *question {
+// newQuestion analyzes text once per ask: its content terms
+// (queryTerms), each with the word it came from, its salience and its
+// weight. IDF comes from corp when set, else it is estimated over the
+// candidate term sets (one IDF for the gate and the generator).
+func newQuestion(text string, corp *Corpus, sets []map[string]bool) *question {
 	text = dropOpaque(text)
-	words, salient, named, share := questionWords(text)
+	words, salient, share := questionWords(text)
 	codes := map[string]bool{}
 	for _, c := range questionCodes(text) {
 		for _, t := range c {
 			codes[t] = true
 		}
 	}
-	own := ownedTerms(text)
-	q := &question{text: text, next: nextTerms(text), verb: procedureVerb(text), list: asksList(text), role: askedRole(text)}
+	q := &question{text: text, verb: procedureVerb(text), list: asksList(text)}
 	n := float64(len(sets))
 	if corp != nil {
 		n = float64(corp.N())
 	}
 	q.maxIDF = math.Log(1 + (n+0.5)/0.5)
 	for _, t := range queryTerms(text) {
-		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Named: named[t], Code: codes[t], Own: own[t], DF: -1}
-		switch {
-		case corp != nil:
+		qt := qterm{Term: t, Word: words[t], Salient: salient[t], Code: codes[t], DF: -1}
+		if corp != nil {
 			qt.DF, qt.IDF = corp.DF(t), corp.IDF(t)
-		default:
-			if v, ok := lookup(known, t); ok {
-				qt.IDF = v
-				break
-			}
+		} else {
 			df := 0.0
 			for _, set := range sets {
 				if set[t] {
@@ -115,16 +95,8 @@ func newQuestion(text string, corp *Corpus, known func(string) (float64, bool), 
 		q.total += qt.IDF
 		q.maxIDF = max(q.maxIDF, qt.IDF*float64(qt.Share))
 	}
-	q.sc = q.scorer(Weights{})
+	q.sc = q.scorer()
 	return q
-}
-
-func lookup(known func(string) (float64, bool), t string) (float64, bool) {
-	if known == nil {
-		return 0, false
-	}
-	v, ok := known(t)
-	return v, ok && v > 0
 }
 
 // weights returns the question's terms with their IDF.
@@ -136,10 +108,9 @@ func (q *question) weights() map[string]float64 {
 	return m
 }
 
-// scorer returns a scorer over the question's terms with weights w for
-// the per-candidate relevance.
-func (q *question) scorer(w Weights) *scorer {
-	s := &scorer{idf: q.weights(), total: q.total, weights: w}
+// scorer returns a scorer over the question's terms.
+func (q *question) scorer() *scorer {
+	s := &scorer{idf: q.weights(), total: q.total}
 	for _, t := range q.terms {
 		s.terms = append(s.terms, t.Term)
 	}
@@ -154,121 +125,12 @@ func (q *question) coverage(set map[string]bool) float64 { return q.sc.coverage(
 // section headings and its title (see scorer.unitCoverage).
 func (q *question) unitCoverage(u unit) float64 { return q.sc.unitCoverage(u) }
 
-// mass is the IDF sum of the question's terms that the corpus holds and
-// set holds too, in units of maxIDF: how much specific evidence matched.
-func (q *question) mass(set map[string]bool) float64 {
-	if q.maxIDF == 0 {
-		return 0
-	}
-	got := 0.0
-	for _, t := range q.terms {
-		if set[t.Term] {
-			got += t.IDF
-		}
-	}
-	return got / q.maxIDF
-}
-
-// prepositions introduce the places, plans and products a question names.
-var prepositions = map[string]bool{"in": true, "at": true, "from": true, "for": true, "to": true,
-	"near": true, "outside": true, "across": true, "within": true, "into": true}
-
-// determiners may stand between a preposition and the word it introduces.
-var determiners = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true,
-	"your": true, "this": true, "that": true, "their": true}
-
-// wordTerms splits text into words as questions and units are written,
-// each with its last content term, and "" for a stopword or where
-// punctuation ends a phrase (so that words across a comma are not
-// read as one phrase).
-func wordTerms(text string) []string {
-	var out []string
-	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
-		return unicode.IsSpace(r) || r == '/' || r == '|'
-	}) {
-		if strings.ContainsAny(tok[:1], `("“[{`) {
-			out = append(out, "")
-		}
-		terms := queryTerms(tok)
-		t := ""
-		if len(terms) > 0 {
-			t = terms[len(terms)-1]
-		}
-		out = append(out, t)
-		if strings.ContainsAny(tok[len(tok)-1:], `.,;:?!)"”]}`) {
-			out = append(out, "")
-		}
-	}
-	return out
-}
-
-// possessives introduce the asker's own things ("my kid").
-var possessives = map[string]bool{"my": true, "our": true, "your": true}
-
-// ownedTerms returns the terms of the words right after a possessive.
-func ownedTerms(text string) map[string]bool {
-	own := map[string]bool{}
-	after := false
-	for _, tok := range strings.Fields(text) {
-		word := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		if after {
-			for _, t := range queryTerms(word) {
-				own[t] = true
-			}
-		}
-		after = possessives[strings.ToLower(word)]
-	}
-	return own
-}
-
-// nextTerms maps each content term of text to the content term right
-// after it, when there is one.
-func nextTerms(text string) map[string]string {
-	seq := wordTerms(text)
-	next := map[string]string{}
-	for i := 0; i+1 < len(seq); i++ {
-		if seq[i] != "" && seq[i+1] != "" {
-			if _, ok := next[seq[i]]; !ok {
-				next[seq[i]] = seq[i+1]
-			}
-		}
-	}
-	return next
-}
-
-// qualifiesOther reports whether a unit of the page speaks of another
-// kind of the thing that question term t qualifies: the question has
-// "t h" (a wellness stipend, the Munich office) and the unit has h right
-// after a content word the question does not hold (a remote work
-// stipend, the Oakland office).
-func (q *question) qualifiesOther(units []unit, t string) bool {
-	h := q.next[t]
-	if h == "" {
-		return false
-	}
-	for _, u := range units {
-		seq := wordTerms(u.Text)
-		for i := 1; i < len(seq); i++ {
-			if seq[i] != h || seq[i-1] == "" {
-				continue
-			}
-			if _, ok := q.sc.idf[seq[i-1]]; !ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // questionWords maps each analyzed term of text to the word it first came
-// from and tells which terms came from a salient word and which from a
-// word after a preposition (see qterm), and into how many terms that
-// word analyzes.
-func questionWords(text string) (words map[string]string, salient, named map[string]bool, share map[string]int) {
-	words, salient, named, share = map[string]string{}, map[string]bool{}, map[string]bool{}, map[string]int{}
+// from, tells which terms came from a salient word (see qterm), and into
+// how many terms that word analyzes.
+func questionWords(text string) (words map[string]string, salient map[string]bool, share map[string]int) {
+	words, salient, share = map[string]string{}, map[string]bool{}, map[string]int{}
 	start := true // at the start of a sentence
-	afterPrep := false
-	bareTo := false // right after "to": an infinitive unless a name follows
 	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"“”/|`, r)
 	}) {
@@ -281,16 +143,12 @@ func questionWords(text string) (words map[string]string, salient, named map[str
 				share[t] = len(terms)
 			}
 			salient[t] = salient[t] || sal
-			named[t] = named[t] || (afterPrep && (!bareTo || sal))
 		}
 		if word != "" {
 			start = strings.ContainsAny(tok[len(tok)-1:], ".?!:")
-			lw := strings.ToLower(word)
-			afterPrep = prepositions[lw] || (afterPrep && determiners[lw])
-			bareTo = lw == "to"
 		}
 	}
-	return words, salient, named, share
+	return words, salient, share
 }
 
 // isSalient reports whether a word is written as a name or a code: it
@@ -427,9 +285,6 @@ func (q *question) namesSomeone(u unit) bool {
 	if !whoType.holds(u) {
 		return false
 	}
-	if q.role != "" {
-		return q.namesHolder(u)
-	}
 	for _, m := range whoRE.FindAllString(u.display(), -1) {
 		terms := search.Analyze(m)
 		if len(terms) == 0 {
@@ -442,84 +297,6 @@ func (q *question) namesSomeone(u unit) bool {
 		}
 	}
 	return false
-}
-
-// identityRE matches a question that asks who holds a role: "who is the
-// CEO", "who's our head of security"; group 1 is the role.
-var identityRE = regexp.MustCompile(`(?i)^\s*who(?:'s|s| is| are| was)\s+(?:the|our)\s+([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)`)
-
-// askedRole returns the title a "who is the <title>" question asks about,
-// lower case, up to a preposition or the second word ("ceo", "head",
-// "engineering director"); "" for other questions, and for roles that a
-// team may hold (personalTitles).
-func askedRole(text string) string {
-	m := identityRE.FindStringSubmatch(text)
-	if m == nil {
-		return ""
-	}
-	f := strings.Fields(strings.ToLower(m[1]))
-	if len(f) == 2 && (prepositions[f[1]] || f[1] == "of") {
-		f = f[:1]
-	}
-	if !personalTitles[f[len(f)-1]] {
-		return ""
-	}
-	return strings.Join(f, " ")
-}
-
-// personalTitles are job titles that one named person holds, which a
-// "who is the <title>" question asks the name of (general English; a
-// team, an owner or an approver may be a group, and is answered by one).
-var personalTitles = map[string]bool{
-	"ceo": true, "cfo": true, "cto": true, "coo": true, "cio": true, "ciso": true, "cpo": true, "cmo": true,
-	"founder": true, "co-founder": true, "cofounder": true, "president": true, "chairman": true, "chairwoman": true, "chair": true,
-	"head": true, "director": true, "vp": true, "chief": true,
-}
-
-// personNameRE matches a person's name: two or three capitalized words.
-var personNameRE = regexp.MustCompile(`\b[A-Z][a-z]+(?: [A-Z]\.)?(?: [A-Z][a-z]+){1,2}\b`)
-
-// namesHolder reports whether u says who holds the role of a "who is
-// the <role>" question: it names the role and a person (a name none of
-// whose words is a role, a team or a word of the question, or a
-// handle), or says "the <role> is ..." / "... is the <role>". "Over 30%:
-// CEO, and must be reviewed by the Deal Desk" does not say who the CEO
-// is.
-func (q *question) namesHolder(u unit) bool {
-	text := u.display()
-	lower := strings.ToLower(text)
-	role := regexp.QuoteMeta(q.role)
-	if !regexp.MustCompile(`\b` + role + `\b`).MatchString(lower) {
-		return false
-	}
-	if regexp.MustCompile(`\b` + role + `\s+(is|are|was)\b|\b(is|are|was)\s+(the|our)\s+(\w+\s+)?` + role + `\b`).MatchString(lower) {
-		return true
-	}
-	if strings.ContainsAny(text, "@#") {
-		return true
-	}
-	for _, m := range personNameRE.FindAllString(text, -1) {
-		person := true
-		for _, w := range strings.Fields(m) {
-			terms := search.Analyze(w)
-			_, asked := q.sc.idf[firstOr(terms)]
-			if asked || whoRE.MatchString(w) || len(terms) == 0 {
-				person = false
-			}
-		}
-		if person {
-			return true
-		}
-	}
-	return false
-}
-
-// firstOr returns the first of terms, "" when there is none.
-func firstOr(terms []string) string {
-	if len(terms) == 0 {
-		return ""
-	}
-	return terms[0]
 }
 
 // holds reports whether unit u holds something of type t.

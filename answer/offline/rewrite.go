@@ -1,22 +1,34 @@
-package answer
+package offline
 
 import (
 	"context"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
 
 // Standalone is the offline Rewriter. It makes the question a standalone
-// query in the docs' own spelling, and splits a question with several asks
+// query in the docs' own words, and splits a question with several asks
 // into parts:
 //
 //   - A follow-up ("and for contractors?", "what about Germany") — a
 //     question that starts with a continuation word or has fewer than two
 //     content terms — is prefixed with the previous question.
-//   - A word that no chunk holds is replaced by the docs' spelling of it,
-//     when the Corpus knows one (Corpus.Variant): "wifi" becomes "wi-fi",
-//     "PTO" becomes "paid time off".
+//   - A phrase of the deployment's Synonyms is replaced by the first of
+//     its meanings the docs hold when the docs never use the phrase, and
+//     extended by it when they do.
+//   - A word that no chunk holds is replaced by the docs' spelling of it
+//     (Corpus.Variant: "wifi" becomes "wi-fi", "PTO" "paid time off" from
+//     heading initials, "perf" "performance"), or else by the first word
+//     general English relates to it as a noun (WordNet: a synonym of its
+//     commonest senses, a derived form, the general kind of thing) that
+//     the docs hold: "grandma" becomes "grandmother", "kids" "child". A
+//     phrasal verb ("passed away", "turn off") is extended by the first
+//     one-word WordNet verb it means that the docs hold ("die",
+//     "disable"). Names, codes, handles and paths are never respelled.
 //   - Asks are split where a new one opens: after a question mark, full
 //     stop, colon or dash, at a wh-word or an auxiliary verb ("how",
 //     "are v1 limits"); after a comma, semicolon or "and", at a wh-word or
@@ -29,23 +41,32 @@ import (
 type Standalone struct {
 	// Corpus gives the docs' spellings; nil leaves words as written.
 	Corpus *CorpusStats
+	// Synonyms are the deployment's own; nil has none.
+	Synonyms *Synonyms
+	// Related gives general English words related to a word or phrasal
+	// verb as a part of speech ("n" noun, "v" verb), best first
+	// (wordnet.Related); nil uses none.
+	Related func(word, pos string) []string
 }
 
-var _ Rewriter = Standalone{}
+var _ answer.Rewriter = Standalone{}
 
 // Rewrite returns the standalone query and the parts. It fails only when
 // the corpus statistics cannot be loaded.
-func (r Standalone) Rewrite(ctx context.Context, req RewriteRequest) (Rewrite, error) {
+func (r Standalone) Rewrite(ctx context.Context, req answer.RewriteRequest) (answer.Rewrite, error) {
 	corp, err := r.Corpus.Get(ctx)
 	if err != nil {
-		return Rewrite{}, err
+		return answer.Rewrite{}, err
 	}
 	q := strings.TrimSpace(req.Question)
 	if len(req.History) > 0 && isFollowUp(q) {
 		q = strings.TrimSpace(req.History[len(req.History)-1].Question) + " " + q
 	}
-	q = respell(q, corp)
-	rw := Rewrite{Query: q}
+	q, changed := r.respell(q, corp)
+	rw := answer.Rewrite{Query: q}
+	if len(changed) > 0 {
+		rw.Detail = "respelled " + strings.Join(changed, ", ")
+	}
 	if parts, asks := splitAsks(q); len(parts) > 1 {
 		rw.SubQueries, rw.Asks = parts, asks
 	}
@@ -62,37 +83,113 @@ func isFollowUp(q string) bool {
 	return continuationRE.MatchString(q) || len(queryTerms(q)) < 2
 }
 
-// wordRE matches a word: a run of letters and digits.
-var wordRE = regexp.MustCompile(`[\pL\pN]+`)
+// wordRE matches a word: a run of letters and digits, with inner
+// apostrophes and hyphens.
+var wordRE = regexp.MustCompile(`[\pL\pN]+(?:['’-][\pL\pN]+)*`)
 
-// respell replaces the words of q that no chunk holds with the docs'
-// spelling of them.
-func respell(q string, corp *Corpus) string {
+// particles end the phrasal verbs respell extends ("pass away", "log in").
+var particles = map[string]bool{"away": true, "up": true, "off": true, "out": true, "in": true, "on": true,
+	"down": true, "over": true, "back": true, "through": true}
+
+// span is a word of the question with its byte offsets.
+type span struct {
+	w          string
+	start, end int
+}
+
+// respell rewrites q into the docs' words (see Standalone) and returns the
+// changes made, as "from → to".
+func (r Standalone) respell(q string, corp *Corpus) (string, []string) {
 	if corp == nil {
-		return q
+		return q, nil
 	}
-	q = rephrase(q, corp)
-	var b strings.Builder
-	last := 0
+	var words []span
 	for _, m := range wordRE.FindAllStringIndex(q, -1) {
-		w := q[m[0]:m[1]]
+		words = append(words, span{q[m[0]:m[1]], m[0], m[1]})
+	}
+	var b strings.Builder
+	var changed []string
+	last := 0
+	emit := func(start, end int, repl string) {
+		b.WriteString(q[last:start])
+		b.WriteString(repl)
+		last = end
+		changed = append(changed, q[start:end]+" → "+repl)
+	}
+	longest := r.Synonyms.longest()
+	for i := 0; i < len(words); i++ {
+		w := words[i]
 		// A channel, a handle or a path ("#exec", "@ops", "/inc") is a
 		// name, not a spelling.
-		if m[0] > 0 && strings.ContainsRune("#@/", rune(q[m[0]-1])) {
+		if w.start > 0 && strings.ContainsRune("#@/", rune(q[w.start-1])) {
 			continue
 		}
-		v, ok := corp.Variant(w)
-		if !ok {
-			v, ok = corp.synonym(w)
+		// The deployment's synonyms, longest phrase first.
+		if n, repl, ok := r.synonym(words[i:], longest, corp); ok {
+			emit(w.start, words[i+n-1].end, repl)
+			i += n - 1
+			continue
 		}
-		if ok {
-			b.WriteString(q[last:m[0]])
-			b.WriteString(v)
-			last = m[1]
+		if isSalient(w.w, false) && !corp.holdsAll(w.w) {
+			continue // a name or a code the docs lack: a detail, not a spelling
+		}
+		if v, ok := corp.Variant(w.w); ok {
+			emit(w.start, w.end, v)
+			continue
+		}
+		if r.Related == nil {
+			continue
+		}
+		if i+1 < len(words) && particles[strings.ToLower(words[i+1].w)] {
+			phrase := w.w + " " + words[i+1].w
+			if v, ok := corp.firstHeld(singleWords(r.Related(phrase, "v"))); ok {
+				emit(w.start, words[i+1].end, q[w.start:words[i+1].end]+" "+v)
+				i++
+				continue
+			}
+		}
+		if terms := search.Analyze(w.w); len(terms) == 1 && corp.DF(terms[0]) == 0 && !fillers[terms[0]] {
+			if v, ok := corp.firstHeld(r.Related(w.w, "n")); ok {
+				emit(w.start, w.end, v)
+			}
 		}
 	}
 	b.WriteString(q[last:])
-	return b.String()
+	return b.String(), changed
+}
+
+// singleWords keeps the one-word lemmas of ls.
+func singleWords(ls []string) []string {
+	var out []string
+	for _, l := range ls {
+		if !strings.ContainsAny(l, " -") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// synonym matches the deployment's synonyms at the start of words (the
+// longest phrase first) and returns how many words matched and what
+// replaces them: the first meaning the docs hold, instead of the phrase
+// when the docs never use it, after it when they do.
+func (r Standalone) synonym(words []span, longest int, corp *Corpus) (int, string, bool) {
+	for n := min(longest, len(words)); n >= 1; n-- {
+		parts := make([]string, n)
+		for k := range n {
+			parts[k] = words[k].w
+		}
+		phrase := strings.Join(parts, " ")
+		v, ok := corp.firstHeld(r.Synonyms.meanings(normPhrase(phrase)))
+		if !ok {
+			continue
+		}
+		if corp.holdsAll(phrase) {
+			return n, phrase + " " + v, true
+		}
+		return n, v, true
+	}
+	return 0, "", false
 }
 
 // Interrogative openers: a wh-word, or an auxiliary verb (after a comma

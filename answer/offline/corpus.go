@@ -1,4 +1,4 @@
-package answer
+package offline
 
 import (
 	"context"
@@ -391,4 +391,29 @@ func joinCompound(w string) string {
 		}
 		return r
 	}, w)
+}
+
+// holdsAll reports whether every analyzed term of s is in some chunk.
+func (c *Corpus) holdsAll(s string) bool {
+	terms := search.Analyze(s)
+	if len(terms) == 0 {
+		return false
+	}
+	for _, t := range terms {
+		if c.df[t] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// firstHeld returns the first of phrases whose every term some chunk
+// holds.
+func (c *Corpus) firstHeld(phrases []string) (string, bool) {
+	for _, p := range phrases {
+		if c.holdsAll(p) {
+			return p, true
+		}
+	}
+	return "", false
 }

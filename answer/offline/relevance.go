@@ -1,42 +1,13 @@
-package answer
+package offline
 
 import (
-	"math"
 	"regexp"
 	"strings"
 
 	"github.com/kljensen/snowball/english"
 
-	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
 )
-
-// DefaultMinScore is the answer threshold used when GateOptions.MinScore
-// is 0. The gate compares it with the closest page's evidence: the share
-// of the question (IDF weighted) that its best unit covers, with its
-// headings, or, when larger, the relevance of that unit's chunk less
-// DefaultChunkRelevance − DefaultMinScore; see the package documentation.
-const DefaultMinScore = 0.45
-
-// DefaultChunkRelevance is the relevance (the per-candidate signal of the
-// package documentation) at which, under the default threshold, the
-// chunk holding the best unit answers even when no single unit reaches
-// DefaultMinScore.
-const DefaultChunkRelevance = 0.5
-
-// Weights combine the components of the relevance signal. Each component
-// lies in [0, 1]; weights that sum to 1 keep relevance in [0, 1] as well.
-type Weights struct {
-	// Coverage weighs the IDF-weighted share of question terms in the chunk.
-	Coverage float64
-	// Vector weighs the chunk's cosine similarity to the question.
-	Vector float64
-	// Keyword weighs whether BM25 returned the chunk at all.
-	Keyword float64
-}
-
-// DefaultWeights are the weights used when Options.Weights is zero.
-var DefaultWeights = Weights{Coverage: 0.6, Vector: 0.3, Keyword: 0.1}
 
 // fillers are question words that carry no topic; they are removed from
 // the question's terms (after stemming) on top of the English stopwords.
@@ -119,46 +90,11 @@ func termSet(text string) map[string]bool {
 	return set
 }
 
-// relevance is the absolute relevance of one candidate, with its parts.
-type relevance struct {
-	Coverage float64
-	Vector   float64
-	Keyword  float64
-	Score    float64
-}
-
-// scorer measures relevance of candidates to one question.
+// scorer measures how much of one question's terms a set or unit holds.
 type scorer struct {
-	terms   []string
-	idf     map[string]float64
-	total   float64 // Σ idf over terms
-	weights Weights
-}
-
-// newScorer estimates IDF for the question terms over the candidate term
-// sets, preferring known values from idf when it is not nil.
-func newScorer(terms []string, sets []map[string]bool, known func(string) (float64, bool), w Weights) *scorer {
-	s := &scorer{terms: terms, idf: make(map[string]float64, len(terms)), weights: w}
-	n := float64(len(sets))
-	for _, t := range terms {
-		if known != nil {
-			if v, ok := known(t); ok && v > 0 {
-				s.idf[t] = v
-				s.total += v
-				continue
-			}
-		}
-		df := 0.0
-		for _, set := range sets {
-			if set[t] {
-				df++
-			}
-		}
-		v := math.Log(1 + (n-df+0.5)/(df+0.5))
-		s.idf[t] = v
-		s.total += v
-	}
-	return s
+	terms []string
+	idf   map[string]float64
+	total float64 // Σ idf over terms
 }
 
 // coverage is the IDF-weighted share of question terms found in set, with
@@ -233,15 +169,4 @@ func (s *scorer) gain(set, covered map[string]bool) float64 {
 		}
 	}
 	return got / s.total
-}
-
-// score combines the components for one hit whose text has term set set.
-func (s *scorer) score(h docent.Hit, set map[string]bool) relevance {
-	r := relevance{Coverage: s.coverage(set, nil, 0)}
-	r.Vector = math.Max(0, math.Min(1, h.VectorScore))
-	if h.KeywordRank > 0 {
-		r.Keyword = 1
-	}
-	r.Score = s.weights.Coverage*r.Coverage + s.weights.Vector*r.Vector + s.weights.Keyword*r.Keyword
-	return r
 }

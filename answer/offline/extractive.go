@@ -1,15 +1,18 @@
-package answer
+package offline
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/internal/injection"
 	"github.com/docent-hq/docent/search"
 )
@@ -24,7 +27,7 @@ type Extractive struct {
 	MaxSources int
 }
 
-var _ Generator = (*Extractive)(nil)
+var _ answer.Generator = (*Extractive)(nil)
 
 // NewExtractive returns an Extractive generator with the defaults.
 func NewExtractive() *Extractive { return &Extractive{MaxUnits: 6, MaxSources: 3} }
@@ -44,9 +47,8 @@ func NewExtractive() *Extractive { return &Extractive{MaxUnits: 6, MaxSources: 3
 // When the question names a code (GK-409, AMR-12, v1) and some unit holds
 // it, only units that hold one of the question's codes are quoted.
 const (
-	quantityBoost = 1.5
-	siblingRatio  = 0.8
-	maxList       = 6
+	siblingRatio = 0.8
+	maxList      = 6
 )
 
 // keepRatio and minGain bound the further units quoted (see above).
@@ -61,15 +63,20 @@ type scoredUnit struct {
 	src   int // index into the request's sources
 	score float64
 	cov   float64
+	// lead marks the passage the decision was made on.
+	lead bool
 }
 
 // Generate quotes units of the sources (see the scoring above), in source
 // order and, within a source, document order; each unit is followed by
-// its source's [n]. With a conflict it quotes the newer source first and
-// the older second and says that they differ. Code is quoted only when
-// the question asks how to do something. It returns empty text when no
-// unit shares a term with the question.
-func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateResult, error) {
+// its source's [n]. When the request carries the offline gate's analysis
+// (answer.Evidence.Basis), the question is not analysed again and the
+// answer opens with the passage the decision was made on. With a conflict
+// it quotes the newer source first and the older second and says that
+// they differ. Code is quoted only when the question asks how to do
+// something. It returns empty text when no unit shares a term with the
+// question.
+func (e *Extractive) Generate(_ context.Context, req answer.GenerateRequest) (answer.GenerateResult, error) {
 	maxUnits, maxSources := e.MaxUnits, e.MaxSources
 	if maxUnits <= 0 {
 		maxUnits = 4
@@ -78,47 +85,37 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 		maxSources = 3
 	}
 	if len(req.Parts) > 0 {
-		return GenerateResult{Text: e.parts(req, maxUnits)}, nil
+		return answer.GenerateResult{Text: e.parts(req, maxUnits)}, nil
 	}
-	sc := requestScorer(req)
-	weight := sourceWeights(req.Sources)
+	q, lead := questionFor(req)
 	// A question about an amount, or two sources that differ in amounts,
-	// is answered by the units that state one; a unit that lacks the kind
-	// of answer asked for (a time, a procedure) is scored down.
-	want := expectedType(req.Question)
-	if want == anyType && (req.Conflict != nil || asksQuantity(req.Question) || moneyAskRE.MatchString(req.Question)) {
+	// is answered by the units that state one.
+	want := expectedType(q.text)
+	if want == anyType && (req.Conflict != nil || asksQuantity(q.text) || moneyAskRE.MatchString(q.text)) {
 		want = amountType
 	}
-	command := asksCommand(req.Question)
-	list := asksList(req.Question)
-	money := want == amountType && moneyAskRE.MatchString(req.Question)
+	ps := sourcePassages(req, q, lead, want)
+	command := asksCommand(q.text)
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all, every []scoredUnit
 	for i, s := range req.Sources {
 		if s.Hit.Injection != "" || injection.Addresses(s.Hit.Chunk.Text) {
 			continue // text addressed to the assistant is never quoted as an answer
 		}
-		headCov := sc.coverage(sectionTerms(s.Hit.Chunk), nil, 0) + earlyBonus(s.Hit.Chunk)
-		for _, u := range unitsOf(s.Hit.Chunk) {
-			dangling := false
+		probs := ps.forChunk(i, s.Hit)
+		for k, u := range unitsOf(s.Hit.Chunk) {
+			score := probs[k]
 			if !command && len(u.Code) > 0 {
-				u.Code, u.Terms, dangling = nil, termSet(u.Text), true
-				u.kinds = unitKinds(u)
-			}
-			cov := sc.unitCoverage(u)
-			lc := cov
-			if list && u.Group > 0 {
-				lc *= listBoost
-			}
-			if money && moneyRE.MatchString(u.display()) {
-				lc *= moneyBoost
-			}
-			score := (unitScore(u, lc, want) + headingLift*headCov) * weight[i]
-			if dangling {
 				// "Install it with:" without its command says little.
+				u.Code, u.Terms = nil, termSet(u.Text)
+				u.kinds = unitKinds(u)
 				score *= 0.5
 			}
+			cov := q.unitCoverage(u)
 			su := scoredUnit{unit: u, src: i, cov: cov, score: score}
+			if lead != nil && i == 0 && s.Hit.Chunk.ID == lead.chunk && u.Ord == lead.best.u.Ord {
+				su.lead = true
+			}
 			every = append(every, su)
 			if cov == 0 {
 				continue
@@ -137,14 +134,14 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 				nu = differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
 				ou = differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
 			}
-			return GenerateResult{Text: conflictText(req, nu, ou)}, nil
+			return answer.GenerateResult{Text: conflictText(req, nu, ou)}, nil
 		}
 	}
-	all = matchCodes(all, questionCodes(req.Question))
+	all = matchCodes(all, questionCodes(q.text))
 	if len(all) == 0 {
-		return GenerateResult{}, nil
+		return answer.GenerateResult{}, nil
 	}
-	picked := pickUnits(all, every, sc, maxUnits, maxSources, list)
+	picked := pickUnits(all, every, q, maxUnits, maxSources)
 	// Readable order: sources in request order, units in document order
 	// within a source.
 	sort.SliceStable(picked, func(a, b int) bool {
@@ -157,7 +154,87 @@ func (e *Extractive) Generate(_ context.Context, req GenerateRequest) (GenerateR
 	for i, u := range picked {
 		parts[i] = cite(u.display(), req.Sources[u.src].N)
 	}
-	return GenerateResult{Text: strings.Join(parts, " ")}, nil
+	return answer.GenerateResult{Text: strings.Join(parts, " ")}, nil
+}
+
+// sourcePassages returns the passage probabilities the answer quotes by:
+// the gate's, when the request carries them, else the default model's
+// over the sources in their order.
+func sourcePassages(req answer.GenerateRequest, q *question, lead *basis, want answerType) *sourceScores {
+	ss := &sourceScores{q: q, want: want, model: DefaultPassage, srcs: req.Sources}
+	if lead != nil && lead.ps != nil {
+		ss.gate, ss.model = lead.ps, lead.ps.model
+	}
+	hits := make([]docent.Hit, len(req.Sources))
+	sets := make([]map[string]bool, len(req.Sources))
+	for i, s := range req.Sources {
+		ss.top = max(ss.top, s.Hit.Score)
+		hits[i], sets[i] = s.Hit, termsOf(s.Hit.Chunk)
+	}
+	ss.pageRank, ss.pageCov = pageStats(q, hits, sets)
+	return ss
+}
+
+// sourceScores gives each source's unit probabilities.
+type sourceScores struct {
+	q     *question
+	want  answerType
+	model PassageModel
+	gate  *passages
+	srcs  []answer.Source
+	top   float64
+	// pageRank and pageCov describe each source's page among the sources.
+	pageRank []int
+	pageCov  []float64
+}
+
+// forChunk returns the probabilities of the units of source i, by unit
+// order: the gate's when it scored the chunk, else scored now with the
+// source's position as its rank.
+func (ss *sourceScores) forChunk(i int, h docent.Hit) []float64 {
+	units := unitsOf(h.Chunk)
+	out := make([]float64, len(units))
+	if ss.gate != nil {
+		if _, ok := ss.gate.of(h.Chunk.ID, 0); ok {
+			for k := range units {
+				out[k], _ = ss.gate.of(h.Chunk.ID, k)
+			}
+			return out
+		}
+	}
+	fused := 1.0
+	if ss.top > 0 {
+		fused = max(0, h.Score) / ss.top
+	}
+	c := candidateInfo{rank: i, fused: fused, hit: h, set: termsOf(h.Chunk), pageRank: ss.pageRank[i], pageCov: ss.pageCov[i]}
+	for k, u := range units {
+		out[k] = ss.model.score(passageFeatures(ss.q, c, u, ss.want, 0))
+	}
+	return out
+}
+
+// questionFor returns the analysed question of a request: the gate's,
+// when the request carries it (with the passage the decision was made
+// on), else the question analysed with the request's term weights.
+func questionFor(req answer.GenerateRequest) (*question, *basis) {
+	if b, ok := req.Basis.(*basis); ok && b != nil && b.q != nil {
+		return b.q, b
+	}
+	text := req.Question
+	if req.Query != "" {
+		text = req.Query
+	}
+	q := newQuestion(text, nil, nil)
+	if len(req.Terms) > 0 {
+		q.terms, q.total = nil, 0
+		for _, t := range slices.Sorted(maps.Keys(req.Terms)) {
+			w := req.Terms[t]
+			q.terms = append(q.terms, qterm{Term: t, Word: t, IDF: w, DF: -1, Share: 1})
+			q.total += w
+		}
+		q.sc = q.scorer()
+	}
+	return q, nil
 }
 
 // unitsPerPart is the most units quoted for one part of a multi-part
@@ -167,19 +244,19 @@ const unitsPerPart = 2
 // parts answers a multi-part question part by part: an answered part with
 // units of its own sources, an uncertain part by pointing at its closest
 // page, a part the docs do not cover by saying so.
-func (e *Extractive) parts(req GenerateRequest, maxUnits int) string {
+func (e *Extractive) parts(req answer.GenerateRequest, maxUnits int) string {
 	var out []string
 	quoted := map[string]bool{}
 	for _, p := range req.Parts {
 		switch p.Status {
 		case docent.StatusAnswered:
-			var srcs []Source
+			var srcs []answer.Source
 			for _, n := range p.Sources {
 				if i := indexOfSource(req.Sources, n); i >= 0 {
 					srcs = append(srcs, req.Sources[i])
 				}
 			}
-			sub := GenerateRequest{Question: p.Ask, Query: p.Ask, Sources: srcs, Terms: p.Terms}
+			sub := answer.GenerateRequest{Question: p.Ask, Query: p.Ask, Sources: srcs, Terms: p.Terms}
 			sub.Parts = nil
 			res, _ := (&Extractive{MaxUnits: min(maxUnits, unitsPerPart), MaxSources: sourcesPerPart}).Generate(context.Background(), sub)
 			for _, sentence := range splitCited(res.Text) {
@@ -218,7 +295,10 @@ func quote(ask string) string {
 // byScore sorts units best first; ties by source, then document order.
 func byScore(us []scoredUnit) {
 	sort.SliceStable(us, func(a, b int) bool {
-		if us[a].score != us[b].score {
+		// Scores within scoreTie of each other are a tie: the entries of
+		// one table or list score alike, and a question that names none of
+		// them is answered in the order the page gives them.
+		if d := us[a].score - us[b].score; d > scoreTie || d < -scoreTie {
 			return us[a].score > us[b].score
 		}
 		if us[a].src != us[b].src {
@@ -228,10 +308,14 @@ func byScore(us []scoredUnit) {
 	})
 }
 
+// scoreTie is how close two passage scores are to count as equal.
+const scoreTie = 0.005
+
 // pickUnits chooses the units to quote (see the scoring above). list
 // says that the question asks for a list, so that the rows or items alike
 // to the best one are quoted with it.
-func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, list bool) []scoredUnit {
+func pickUnits(all, every []scoredUnit, q *question, maxUnits, maxSources int) []scoredUnit {
+	sc, list := q.sc, q.list
 	byScore(all)
 	best := all[0].score
 	first := all[0]
@@ -243,6 +327,13 @@ func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, li
 			break
 		}
 	}
+	// The passage the decision was made on opens the answer.
+	for _, u := range all {
+		if u.lead {
+			first = u
+			break
+		}
+	}
 	var picked []scoredUnit
 	covered := map[string]bool{}
 	srcs := map[int]bool{}
@@ -250,6 +341,12 @@ func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, li
 	take := func(u scoredUnit) bool {
 		key := strconv.Itoa(u.src) + "\x00" + u.Text
 		if has[key] || (!srcs[u.src] && len(srcs) == maxSources) {
+			return false
+		}
+		// An instruction to approve, share or switch off a security
+		// control is quoted only as the passage that answers, never as
+		// context around it.
+		if len(picked) > 0 && u.cov < sensitiveCover && sensitiveRE.MatchString(u.Text) {
 			return false
 		}
 		has[key] = true
@@ -322,6 +419,15 @@ func pickUnits(all, every []scoredUnit, sc *scorer, maxUnits, maxSources int, li
 	}
 	return picked
 }
+
+// sensitiveRE matches an instruction to approve, accept, share, disable or
+// bypass something: followed in the wrong situation (an unexpected
+// sign-in prompt, a request for a code), it does harm.
+var sensitiveRE = regexp.MustCompile(`(?i)\b(approve|accept|allow|confirm|share|forward|send|give|disable|turn off|switch off|deactivate|bypass|skip|ignore|whitelist|allowlist|grant)\b`)
+
+// sensitiveCover is the share of the question a sensitive instruction
+// must cover itself to be quoted beside the answering passage.
+const sensitiveCover = 0.5
 
 // maxParagraph is the most sentences a paragraph may have to be quoted
 // whole around its best sentence.
@@ -430,36 +536,15 @@ func namesKey(all []scoredUnit, u scoredUnit, sc *scorer) bool {
 	return false
 }
 
-// requestScorer builds a scorer from the request's terms, or from the
-// question with equal weights when the request carries none.
-func requestScorer(req GenerateRequest) *scorer {
-	sc := &scorer{idf: map[string]float64{}}
-	if len(req.Terms) > 0 {
-		for t, w := range req.Terms {
-			sc.terms = append(sc.terms, t)
-			sc.idf[t] = w
-			sc.total += w
-		}
-		sort.Strings(sc.terms)
-		return sc
-	}
-	for _, t := range queryTerms(req.Question) {
-		sc.terms = append(sc.terms, t)
-		sc.idf[t] = 1
-		sc.total++
-	}
-	return sc
-}
-
 // conflictText says that two sources differ, quoting the newer first.
-func conflictText(req GenerateRequest, newer, older scoredUnit) string {
+func conflictText(req answer.GenerateRequest, newer, older scoredUnit) string {
 	n, o := req.Sources[newer.src], req.Sources[older.src]
 	return fmt.Sprintf("Note: these sources differ; the most recent (%s) says \"%s\" [%d]; an older version (%s) says \"%s\" [%d].",
 		describe(n), trimEnd(plainMarkers(newer.Text)), n.N, describe(o), trimEnd(plainMarkers(older.Text)), o.N)
 }
 
 // describe names a source as "Title, updated 2006-01-02".
-func describe(s Source) string {
+func describe(s answer.Source) string {
 	c := s.Hit.Chunk
 	if c.UpdatedAt.IsZero() {
 		return c.Title
@@ -491,7 +576,7 @@ func trimEnd(s string) string {
 	return strings.TrimRight(strings.TrimSpace(s), ".!?:;,")
 }
 
-func indexOfSource(srcs []Source, n int) int {
+func indexOfSource(srcs []answer.Source, n int) int {
 	for i, s := range srcs {
 		if s.N == n {
 			return i
@@ -561,21 +646,6 @@ func matchCodes(units []scoredUnit, codes [][]string) []scoredUnit {
 	return kept
 }
 
-// sourceWeights weighs the first source 1 and each further source by its
-// fused retrieval score relative to the first's (at most 1), so that a
-// well-matching sentence in a weakly retrieved chunk does not outrank the
-// chunk the gate chose. Sources without scores weigh 1.
-func sourceWeights(srcs []Source) []float64 {
-	w := make([]float64, len(srcs))
-	for i, s := range srcs {
-		w[i] = 1
-		if i > 0 && srcs[0].Hit.Score > 0 {
-			w[i] = min(1, max(s.Hit.Score, 0)/srcs[0].Hit.Score)
-		}
-	}
-	return w
-}
-
 // alikePair returns the two sides of a conflict: the best-scored unit of
 // the newer source that has a counterpart in the older one, and that
 // counterpart, the older unit most alike to it (Jaccard similarity of
@@ -591,6 +661,11 @@ func alikePair(newer, older []scoredUnit) (scoredUnit, scoredUnit, bool) {
 		for i, b := range older {
 			ab := amounts(b.Text)
 			sim := jaccard(wordsOnly(a.unit), wordsOnly(b.unit))
+			if a.Key != "" && b.Key != "" {
+				// Two rows or items: alike when their keys are ("United
+				// States (all cities)" and "United States").
+				sim = max(sim, jaccard(termSet(a.Key), termSet(b.Key)))
+			}
 			if len(ab) == 0 || sim < bestSim || len(minus(aa, ab)) == 0 || len(minus(ab, aa)) == 0 {
 				continue
 			}
@@ -662,3 +737,22 @@ var commandRE = regexp.MustCompile(`(?i)\b(how (do|can|should|would) (i|we|you)|
 
 // asksCommand reports whether a command may answer the question.
 func asksCommand(question string) bool { return commandRE.MatchString(question) }
+
+// A question about money ("what's the extra pay", "how much does it
+// cost") is answered by a unit that states a sum of money over one that
+// states another quantity (hours, days) with the same words.
+var (
+	moneyAskRE = regexp.MustCompile(`(?i)[$€£¥]|\b(pay|paid|cost|costs|price|prices|fee|fees|spend|spent|stipend|salary|wage|budget|allowance|reimburse\w*|charge|charged|money|cash|dollars?|euros?|pounds?)\b`)
+	moneyRE    = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(usd|eur|gbp|dollars?|euros?|pounds?|cents)\b`)
+)
+
+// joinAnd joins words as "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}

@@ -2,12 +2,10 @@ package answer
 
 import (
 	"context"
-
-	"github.com/docent-hq/docent"
 )
 
-// Identity is a Rewriter that makes the question the query; Standalone
-// is the default.
+// Identity is a Rewriter that makes the question the query (the
+// offline Standalone rewriter is in answer/offline).
 type Identity struct{}
 
 var _ Rewriter = Identity{}
@@ -19,7 +17,7 @@ func (Identity) Rewrite(_ context.Context, req RewriteRequest) (Rewrite, error) 
 
 // FusedOrder is a Reranker that keeps the retrieval (fused) order, which
 // measured better on SciFact than every offline passage reranker tried;
-// PageOrder, the default, reorders by page-level evidence only.
+// the offline PageOrder (answer/offline) reorders by page-level evidence.
 type FusedOrder struct{}
 
 var _ Reranker = FusedOrder{}
@@ -27,15 +25,4 @@ var _ Reranker = FusedOrder{}
 // Rerank returns the hits as given.
 func (FusedOrder) Rerank(_ context.Context, req RerankRequest) (Reranked, error) {
 	return Reranked{Hits: req.Hits}, nil
-}
-
-func docKey(c docent.Chunk) string {
-	if c.DocID != "" {
-		return c.DocID
-	}
-	return c.ID
-}
-
-func round4(f float64) float64 {
-	return float64(int64(f*10000+0.5)) / 10000
 }

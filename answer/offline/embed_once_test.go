@@ -1,4 +1,4 @@
-package answer_test
+package offline_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/searchtest"
@@ -44,7 +45,7 @@ func TestAnswerEmbedsQuestionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := answer.New(answer.Stages{Retriever: r}, nil, answer.Options{})
+	p, err := answer.New(offline.NewStages(r, offline.Options{}), nil, answer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

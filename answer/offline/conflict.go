@@ -1,4 +1,4 @@
-package answer
+package offline
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 )
 
 // minHeadingJaccard is how alike two chunks' headings must be (Jaccard
@@ -201,7 +202,7 @@ func minus(a, b map[string]bool) []string {
 // something else ("car" mileage under a question about a laptop stolen
 // from a car) make no note. The newer document is the one updated
 // later; on a tie, the better ranked.
-func detectConflict(srcs []Source, sc *scorer, lead map[int]bool) (*Conflict, string) {
+func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answer.Conflict, string) {
 	for i := range srcs {
 		for j := i + 1; j < len(srcs); j++ {
 			a, b := srcs[i], srcs[j]
@@ -227,7 +228,7 @@ func detectConflict(srcs []Source, sc *scorer, lead map[int]bool) (*Conflict, st
 			desc := fmt.Sprintf("newer %s (%s) says %s; older %s (%s) says %s",
 				a.Hit.Chunk.DocID, dateOf(a.Hit.Chunk), strings.Join(onlyA, ", "),
 				b.Hit.Chunk.DocID, dateOf(b.Hit.Chunk), strings.Join(onlyB, ", "))
-			return &Conflict{Newer: a.N, Older: b.N, Terms: shared}, desc
+			return &answer.Conflict{Newer: a.N, Older: b.N, Terms: shared}, desc
 		}
 	}
 	return nil, ""

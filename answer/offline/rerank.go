@@ -1,10 +1,11 @@
-package answer
+package offline
 
 import (
 	"context"
 	"sort"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 )
 
 // PageOrder is the offline Reranker. It keeps the fused order except
@@ -25,7 +26,7 @@ import (
 // 154 answerable questions) and checked on golden.yaml (35 → 37 of 45).
 type PageOrder struct{}
 
-var _ Reranker = PageOrder{}
+var _ answer.Reranker = PageOrder{}
 
 // Page-level reranking parameters (see PageOrder).
 const (
@@ -34,7 +35,7 @@ const (
 )
 
 // Rerank returns the hits in page order.
-func (PageOrder) Rerank(_ context.Context, req RerankRequest) (Reranked, error) {
+func (PageOrder) Rerank(_ context.Context, req answer.RerankRequest) (answer.Reranked, error) {
 	hits := append([]docent.Hit(nil), req.Hits...)
 	sum := map[string]float64{}
 	for i, h := range hits {
@@ -60,7 +61,7 @@ func (PageOrder) Rerank(_ context.Context, req RerankRequest) (Reranked, error) 
 		out[k] = hits[o.i]
 		out[k].RerankScore = round4(o.score)
 	}
-	return Reranked{Hits: newerFirst(out)}, nil
+	return answer.Reranked{Hits: newerFirst(out)}, nil
 }
 
 // newerFirst moves the chunks of a document that has a newer version

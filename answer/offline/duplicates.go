@@ -1,4 +1,4 @@
-package answer
+package offline
 
 import "github.com/docent-hq/docent"
 
@@ -20,3 +20,14 @@ func Versions(a, b docent.Chunk) (similar bool, onlyA, onlyB []string) {
 // HeadingTerms returns the analyzed words of a chunk's title and section
 // path, numbers left out: what Versions compares.
 func HeadingTerms(c docent.Chunk) map[string]bool { return headingTerms(c) }
+
+func docKey(c docent.Chunk) string {
+	if c.DocID != "" {
+		return c.DocID
+	}
+	return c.ID
+}
+
+func round4(f float64) float64 {
+	return float64(int64(f*10000+0.5)) / 10000
+}
