@@ -30,15 +30,13 @@ type Observer interface {
 // Recorder answers questions and stores every turn with its full trace,
 // including failed ones, so the retrieval log misses nothing.
 type Recorder struct {
-	answerer Answerer
-	turns    TurnSaver
-	observer Observer
-	log      *slog.Logger
-	redact   func(string) string
-	now      func() time.Time
-	// storeFailed rate-limits the log of turns that could not be stored:
-	// a full disk fails every ask.
-	storeFailed *lograte.Quiet
+	answerer    Answerer
+	turns       TurnSaver
+	observer    Observer
+	log         *slog.Logger
+	redact      func(string) string
+	now         func() time.Time
+	storeFailed *lograte.Quiet // one "store turn" line per 10s: a full disk fails every ask
 }
 
 // NewRecorder wraps an Answerer so that each answer is stored as a turn.
@@ -48,8 +46,7 @@ func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logge
 	if redact == nil {
 		redact = redactpkg.URLs
 	}
-	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, redact: redact, now: time.Now,
-		storeFailed: lograte.New(10 * time.Second)}
+	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, redact: redact, now: time.Now, storeFailed: lograte.New(10 * time.Second)}
 }
 
 // Ask answers q and stores the turn. An empty question returns
@@ -102,10 +99,8 @@ func (r *Recorder) ask(ctx context.Context, q docent.Question, onDelta func(stri
 	// Store the turn even when the asker has gone (a cancelled request):
 	// the retrieval log must miss nothing. Metrics count stored turns only.
 	if serr := r.turns.CreateTurn(context.WithoutCancel(ctx), &turn); serr != nil {
-		r.storeFailed.Log(func(heldBack int) {
-			r.log.ErrorContext(ctx, "store turn: the answer was not given", slog.String("platform", q.Platform),
-				slog.String("status", string(a.Status)), slog.String("error", r.redact(serr.Error())),
-				slog.Int("repeats_not_logged", heldBack))
+		r.storeFailed.Log(func(held int) {
+			r.log.ErrorContext(ctx, "store turn: the answer was not given", slog.String("error", r.redact(serr.Error())), slog.Int("repeats_not_logged", held))
 		})
 		if err == nil {
 			err = fmt.Errorf("answer: store turn: %w", serr)
