@@ -154,7 +154,7 @@ func TestDocsServesOnlyLiveDocuments(t *testing.T) {
 		"notes/todo.txt": {Data: []byte("plain & simple")},
 	}
 	live := map[string]bool{"hb:it/vpn.md": true, "hb:notes/todo.txt": true, "hb:.env": false}
-	docs := NewDocs(map[string]fs.FS{"hb": fsys}, func(_ context.Context, id string) (bool, error) { return live[id], nil })
+	docs := NewDocs(map[string]fs.FS{"hb": fsys}, func(_ context.Context, id string) (bool, error) { return live[id], nil }, DocsOptions{})
 	ts := newTestServer(t, nil, docs)
 	tests := []struct {
 		path       string

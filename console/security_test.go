@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -397,6 +398,7 @@ func TestTrustedHeader(t *testing.T) {
 	e := newEnv(t, func(o *Options) {
 		o.Auth.TrustedHeader = "X-Forwarded-Email"
 		o.Auth.Allowed = []string{"ops@example.com"}
+		o.Auth.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	})
 	c := e.client()
 	get := func(email string) *response {

@@ -283,4 +283,10 @@ var migrations = []string{
 	`ALTER TABLE api_tokens ADD COLUMN scope_sources TEXT NOT NULL DEFAULT '[]';
 	ALTER TABLE api_tokens ADD COLUMN scope_labels TEXT NOT NULL DEFAULT '[]';
 	CREATE INDEX documents_url ON documents (url);`,
+	// v13: a table that only the write probe uses: readiness, once writes
+	// have failed, checks that the database can take a write again.
+	`CREATE TABLE write_probe (
+		id   INTEGER PRIMARY KEY,
+		data BLOB NOT NULL
+	);`,
 }

@@ -535,6 +535,17 @@ func Used(tr docent.Trace, id string) bool {
 	return false
 }
 
+// Injected counts the candidates flagged as addressing the assistant.
+func Injected(tr docent.Trace) int {
+	n := 0
+	for _, h := range tr.Candidates {
+		if h.Injection != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Query builds "?k=v&..." from pairs, leaving out empty values.
 func Query(path string, kv ...string) string {
 	v := url.Values{}

@@ -102,6 +102,9 @@ func TestMain(m *testing.M) {
 	if handbookFixture.dir != "" {
 		os.RemoveAll(handbookFixture.dir)
 	}
+	if binaryFixture.dir != "" {
+		os.RemoveAll(binaryFixture.dir)
+	}
 	os.Exit(code)
 }
 

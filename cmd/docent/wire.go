@@ -18,6 +18,7 @@ import (
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
@@ -89,6 +90,10 @@ type Main struct {
 	// Retry is the retry policy of model providers; the zero value takes
 	// llm's defaults (tests shorten the waits).
 	Retry llm.Retry
+
+	// docLinks signs the /docs links of chat answers when /docs needs a
+	// token (nil otherwise: links are left as they are).
+	docLinks *console.DocLinks
 
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
@@ -173,7 +178,8 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	}
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
-		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
+		MaxDocBytes:     int(cfg.Sync.MaxDocBytes),
+		MaxChunksPerDoc: cfg.Sync.MaxChunksPerDoc,
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
 	})
