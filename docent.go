@@ -130,6 +130,11 @@ type Hit struct {
 	// Relevance is the answer pipeline's absolute relevance of the hit to
 	// the question, the value the not-found threshold is measured against.
 	Relevance float64 `json:"relevance,omitempty"`
+	// Injection, when set, is the passage of the chunk that addresses an
+	// AI assistant rather than a reader ("ignore previous instructions",
+	// "SYSTEM:"), found by internal/injection: flagged in the trace and
+	// the console, and never quoted as an answer.
+	Injection string `json:"injection,omitempty"`
 }
 
 // Question is what a person asked, with where they asked it.
@@ -161,6 +166,12 @@ type Exchange struct {
 
 // ErrEmptyQuestion is returned when a question has no text.
 var ErrEmptyQuestion = errors.New("question is empty")
+
+// ErrStorageUnavailable is wrapped by the errors of writes the database
+// could not store (the disk is full, an I/O error, a read-only or locked
+// file), as opposed to writes it refused (an unknown ID, a constraint).
+// The store returns it; the API answers it with 503 storage_unavailable.
+var ErrStorageUnavailable = errors.New("storage unavailable")
 
 // Status says how a question was handled.
 type Status string
@@ -331,7 +342,8 @@ type DocRecord struct {
 	ChunkIDs []string `json:"chunk_ids"`
 }
 
-// DocError is one document that a sync skipped, and why.
+// DocError is one document that a sync skipped, and why; or, with
+// Truncated, one it indexed only in part.
 type DocError struct {
 	// ID is the document ID (or the path when no ID could be formed).
 	ID string `json:"id"`
@@ -342,6 +354,10 @@ type DocError struct {
 	// embedding call); false for a content problem (binary, oversized,
 	// malformed), which is skipped until the document changes.
 	Retry bool `json:"retry,omitempty"`
+	// Truncated is set for a document that was indexed, but as only its
+	// first chunks: it had more than the cap per document
+	// (sync.max_chunks_per_doc). It does not count in RunResult.Failed.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // RunResult is the outcome of one sync of one source.
@@ -360,7 +376,8 @@ type RunResult struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Deleted   int `json:"deleted"`
-	// Failed counts documents skipped with an error; Errors says why.
+	// Failed counts documents skipped with an error; Errors says why
+	// (and names the documents indexed only in part, Truncated).
 	Failed int        `json:"failed"`
 	Errors []DocError `json:"errors,omitempty"`
 	// Err is the run-level failure ("" when the run completed).
@@ -611,6 +628,8 @@ type APIToken struct {
 	Prefix string
 	// RatePerMinute bounds requests per minute; 0 means the configured default.
 	RatePerMinute int
+	// Scope limits the sources and labels the token may read; zero for all.
+	Scope Scope
 	// CreatedBy is the admin who made it.
 	CreatedBy string
 	// CreatedAt, LastUsedAt and RevokedAt are when it was made, last

@@ -440,8 +440,10 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 		return nil
 	}
 	if askErr != nil {
-		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
-			slog.String("error", turn.Answer.Trace.Error))
+		if !errors.Is(askErr, docent.ErrStorageUnavailable) { // the Recorder logs those, rate-limited
+			b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
+				slog.String("error", turn.Answer.Trace.Error))
+		}
 		err := s.post(ctx, failedReply(turn.ID))
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}

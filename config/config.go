@@ -17,7 +17,13 @@
 // "REDACTED", and passwords inside URLs are masked too.
 package config
 
-import "time"
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+)
 
 // Config is the whole docent configuration. Each package receives only its
 // own section.
@@ -90,6 +96,9 @@ type AuthConfig struct {
 	// APIRatePerMinute bounds each API token's requests per minute,
 	// unless the token sets its own.
 	APIRatePerMinute int `yaml:"api_rate_per_minute"`
+	// DocLinkTTL is how long the signed /docs links in chat answers work
+	// when /docs needs a token (api_tokens required, or beyond localhost).
+	DocLinkTTL time.Duration `yaml:"doc_link_ttl"`
 }
 
 // AdminConfig is one console administrator.
@@ -108,6 +117,47 @@ type TrustedHeaderConfig struct {
 	Header string `yaml:"header,omitempty"`
 	// Allowed are the emails that may use the console.
 	Allowed []string `yaml:"allowed,omitempty"`
+	// Proxies are the addresses or CIDRs (10.0.0.0/8, 192.0.2.7,
+	// ::1) the header is accepted from: the proxy's own address as
+	// docent sees it. From any other peer the header is ignored; with
+	// none listed it is ignored altogether, and serving beyond localhost
+	// with a trusted header requires them.
+	Proxies []string `yaml:"proxies,omitempty"`
+}
+
+// Prefixes parses Proxies: a CIDR as is, a bare address as a one-address
+// prefix.
+func (t TrustedHeaderConfig) Prefixes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for i, p := range t.Proxies {
+		p = strings.TrimSpace(p)
+		if pf, err := netip.ParsePrefix(p); err == nil {
+			out = append(out, pf.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(p)
+		if err != nil {
+			return nil, fmt.Errorf("proxies[%d]: %q is not an address or a CIDR", i, p)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// Loopback reports whether a listen address (host:port) binds this
+// machine only: localhost or a loopback IP. ":8080" and "0.0.0.0:8080"
+// bind every interface.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // ConsoleConfig tunes the admin console.
@@ -483,6 +533,10 @@ type SyncConfig struct {
 	Schedule string `yaml:"schedule"`
 	// MaxDocBytes skips documents larger than this.
 	MaxDocBytes int64 `yaml:"max_doc_bytes"`
+	// MaxChunksPerDoc is the most chunks one document is indexed as; a
+	// document that would make more is indexed up to the cap and the
+	// rest reported in the sync run.
+	MaxChunksPerDoc int `yaml:"max_chunks_per_doc"`
 	// Workers is how many sources sync at once.
 	Workers int `yaml:"workers"`
 }
@@ -528,11 +582,11 @@ func Default() Config {
 		Embedder: EmbedderConfig{Provider: ProviderOffline},
 		Answerer: AnswererConfig{Provider: ProviderOffline},
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
-		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, Workers: 2},
+		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, MaxChunksPerDoc: 2000, Workers: 2},
 		Log:      LogConfig{Format: "text"},
 		Slack:    defaultSlack(),
 		Discord:  defaultDiscord(),
-		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60},
+		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60, DocLinkTTL: 24 * time.Hour},
 		Console:  ConsoleConfig{StaleAfterDays: 365},
 	}
 }

@@ -63,7 +63,9 @@ func TestDefault(t *testing.T) {
 		{"chunker.overlap_tokens", c.Chunker.OverlapTokens, 40},
 		{"sync.schedule", c.Sync.Schedule, "@every 1h"},
 		{"sync.max_doc_bytes", c.Sync.MaxDocBytes, int64(1 << 20)},
+		{"sync.max_chunks_per_doc", c.Sync.MaxChunksPerDoc, 2000},
 		{"sync.workers", c.Sync.Workers, 2},
+		{"auth.doc_link_ttl", c.Auth.DocLinkTTL, 24 * time.Hour},
 		{"log.level", c.Log.Level, ""},
 		{"log.format", c.Log.Format, "text"},
 	}
@@ -177,7 +179,7 @@ func TestLoadFullFile(t *testing.T) {
 		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: "synonyms.txt",
 			Decision: &DecisionConfig{Bias: -3.5, Weights: map[string]float64{"coverage": 4, "missing": -2}, AnswerAt: 0.5, NotFoundAt: 0.1}},
 		Chunker: ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
-		Sync:    SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
+		Sync:    SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, MaxChunksPerDoc: 2000, Workers: 4},
 		Log:     LogConfig{Level: "debug", Format: "json"},
 		Slack: SlackConfig{Mode: "http", APIURL: "http://slack-proxy.internal:8080/api/", BotToken: "xoxb-1-secret",
 			SigningSecret: "s1gn1ng", EscalationChannel: "C0HELPDESK", UserGroup: "S0ITTEAM", GroupName: "the IT team",
@@ -202,9 +204,10 @@ func TestLoadFullFile(t *testing.T) {
 			},
 		},
 		Auth: AuthConfig{
-			Admins:        []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
-			TrustedHeader: TrustedHeaderConfig{Header: "X-Forwarded-Email", Allowed: []string{"bob@example.com"}},
-			SessionIdle:   30 * time.Minute, APITokens: TokensRequired, APIRatePerMinute: 120,
+			Admins: []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
+			TrustedHeader: TrustedHeaderConfig{Header: "X-Forwarded-Email", Allowed: []string{"bob@example.com"},
+				Proxies: []string{"10.0.0.0/8", "192.0.2.7"}},
+			SessionIdle: 30 * time.Minute, APITokens: TokensRequired, APIRatePerMinute: 120, DocLinkTTL: 24 * time.Hour,
 		},
 		Console: ConsoleConfig{StaleAfterDays: 180},
 	}
@@ -300,6 +303,11 @@ func TestLoadErrors(t *testing.T) {
 			name: "a mapping where a list goes",
 			yaml: "sources:\n  name: a\n",
 			want: []string{`config: docent.yaml:2: sources: cannot use a mapping here: want a list`},
+		},
+		{
+			name: "a trusted header beyond localhost without proxies names the key and line",
+			yaml: "server:\n  addr: \":8080\"\nauth:\n  admins: []\n  trusted_header:\n    header: X-Forwarded-Email\n    allowed: [ops@example.com]\n",
+			want: []string{"config: docent.yaml:5: auth.trusted_header.proxies: list the addresses or CIDRs of the proxies that set X-Forwarded-Email"},
 		},
 		{
 			name: "sources: [] is no sources",
@@ -749,6 +757,25 @@ func TestValidate(t *testing.T) {
 		}, "auth.admins[1].user", "already used"},
 		{"trusted header without emails", func(c *Config) { c.Auth.TrustedHeader.Header = "X-Email" }, "auth.trusted_header.allowed", "list the emails"},
 		{"emails without header", func(c *Config) { c.Auth.TrustedHeader.Allowed = []string{"a@b"} }, "auth.trusted_header.header", "must name the header"},
+		{"trusted header on localhost without proxies", func(c *Config) {
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}}
+		}, "", ""},
+		{"trusted header beyond localhost without proxies", func(c *Config) {
+			c.Server.Addr = ":8080"
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}}
+		}, "auth.trusted_header.proxies", "list the addresses or CIDRs of the proxies that set X-Email"},
+		{"trusted header beyond localhost with proxies", func(c *Config) {
+			c.Server.Addr = "0.0.0.0:8080"
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}, Proxies: []string{"10.0.0.0/8", "::1", "192.0.2.7"}}
+		}, "", ""},
+		{"bad proxy", func(c *Config) {
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}, Proxies: []string{"10.0.0.0/8", "proxy.internal"}}
+		}, "auth.trusted_header.proxies[1]", `"proxy.internal" is not an address or a CIDR`},
+		{"admin user too long", func(c *Config) {
+			c.Auth.Admins = []AdminConfig{{User: strings.Repeat("a", 257), PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}}
+		}, "auth.admins[0].user", "at most 256 bytes"},
+		{"zero doc_link_ttl", func(c *Config) { c.Auth.DocLinkTTL = 0 }, "auth.doc_link_ttl", "positive duration"},
+		{"zero max_chunks_per_doc", func(c *Config) { c.Sync.MaxChunksPerDoc = 0 }, "sync.max_chunks_per_doc", "at least 1"},
 		{"zero session_idle", func(c *Config) { c.Auth.SessionIdle = 0 }, "auth.session_idle", "positive duration"},
 		{"zero api rate", func(c *Config) { c.Auth.APIRatePerMinute = 0 }, "auth.api_rate_per_minute", "at least 1"},
 		{"zero stale policy", func(c *Config) { c.Console.StaleAfterDays = 0 }, "console.stale_after_days", "positive"},

@@ -128,6 +128,9 @@ func (c Config) Validate(impl Implementations) error {
 	if c.Sync.MaxDocBytes <= 0 {
 		bad("sync.max_doc_bytes", "must be positive, got %d", c.Sync.MaxDocBytes)
 	}
+	if c.Sync.MaxChunksPerDoc < 1 {
+		bad("sync.max_chunks_per_doc", "must be at least 1, got %d", c.Sync.MaxChunksPerDoc)
+	}
 	if c.Sync.Workers < 1 {
 		bad("sync.workers", "must be at least 1, got %d", c.Sync.Workers)
 	}
@@ -449,6 +452,10 @@ func checkURL(key, s string, bad func(key, format string, args ...any)) {
 	}
 }
 
+// maxAdminUserBytes is the longest admin user name; the console's
+// sign-in form takes no longer one (console.MaxUserBytes).
+const maxAdminUserBytes = 256
+
 func (c Config) validateAuth(bad func(key, format string, args ...any)) {
 	a := c.Auth
 	switch a.Mode {
@@ -466,6 +473,8 @@ func (c Config) validateAuth(bad func(key, format string, args ...any)) {
 		key := fmt.Sprintf("auth.admins[%d]", i)
 		if strings.TrimSpace(ad.User) == "" {
 			bad(key+".user", "must not be empty")
+		} else if len(ad.User) > maxAdminUserBytes {
+			bad(key+".user", "must be at most %d bytes, got %d", maxAdminUserBytes, len(ad.User))
 		} else if j, dup := users[ad.User]; dup {
 			bad(key+".user", "%q is already used by auth.admins[%d]", ad.User, j)
 		} else {
@@ -482,6 +491,18 @@ func (c Config) validateAuth(bad func(key, format string, args ...any)) {
 	}
 	if th.Header == "" && len(th.Allowed) > 0 {
 		bad("auth.trusted_header.header", "must name the header that carries the email")
+	}
+	for i, p := range th.Proxies {
+		if _, err := (TrustedHeaderConfig{Proxies: []string{p}}).Prefixes(); err != nil {
+			bad(fmt.Sprintf("auth.trusted_header.proxies[%d]", i), "%q is not an address or a CIDR like 10.0.0.0/8", p)
+		}
+	}
+	if th.Header != "" && len(th.Proxies) == 0 && a.Mode != AuthNone && !Loopback(c.Server.Addr) {
+		bad("auth.trusted_header.proxies", "list the addresses or CIDRs of the proxies that set %s: "+
+			"server.addr %s is reachable beyond this machine, where anyone could send the header", th.Header, c.Server.Addr)
+	}
+	if a.DocLinkTTL <= 0 {
+		bad("auth.doc_link_ttl", "must be a positive duration like 24h")
 	}
 	if a.SessionIdle <= 0 {
 		bad("auth.session_idle", "must be a positive duration like 2h")

@@ -33,6 +33,11 @@ var ErrBinary = errors.New("connectors: binary file")
 // ErrTooLarge is returned by CheckText for content over the size limit.
 var ErrTooLarge = errors.New("connectors: file too large")
 
+// ErrNotRegular is wrapped by the error a source reports for a path that
+// is not a regular file (a symbolic link, a named pipe, a device, a
+// socket): never read, skipped until it changes.
+var ErrNotRegular = errors.New("connectors: not a regular file")
+
 // ErrFrontMatter is returned by ParseMarkdown for malformed front matter.
 var ErrFrontMatter = errors.New("connectors: malformed front matter")
 

@@ -276,4 +276,17 @@ var migrations = []string{
 		updated_by TEXT NOT NULL DEFAULT '',
 		updated_at TEXT NOT NULL
 	);`,
+
+	// v12: an API token's scope (the sources and labels it may read, JSON
+	// lists, empty for all), and documents found by URL (MCP's
+	// get_document takes a cited link).
+	`ALTER TABLE api_tokens ADD COLUMN scope_sources TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE api_tokens ADD COLUMN scope_labels TEXT NOT NULL DEFAULT '[]';
+	CREATE INDEX documents_url ON documents (url);`,
+	// v13: a table that only the write probe uses: readiness, once writes
+	// have failed, checks that the database can take a write again.
+	`CREATE TABLE write_probe (
+		id   INTEGER PRIMARY KEY,
+		data BLOB NOT NULL
+	);`,
 }

@@ -28,8 +28,16 @@ func (db *DB) CreateAPIToken(ctx context.Context, t *docent.APIToken) error {
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = db.now().UTC()
 	}
-	res, err := db.cexec(ctx, `INSERT INTO api_tokens (name, hash, prefix, rate_per_minute, created_by, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, t.Name, t.Hash, t.Prefix, t.RatePerMinute, t.CreatedBy, formatTime(t.CreatedAt))
+	sources, err := marshalList(t.Scope.Sources)
+	if err != nil {
+		return fmt.Errorf("store: create api token: %w", err)
+	}
+	labels, err := marshalList(t.Scope.Labels)
+	if err != nil {
+		return fmt.Errorf("store: create api token: %w", err)
+	}
+	res, err := db.cexec(ctx, `INSERT INTO api_tokens (name, hash, prefix, rate_per_minute, scope_sources, scope_labels, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.Name, t.Hash, t.Prefix, t.RatePerMinute, sources, labels, t.CreatedBy, formatTime(t.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create api token: %w", err)
 	}
@@ -39,7 +47,7 @@ func (db *DB) CreateAPIToken(ctx context.Context, t *docent.APIToken) error {
 	return nil
 }
 
-const tokenColumns = `id, name, hash, prefix, rate_per_minute, created_by, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, name, hash, prefix, rate_per_minute, scope_sources, scope_labels, created_by, created_at, last_used_at, revoked_at`
 
 // APITokenByHash returns the token with this hash, revoked or not, or ErrNotFound.
 func (db *DB) APITokenByHash(ctx context.Context, hash string) (docent.APIToken, error) {
@@ -86,8 +94,15 @@ func (db *DB) TouchAPIToken(ctx context.Context, id int64, t time.Time) error {
 func scanToken(s scanner) (docent.APIToken, error) {
 	var t docent.APIToken
 	var created, used, revoked sql.NullString
-	if err := s.Scan(&t.ID, &t.Name, &t.Hash, &t.Prefix, &t.RatePerMinute, &t.CreatedBy, &created, &used, &revoked); err != nil {
+	var sources, labels string
+	if err := s.Scan(&t.ID, &t.Name, &t.Hash, &t.Prefix, &t.RatePerMinute, &sources, &labels, &t.CreatedBy, &created, &used, &revoked); err != nil {
 		return t, err
+	}
+	if err := unmarshalList(sources, &t.Scope.Sources); err != nil {
+		return t, fmt.Errorf("scope sources of token %d: %w", t.ID, err)
+	}
+	if err := unmarshalList(labels, &t.Scope.Labels); err != nil {
+		return t, fmt.Errorf("scope labels of token %d: %w", t.ID, err)
 	}
 	var err error
 	if t.CreatedAt, err = parseTime(created); err != nil {

@@ -320,6 +320,8 @@ type TokensPage struct {
 	DefaultRate       int
 	// Required says whether /api/ needs a token on this server.
 	Required bool
+	// Sources are the configured sources a token can be scoped to.
+	Sources []string
 }
 
 // ErrorPage shows a status and a safe message.
@@ -372,6 +374,22 @@ func ChunkAnchor(id string) string { return "chunk-" + id }
 
 // Itoa formats an int.
 func Itoa(n int) string { return strconv.Itoa(n) }
+
+// ScopeText says what a token's scope lets it read: "every source", or
+// its sources and labels.
+func ScopeText(s docent.Scope) string {
+	if s.IsZero() {
+		return "every source"
+	}
+	var parts []string
+	if len(s.Sources) > 0 {
+		parts = append(parts, "sources: "+strings.Join(s.Sources, ", "))
+	}
+	if len(s.Labels) > 0 {
+		parts = append(parts, "labels: "+strings.Join(s.Labels, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
 
 // I64 formats an int64.
 func I64(n int64) string { return strconv.FormatInt(n, 10) }
@@ -515,6 +533,17 @@ func Used(tr docent.Trace, id string) bool {
 		}
 	}
 	return false
+}
+
+// Injected counts the candidates flagged as addressing the assistant.
+func Injected(tr docent.Trace) int {
+	n := 0
+	for _, h := range tr.Candidates {
+		if h.Injection != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Query builds "?k=v&..." from pairs, leaving out empty values.

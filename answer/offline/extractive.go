@@ -13,6 +13,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/internal/injection"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -98,6 +99,9 @@ func (e *Extractive) Generate(_ context.Context, req answer.GenerateRequest) (an
 	perSource := make([][]scoredUnit, len(req.Sources))
 	var all, every []scoredUnit
 	for i, s := range req.Sources {
+		if s.Hit.Injection != "" || injection.Addresses(s.Hit.Chunk.Text) {
+			continue // text addressed to the assistant is never quoted as an answer
+		}
 		probs := ps.forChunk(i, s.Hit)
 		for k, u := range unitsOf(s.Hit.Chunk) {
 			score := probs[k]

@@ -31,6 +31,9 @@ var commands = []cliCommand{
 	{"ask", "[flags] QUESTION", "answer one question in the terminal",
 		"Answers a question with citations, from the configured sources (syncing them first when the\n" +
 			"index is empty), and stores the turn like any other."},
+	{"mcp", "[flags]", "serve MCP on stdin/stdout for a local client (Claude, Cursor, VS Code)",
+		"Serves the Model Context Protocol on stdin and stdout for a local client (Claude, Cursor, VS Code):\n" +
+			"search_docs, ask_docs and get_document over the configured index. docent serve offers it at /mcp."},
 	{"eval", "--golden FILE | --beir DIR [flags]", "score a question set or a BEIR data set",
 		"Scores a question set (docent's golden YAML) through the answer pipeline, or retrieval on a BEIR\n" +
 			"data set, in a throwaway index."},

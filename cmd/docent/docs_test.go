@@ -21,7 +21,7 @@ func TestREADMEIsAPage(t *testing.T) {
 		t.Errorf("README.md has %d lines, want at most 300: reference belongs in docs/", n)
 	}
 	for _, page := range []string{"configuration", "sources", "slack", "discord", "console", "api",
-		"operations", "measurements", "answerer", "retrieval", "testing"} {
+		"operations", "measurements", "answerer", "retrieval", "testing", "mcp", "security"} {
 		if !strings.Contains(readme, "](docs/"+page+".md") {
 			t.Errorf("README.md does not link docs/%s.md", page)
 		}

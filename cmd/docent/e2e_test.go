@@ -61,10 +61,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}()
 	waitReady(t, base)
-	match := oneTimePassword.FindStringSubmatch(stdout.String())
-	if match == nil {
-		t.Fatalf("no one-time password printed: %q", stdout.String())
-	}
+	password := mustOneTimePassword(t, logs.String())
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
 		chromedp.ExecPath(browser),
@@ -142,7 +139,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(`[data-testid=login-form]`, chromedp.ByQuery),
 		chromedp.SendKeys(`input[name=user]`, "admin", chromedp.ByQuery),
-		chromedp.SendKeys(`input[name=password]`, match[1], chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=password]`, password, chromedp.ByQuery),
 		shot("01-login"),
 		chromedp.Click(`[data-testid=login-submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-testid=questions]`, chromedp.ByQuery),

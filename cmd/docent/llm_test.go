@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,36 +106,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(binaryFixture.dir)
 	}
 	os.Exit(code)
-}
-
-// binaryFixture is the docent binary, built once per test binary for the
-// tests that run it as a user would.
-var binaryFixture struct {
-	sync.Once
-	dir, path string
-	out       []byte
-	err       error
-}
-
-// docentBinary returns the path of the built docent binary.
-func docentBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	binaryFixture.Do(func() {
-		dir, err := os.MkdirTemp("", "docent-bin-")
-		if err != nil {
-			binaryFixture.err = err
-			return
-		}
-		binaryFixture.dir, binaryFixture.path = dir, filepath.Join(dir, "docent")
-		binaryFixture.out, binaryFixture.err = exec.Command("go", "build", "-o", binaryFixture.path, ".").CombinedOutput()
-	})
-	if binaryFixture.err != nil {
-		t.Fatalf("go build: %v\n%s", binaryFixture.err, binaryFixture.out)
-	}
-	return binaryFixture.path
 }
 
 // copyHandbook copies the offline-indexed handbook data dir into dst.

@@ -4,6 +4,7 @@
 //	docent serve                 sync if the index is empty, then serve HTTP
 //	docent sync [--source NAME]  sync sources now
 //	docent ask "question"        answer one question in the terminal
+//	docent mcp                   serve one MCP client on stdin/stdout
 //	docent eval --golden FILE    score the golden set
 //	docent eval --beir DIR       score retrieval on a BEIR data set
 //	docent bench                 index and query benchmarks
@@ -97,6 +98,8 @@ func (m *Main) dispatch(ctx context.Context, cmd string, args []string) error {
 		return m.Sync(ctx, args)
 	case "ask":
 		return m.Ask(ctx, args)
+	case "mcp":
+		return m.MCP(ctx, args)
 	case "eval":
 		return m.Eval(ctx, args)
 	case "bench":

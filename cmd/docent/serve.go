@@ -47,10 +47,11 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if *addr == "" {
 		*addr = m.Config.Server.Addr
 	}
+	m.seedTurnMetrics(ctx)
 
 	var docs *api.Docs
 	if len(m.LocalDocs) > 0 {
-		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
+		docs = api.NewDocs(m.LocalDocs, m.liveDoc, api.DocsOptions{Log: m.Log})
 	}
 	// Readiness is the sync side's: loaded when the index holds chunks or
 	// a sync lands; a remote index is ready only while it can serve.
@@ -62,6 +63,8 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	m.ready = ready.Loaded // the console's playground and the chat adapters wait for it too
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Ready: ready})
+	m.admission = server.Limiter()
+	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
 	sched := connectors.NewScheduler(ready.Syncer(m.syncer()), m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,
 		History: m.Store,
@@ -209,6 +212,20 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return false
 	}
 	return true
+}
+
+// seedTurnMetrics starts docent_turns_total at the turns the store holds,
+// so that it goes on across restarts (turns pruned by retention are not
+// taken off it: a counter only grows).
+func (m *Main) seedTurnMetrics(ctx context.Context) {
+	counts, err := m.Store.CountTurnsByPlatform(ctx)
+	if err != nil {
+		m.Log.Warn("docent_turns_total starts at 0: the stored turns could not be counted", slog.Any("error", err))
+		return
+	}
+	for _, c := range counts {
+		m.Metrics.SeedTurns(c.Platform, c.Status, c.N)
+	}
 }
 
 // liveDoc reports whether a document is live in the registry.

@@ -15,8 +15,10 @@ import (
 
 	"github.com/docent-hq/docent/answer"
 	offlineans "github.com/docent-hq/docent/answer/offline"
+	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
@@ -102,9 +104,16 @@ type App struct {
 	// Stale flags stale documents (the console's page; chat answers).
 	Stale *stale.Checker
 
+	// docLinks signs the /docs links of chat answers when /docs needs a
+	// token (nil otherwise: links are left as they are).
+	docLinks *console.DocLinks
+
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
 	ready func() bool
+	// admission is serve's in-flight limit on asks, shared by /api/ask
+	// and /mcp (nil outside serve).
+	admission *api.Limiter
 }
 
 // LoadConfig resolves and validates the configuration and sets up logging.
@@ -202,7 +211,8 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	m.Corpus = offlineans.NewCorpusStats(idx)
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
-		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
+		MaxDocBytes:     int(cfg.Sync.MaxDocBytes),
+		MaxChunksPerDoc: cfg.Sync.MaxChunksPerDoc,
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
 		OnChange: m.Corpus.Invalidate,

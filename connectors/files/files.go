@@ -5,6 +5,7 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -57,7 +58,9 @@ func New(name string, fsys fs.FS, opts Options) *Source {
 func (s *Source) Name() string { return s.name }
 
 // List hands over every matching file, as it walks the file system: each
-// listing is complete. Each document has ID "<name>:<path>", its front
+// listing is complete. Only regular files are read: a matching symbolic
+// link, named pipe, device or socket goes to Listing.Failed (an error
+// wrapping connectors.ErrNotRegular), so the run names it. Each document has ID "<name>:<path>", its front
 // matter metadata (see connectors.ParseMarkdown) and UpdatedAt from the
 // front matter "updated" date, else the file's modification time (zero for
 // an embed.FS, which records none). Binary, oversized and malformed files,
@@ -96,8 +99,14 @@ func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (conn
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !connectors.MatchPath(p, s.opts.Include, s.opts.Exclude) {
+		if !connectors.MatchPath(p, s.opts.Include, s.opts.Exclude) {
 			return nil
+		}
+		if kind := NotRegular(d.Type()); kind != "" {
+			// A link, pipe or device is never read, and named in the run.
+			err := fmt.Errorf("%w: %s, not read", connectors.ErrNotRegular, kind)
+			fmt.Fprintf(sum, "failed %q %q\n", p, err.Error())
+			return l.Failed(ctx, s.id(p), err)
 		}
 		doc, content, err := s.read(p, d)
 		if err != nil {
@@ -131,6 +140,12 @@ func (s *Source) read(p string, d fs.DirEntry) (docent.Document, []byte, error) 
 		return docent.Document{}, nil, fmt.Errorf("cannot open: %w", err)
 	}
 	defer f.Close()
+	// The file's own mode, not the name's: what was opened is what is read.
+	if st, err := f.Stat(); err != nil {
+		return docent.Document{}, nil, fmt.Errorf("cannot stat: %w", err)
+	} else if kind := NotRegular(st.Mode()); kind != "" || st.IsDir() {
+		return docent.Document{}, nil, fmt.Errorf("%w: %s, not read", connectors.ErrNotRegular, cmp.Or(kind, "folder"))
+	}
 	var r io.Reader = f
 	if s.opts.MaxBytes > 0 {
 		r = io.LimitReader(f, int64(s.opts.MaxBytes)+1) // the file may grow after Stat
