@@ -546,8 +546,9 @@ func ScheduleOff(spec string) bool { return spec == "" || spec == "off" }
 
 // LogConfig is the logging section.
 type LogConfig struct {
-	// Level is debug, info, warn or error.
-	Level string `yaml:"level"`
+	// Level is debug, info, warn or error; empty (the default) is info
+	// for serve and warn for the one-shot commands.
+	Level string `yaml:"level,omitempty"`
 	// Format is text or json.
 	Format string `yaml:"format"`
 }
@@ -582,7 +583,7 @@ func Default() Config {
 		Answerer: AnswererConfig{Provider: ProviderOffline},
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
 		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, MaxChunksPerDoc: 2000, Workers: 2},
-		Log:      LogConfig{Level: "info", Format: "text"},
+		Log:      LogConfig{Format: "text"},
 		Slack:    defaultSlack(),
 		Discord:  defaultDiscord(),
 		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60, DocLinkTTL: 24 * time.Hour},

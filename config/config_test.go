@@ -66,7 +66,7 @@ func TestDefault(t *testing.T) {
 		{"sync.max_chunks_per_doc", c.Sync.MaxChunksPerDoc, 2000},
 		{"sync.workers", c.Sync.Workers, 2},
 		{"auth.doc_link_ttl", c.Auth.DocLinkTTL, 24 * time.Hour},
-		{"log.level", c.Log.Level, "info"},
+		{"log.level", c.Log.Level, ""},
 		{"log.format", c.Log.Format, "text"},
 	}
 	for _, tc := range checks {
@@ -106,8 +106,26 @@ func TestDefault(t *testing.T) {
 	})
 }
 
+// chdirWith moves the test into a temp dir holding the folders named
+// (relative dir source paths resolve against the working directory).
+func chdirWith(t *testing.T, folders ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range folders {
+		if err := os.MkdirAll(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+}
+
 func TestLoadFullFile(t *testing.T) {
-	c, err := Load("testdata/full.yaml", env(map[string]string{
+	full, err := filepath.Abs("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chdirWith(t, "notes")
+	c, err := Load(full, env(map[string]string{
 		"GIT_TOKEN":        "ghp_secret1",
 		"TYPESENSE_KEY":    "ts'key",
 		"GEMINI_API_KEY":   `gem"ini\key`,
@@ -711,6 +729,12 @@ func TestValidate(t *testing.T) {
 		{"overlap not below target", func(c *Config) { c.Chunker.OverlapTokens = c.Chunker.TargetTokens }, "chunker.overlap_tokens", "smaller than chunker.target_tokens"},
 		{"zero target", func(c *Config) { c.Chunker.TargetTokens = 0; c.Chunker.OverlapTokens = 0 }, "chunker.target_tokens", "positive"},
 		{"bad sync schedule", func(c *Config) { c.Sync.Schedule = "hourly-ish" }, "sync.schedule", "invalid cron spec"},
+		{"dir folder that does not exist", func(c *Config) {
+			c.Sources = []SourceConfig{{Name: "notes", Type: SourceDir, Dir: &DirConfig{Path: "/nonexistent/docent-notes"}}}
+		}, "sources[0].dir.path", "no folder /nonexistent/docent-notes"},
+		{"dir path to a file", func(c *Config) {
+			c.Sources = []SourceConfig{{Name: "notes", Type: SourceDir, Dir: &DirConfig{Path: "config_test.go"}}}
+		}, "sources[0].dir.path", "is a file, not a folder"},
 		{"standard cron spec", func(c *Config) { c.Sync.Schedule = "0 */2 * * *" }, "", ""},
 		{"sync off", func(c *Config) { c.Sync.Schedule = "off" }, "", ""},
 		{"sync empty", func(c *Config) { c.Sync.Schedule = "" }, "", ""},
@@ -805,6 +829,7 @@ func runValidateCases(t *testing.T, tests []validateCase) {
 }
 
 func TestNormalizeIncludes(t *testing.T) {
+	chdirWith(t, "x")
 	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n")
 	c, err := Load(p, env(nil), Builtin())
 	if err != nil {

@@ -43,6 +43,11 @@ type EngineOptions struct {
 	StageDir string
 	// Clock returns the current time. Default time.Now.
 	Clock func() time.Time
+	// OnChange, when set, is called after each run that added, updated
+	// or deleted documents (a run that failed part way too), before Sync
+	// returns: statistics derived from the index (the answerer's corpus
+	// statistics) are invalidated when the index changes, not on read.
+	OnChange func()
 }
 
 var _ LimitedChunker = search.Chunker{}
@@ -239,7 +244,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		reembed, err := e.plainNeedsReembed(ctx)
 		if err != nil {
 			e.model.RUnlock()
-			return docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err)
+			return e.failed(docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err))
 		}
 		if reembed {
 			e.model.RUnlock()
@@ -254,7 +259,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		res: docent.RunResult{Source: name, Started: e.opts.Clock().UTC()}}
 	id, err := e.reg.StartRun(ctx, name)
 	if err != nil {
-		return r.res, fmt.Errorf("connectors: sync %s: %w", name, err)
+		return e.failed(r.res, fmt.Errorf("connectors: sync %s: %w", name, err))
 	}
 	r.id = id
 	defer func() {
@@ -278,6 +283,15 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		}
 	}
 	return r.finish(ctx, err)
+}
+
+// failed logs a run that failed before it was recorded and returns it.
+// The engine logs every run's outcome once (finish, failed); its callers
+// do not log it again.
+func (e *Engine) failed(res docent.RunResult, err error) (docent.RunResult, error) {
+	res.Err = err.Error()
+	e.log.Error("sync failed", slog.String("source", res.Source), slog.Any("error", err))
+	return res, err
 }
 
 // finish records the run's outcome and returns it.
@@ -309,6 +323,9 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 		e.log.Error("sync failed", append(attrs, slog.Any("error", err))...)
 	} else {
 		e.log.Info("sync finished", attrs...)
+	}
+	if e.opts.OnChange != nil && r.res.Added+r.res.Updated+r.res.Deleted > 0 {
+		e.opts.OnChange()
 	}
 	return r.res, err
 }
@@ -721,13 +738,15 @@ func failedCount(errs []docent.DocError) int {
 }
 
 // skip records a skipped document; retry holds the cursor back so the next
-// run lists it again.
+// run lists it again. It is logged at info: the run's record carries it to
+// the console and the sync summary, and a skipped page is no failure of
+// the run.
 func (r *run) skip(id string, err error, retry bool) {
 	de := docent.DocError{ID: id, Err: err.Error(), Retry: retry}
 	r.res.Errors = append(r.res.Errors, de)
 	r.retry = r.retry || retry
 	r.done++
-	r.e.log.Warn("document skipped", slog.String("source", r.name), slog.String("id", id),
+	r.e.log.Info("document skipped", slog.String("source", r.name), slog.String("id", id),
 		slog.Bool("retry", retry), slog.String("error", de.Err))
 	r.report()
 }

@@ -15,80 +15,10 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// Kind classifies a golden question by what it tests.
-type Kind string
-
-// Kinds of golden questions.
-const (
-	// KindParaphrase asks in other words than the document uses.
-	KindParaphrase Kind = "paraphrase"
-	// KindExact uses the document's own terms (names, codes, error messages).
-	KindExact Kind = "exact"
-	// KindMulti asks several things at once, or needs more than one
-	// document to answer.
-	KindMulti Kind = "multi"
-	// KindCasual is chat style: typos, slang, abbreviations.
-	KindCasual Kind = "casual"
-	// KindPasted pastes an error message or a log line.
-	KindPasted Kind = "pasted"
-	// KindUnanswerable is not covered by the documents: docent should say
-	// it does not know.
-	KindUnanswerable Kind = "unanswerable"
-)
-
-// Kinds lists every known kind, in report order.
-var Kinds = []Kind{KindParaphrase, KindExact, KindCasual, KindPasted, KindMulti, KindUnanswerable}
-
-func (k Kind) known() bool {
-	for _, known := range Kinds {
-		if k == known {
-			return true
-		}
-	}
-	return false
-}
-
 // Golden is a golden set: questions with the documents that answer them.
 type Golden struct {
 	// Questions are the golden questions, in file order.
-	Questions []GoldenQuestion `yaml:"questions" json:"questions"`
-}
-
-// GoldenQuestion is one question of a golden set.
-type GoldenQuestion struct {
-	// ID names the question; unique within the set.
-	ID string `yaml:"id" json:"id"`
-	// Question is the question text as a person would ask it.
-	Question string `yaml:"question" json:"question"`
-	// Kind is what the question tests.
-	Kind Kind `yaml:"kind" json:"kind"`
-	// Expect lists the documents (and optionally sections) that answer
-	// it; empty exactly when Kind is unanswerable.
-	Expect []Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
-	// Facts are what a correct answer must state: each entry must appear
-	// in the answer text (case-insensitive), one of its " | "-separated
-	// alternatives sufficing. Optional; answerable questions only.
-	Facts []string `yaml:"facts,omitempty" json:"facts,omitempty"`
-	// Covered notes, for an unanswerable near-miss, what the documents do
-	// cover; Uncovered names the part of a multi question they do not.
-	Covered   string `yaml:"covered,omitempty" json:"covered,omitempty"`
-	Uncovered string `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`
-	// Source says where the question came from, when that matters.
-	Source string `yaml:"source,omitempty" json:"source,omitempty"`
-	// Line is the question's line in the file it was loaded from, 0 when
-	// it was not loaded from a file.
-	Line int `yaml:"-" json:"line,omitempty"`
-}
-
-// Expect is a document, and optionally a section of it, that answers a
-// golden question.
-type Expect struct {
-	// Doc is the document's path inside its source (Document.Path); it
-	// matches a chunk whose DocID is "<source>:<Doc>" (or exactly Doc).
-	Doc string `yaml:"doc" json:"doc"`
-	// Section is a heading of the answering section; it matches a chunk
-	// whose Section path contains it (case-insensitive). Optional.
-	Section string `yaml:"section,omitempty" json:"section,omitempty"`
+	Questions []docent.GoldenQuestion `yaml:"questions" json:"questions"`
 }
 
 // LoadGolden reads and validates the golden set YAML file at path.
@@ -221,13 +151,13 @@ func (g *Golden) validate(name string) error {
 		switch {
 		case q.Kind == "":
 			bad("missing kind (want %s)", kindList())
-		case !q.Kind.known():
+		case !q.Kind.Known():
 			bad("unknown kind %q (want %s)", q.Kind, kindList())
-		case q.Kind == KindUnanswerable && len(q.Expect) > 0:
+		case q.Kind == docent.KindUnanswerable && len(q.Expect) > 0:
 			bad("unanswerable question must not list expected documents")
-		case q.Kind != KindUnanswerable && len(q.Expect) == 0:
+		case q.Kind != docent.KindUnanswerable && len(q.Expect) == 0:
 			bad("%s question must list at least one expected document", q.Kind)
-		case q.Kind == KindUnanswerable && len(q.Facts) > 0:
+		case q.Kind == docent.KindUnanswerable && len(q.Facts) > 0:
 			bad("unanswerable question must not list facts")
 		}
 		for j, e := range q.Expect {
@@ -240,8 +170,8 @@ func (g *Golden) validate(name string) error {
 }
 
 func kindList() string {
-	s := make([]string, len(Kinds))
-	for i, k := range Kinds {
+	s := make([]string, len(docent.GoldenKinds))
+	for i, k := range docent.GoldenKinds {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
@@ -363,7 +293,7 @@ type GoldenReport struct {
 // KindStats summarizes the questions of one kind.
 type KindStats struct {
 	// Kind is the kind summarized.
-	Kind Kind `json:"kind"`
+	Kind docent.GoldenKind `json:"kind"`
 	// Questions and Passed count its questions and those that passed.
 	Questions int     `json:"questions"`
 	Passed    int     `json:"passed"`
@@ -384,8 +314,8 @@ type KindStats struct {
 // GoldenRow is one question's outcome, meant to be diffed between runs.
 type GoldenRow struct {
 	// ID and Kind identify the question.
-	ID   string `json:"id"`
-	Kind Kind   `json:"kind"`
+	ID   string            `json:"id"`
+	Kind docent.GoldenKind `json:"kind"`
 	// Status is the answer status (error when the Answerer failed).
 	Status docent.Status `json:"status"`
 	// FirstRank is the document rank of the first expected document among
@@ -494,7 +424,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 		n, passed, answered, uncertain, notFound, correct int
 		hit5, mrr                                         float64
 	}
-	kinds := make(map[Kind]*kindAcc)
+	kinds := make(map[docent.GoldenKind]*kindAcc)
 	var (
 		latencies                          []time.Duration
 		answered, uncertain, falseNotFound int
@@ -557,7 +487,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			ka.notFound++
 		}
 
-		if q.Kind == KindUnanswerable {
+		if q.Kind == docent.KindUnanswerable {
 			rep.Unanswerable++
 			row.Pass = row.Status == docent.StatusNotFound || row.Status == docent.StatusUncertain
 			if row.Pass {
@@ -658,7 +588,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 	rep.NotFoundAccuracy = ratio(notFound, rep.Unanswerable)
 	rep.LatencyP50 = Percentile(latencies, 50)
 	rep.LatencyP95 = Percentile(latencies, 95)
-	for _, k := range Kinds {
+	for _, k := range docent.GoldenKinds {
 		ka := kinds[k]
 		if ka == nil {
 			continue
@@ -673,7 +603,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			NotFoundRate:  ratio(ka.notFound, ka.n),
 			CorrectRate:   ratio(ka.correct, ka.n),
 		}
-		if k != KindUnanswerable {
+		if k != docent.KindUnanswerable {
 			ks.HitAt5 = ka.hit5 / float64(ka.n)
 			ks.MRR10 = ka.mrr / float64(ka.n)
 		}
@@ -685,7 +615,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 // scoreAnswerable fills the retrieval, section, citation and pass fields
 // of row for an answerable question, and returns the document ranking
 // and the relevance judgments it was scored with.
-func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranked []string, rel map[string]int) {
+func scoreAnswerable(q docent.GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranked []string, rel map[string]int) {
 	expected := make(map[string]bool, len(q.Expect))
 	rel = make(map[string]int, len(q.Expect))
 	for _, e := range q.Expect {
@@ -739,7 +669,7 @@ func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranke
 // citesSection reports whether a chunk of docID in section (the section
 // path as "A › B" or space-joined) is in an expected section: its path
 // holds the expected heading.
-func citesSection(expect []Expect, docID, section string) bool {
+func citesSection(expect []docent.GoldenExpect, docID, section string) bool {
 	for _, e := range expect {
 		if e.Section == "" {
 			continue
@@ -797,7 +727,7 @@ func rankCandidateDocs(cands []docent.Hit, expected map[string]bool) []string {
 
 // sectionHit reports whether one of the first k candidates is a chunk of
 // an expected document whose section path contains the expected heading.
-func sectionHit(expect []Expect, cands []docent.Hit, k int) bool {
+func sectionHit(expect []docent.GoldenExpect, cands []docent.Hit, k int) bool {
 	for _, h := range cands[:min(k, len(cands))] {
 		for _, e := range expect {
 			if e.Section == "" {
@@ -816,7 +746,7 @@ func sectionHit(expect []Expect, cands []docent.Hit, k int) bool {
 	return false
 }
 
-func hasSection(q GoldenQuestion) bool {
+func hasSection(q docent.GoldenQuestion) bool {
 	for _, e := range q.Expect {
 		if e.Section != "" {
 			return true

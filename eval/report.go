@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"github.com/docent-hq/docent"
 	"io"
 	"strconv"
 	"strings"
@@ -102,7 +103,7 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "kind\tquestions\tpassed\thit@5\tMRR@10\tanswered\tuncertain\tnot found\tcorrect\t")
 	for _, k := range r.ByKind {
 		hit, m, c := fmt.Sprintf("%.3f", k.HitAt5), fmt.Sprintf("%.3f", k.MRR10), pct(k.CorrectRate)
-		if k.Kind == KindUnanswerable {
+		if k.Kind == docent.KindUnanswerable {
 			hit, m, c = "-", "-", "-"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
@@ -125,7 +126,7 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 			rank = strconv.Itoa(row.FirstRank)
 		}
 		cited := "-"
-		if row.Kind != KindUnanswerable {
+		if row.Kind != docent.KindUnanswerable {
 			cited = fmt.Sprintf("%d/%d", row.CitationsCorrect, row.Citations)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", result, row.ID, row.Kind, row.Status, rank, cited,

@@ -193,3 +193,19 @@ func stem(word string) string {
 	stems.Unlock()
 	return s
 }
+
+// Jaccard is the Jaccard similarity of two term sets, |a ∩ b| / |a ∪ b|;
+// 0 when either is empty. The answer stages (alike headings, conflicting
+// units) and the stale report (near-duplicate documents) compare with it.
+func Jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

@@ -76,3 +76,27 @@ func TestAnalyzeKeywords(t *testing.T) {
 		})
 	}
 }
+
+func TestJaccard(t *testing.T) {
+	set := func(ws ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range ws {
+			m[w] = true
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		a, b map[string]bool
+		want float64
+	}{
+		{set("a", "b"), set("a", "b"), 1},
+		{set("a", "b"), set("b", "c"), 1.0 / 3},
+		{set("a"), set("b"), 0},
+		{set(), set("a"), 0},
+		{nil, nil, 0},
+	} {
+		if got := Jaccard(tc.a, tc.b); got != tc.want {
+			t.Errorf("Jaccard(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -1322,7 +1322,7 @@ func TokensListPage(p TokensPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 115, "This server leaves <code>/api/</code> open (demo on localhost); a token that is sent must still be valid.")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 115, "This server leaves <code>/api/</code> open (localhost, no admin configured); a token that is sent must still be valid.")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,11 +18,14 @@ import (
 // Sync syncs all sources, or the one named by --source, printing progress
 // on a terminal and a summary at the end.
 func (m *Main) Sync(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("sync", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	only := fl.String("source", "", "sync only this source")
-	if err := fl.Parse(args); err != nil {
+	fl := m.flagSet("sync")
+	only := fl.String("source", "", "sync only the source called `NAME`")
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("sync takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if err := m.Open(ctx); err != nil {
 		return err
@@ -78,7 +80,8 @@ func progressLine(p connectors.Progress) string {
 	return fmt.Sprintf("%s: %d/%d docs · %.1f docs/s", p.Source, p.Done, p.Total, rate)
 }
 
-// writeSyncSummary prints one row per source and the documents that failed.
+// writeSyncSummary prints one row per source and the documents that
+// failed. Why a source failed is not repeated: the engine logged it.
 func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "source\tseen\tadded\tupdated\tunchanged\tdeleted\tfailed\trequests\tretries\tdocs/s\ttime\tstatus\t")
@@ -97,9 +100,6 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	}
 	tw.Flush()
 	for _, r := range results {
-		if r.Err != "" {
-			fmt.Fprintf(w, "%s: %s\n", r.Source, r.Err)
-		}
 		if r.RateLimited > 0 || r.Waited >= time.Second {
 			fmt.Fprintf(w, "%s: waited %s for the API (%d rate-limit answers)\n", r.Source, r.Waited.Round(time.Millisecond), r.RateLimited)
 		}

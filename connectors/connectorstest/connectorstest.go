@@ -25,6 +25,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -512,51 +513,12 @@ func (t *Trainable) Fits() int {
 	return t.fits
 }
 
-// Clock is a fake clock for sources and schedulers under test: Sleep
-// advances it at once (or returns the context's error) and records the
-// wait, so retry and rate-limit tests never sleep for real. It is safe for
-// concurrent use.
-type Clock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
+// Clock is the fake clock for sources and schedulers under test
+// (backofftest.Clock): Sleep advances it at once and records the wait.
+type Clock = backofftest.Clock
 
 // NewClock returns a Clock set to start.
-func NewClock(start time.Time) *Clock { return &Clock{now: start} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Sleep advances the clock by d and records it, unless ctx has ended.
-func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	return nil
-}
-
-// Advance moves the clock forward by d without recording a sleep.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// Sleeps returns the waits Sleep was asked for, in order.
-func (c *Clock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.sleeps)
-}
+func NewClock(start time.Time) *Clock { return backofftest.NewClock(start) }
 
 // WithinDeadline runs fn and returns its result, failing the test if fn
 // has not returned within d (a conversion that hangs).
