@@ -44,7 +44,7 @@ func NewDocs(sources map[string]fs.FS, live LiveFunc) *Docs {
 		live:    live,
 		md: goldmark.New(
 			goldmark.WithExtensions(extension.GFM),
-			goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+			goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithAttribute()),
 		),
 	}
 }
@@ -75,11 +75,7 @@ func (d *Docs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	doc, err := connectors.ParseMarkdown(p, raw)
-	if err != nil {
-		http.Error(w, "this document cannot be rendered", http.StatusUnprocessableEntity)
-		return
-	}
+	doc := connectors.ParseMarkdownWith(p, raw, connectors.FSIncluder(fsys, maxDocBytes))
 	var body bytes.Buffer
 	if !strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, ".mdx") {
 		body.WriteString("<pre>" + template.HTMLEscapeString(doc.Body) + "</pre>")

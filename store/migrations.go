@@ -260,4 +260,9 @@ var migrations = []string{
 	DROP TABLE handoffs_v9;
 	UPDATE handoffs SET state = 'failed', resolved_at = NULL
 		WHERE state = 'resolved' AND resolved_by = '' AND escalation_ref = '';`,
+
+	// v11: what a run's documents held (store.FinishRun): markup dropped,
+	// documents without chunks, oversized documents, fragments and the
+	// documents indexed with a warning, as JSON.
+	`ALTER TABLE sync_runs ADD COLUMN content TEXT NOT NULL DEFAULT '{}';`,
 }
