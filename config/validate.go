@@ -204,11 +204,21 @@ func (d *DirConfig) validate(key string, bad func(key, format string, args ...an
 	if d.Path == "" {
 		bad(key+".path", "must not be empty")
 	}
+	checkPathTemplate(key+".web_url", d.WebURL, bad)
 }
 
 func (g *GitConfig) validate(key string, bad func(key, format string, args ...any)) {
 	if (g.URL == "") == (g.Path == "") {
 		bad(key, "set exactly one of url (a remote) or path (a local repository)")
+	}
+	checkPathTemplate(key+".web_url", g.WebURL, bad)
+}
+
+// checkPathTemplate requires a file source's web_url, when set, to hold
+// {path}: without it every citation would link the same page.
+func checkPathTemplate(key, tmpl string, bad func(key, format string, args ...any)) {
+	if tmpl != "" && !strings.Contains(tmpl, "{path}") {
+		bad(key, "must contain {path}, where each file's path goes (for example https://github.com/acme/docs/blob/main/{path}); without it every citation links %q", tmpl)
 	}
 }
 
