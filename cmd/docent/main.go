@@ -8,6 +8,7 @@
 //	docent eval --beir DIR       score retrieval on a BEIR data set
 //	docent bench                 index and query benchmarks
 //	docent reindex --to typesense  copy the local index into Typesense
+//	docent chunks [--sample N]   print the chunks as indexed
 //	docent load                  load test of a server it starts
 //	docent admin hash-password   print a bcrypt hash for auth.admins
 package main
@@ -36,6 +37,7 @@ Commands:
   bench     index throughput, query latency and peak memory (--scifact DIR, --synthetic N)
   load      drive /api/ask with concurrent clients (--clients 32,200 --duration 60s)
   config    print the effective configuration, secrets redacted
+  chunks    print the chunks as indexed [--source S] [--doc ID] [--sample N --seed N] [--json]
   reindex   --to typesense: copy the local index (chunks and vectors, no re-embedding) into index.typesense
   admin     hash-password: read a password and print its bcrypt hash for auth.admins
 
@@ -96,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return m.Load(ctx, cmdArgs)
 	case "config":
 		return m.PrintConfig(ctx, cmdArgs)
+	case "chunks":
+		return m.Chunks(ctx, cmdArgs)
 	case "reindex":
 		return m.Reindex(ctx, cmdArgs)
 	case "admin":
