@@ -191,6 +191,11 @@ type Hit struct {
 	// one of them and lists the others here, so that every document that
 	// holds the text can still be cited.
 	Duplicates []ChunkRef `json:"duplicates,omitempty"`
+	// Injection, when set, is the passage of the chunk that addresses an
+	// AI assistant rather than a reader ("ignore previous instructions",
+	// "SYSTEM:"), found by internal/injection: flagged in the trace and
+	// the console, and never quoted as an answer.
+	Injection string `json:"injection,omitempty"`
 }
 
 // ChunkRef names a chunk and where it is: enough to cite it.
@@ -234,6 +239,12 @@ type Exchange struct {
 // ErrEmptyQuestion is returned when a question has no text.
 var ErrEmptyQuestion = errors.New("question is empty")
 
+// ErrStorageUnavailable is wrapped by the errors of writes the database
+// could not store (the disk is full, an I/O error, a read-only or locked
+// file), as opposed to writes it refused (an unknown ID, a constraint).
+// The store returns it; the API answers it with 503 storage_unavailable.
+var ErrStorageUnavailable = errors.New("storage unavailable")
+
 // Status says how a question was handled.
 type Status string
 
@@ -248,6 +259,10 @@ const (
 	StatusNotFound Status = "not_found"
 	// StatusError means the pipeline failed.
 	StatusError Status = "error"
+	// StatusSmallTalk means the message was a greeting, thanks or an
+	// acknowledgement, not a question: it got a short reply citing
+	// nothing, and it is no miss.
+	StatusSmallTalk Status = "small_talk"
 )
 
 // Citation is a numbered source that an answer cites as [N].
@@ -293,10 +308,13 @@ type Trace struct {
 	Candidates []Hit `json:"candidates"`
 	// Used lists the chunk IDs the answer drew on, in citation order.
 	Used []string `json:"used"`
-	// Threshold is the relevance threshold applied, and TopScore the best
-	// candidate's relevance measured against it.
+	// Threshold is the answer threshold applied, and TopScore the score
+	// the decision rule compared with it (see Decision).
 	Threshold float64 `json:"threshold"`
 	TopScore  float64 `json:"top_score"`
+	// Decision says how the outcome was decided; nil for small talk and
+	// for turns stored before it was recorded.
+	Decision *Decision `json:"decision,omitempty"`
 	// Conflict is set when the sources used disagree; it names the older
 	// and newer documents.
 	Conflict string `json:"conflict,omitempty"`
@@ -316,6 +334,28 @@ type Trace struct {
 	Error string `json:"error,omitempty"`
 	// Stages are the pipeline stages in order, with latency and output.
 	Stages []Stage `json:"stages"`
+}
+
+// Decision is how an answer's outcome was decided: the evidence the gate
+// measured, the rule that mapped it to an outcome, and whether a language
+// model was asked.
+type Decision struct {
+	// Rule names the rule: "logistic" (the offline answerer's calibrated
+	// rule), "plausible" (a model answerer's pre-check) or "always" (a
+	// calibration run).
+	Rule string `json:"rule"`
+	// Features are the gate's measurements of the closest passage, by
+	// name (coverage, cosine, ...).
+	Features map[string]float64 `json:"features,omitempty"`
+	// Reason says in a few words why the rule decided so.
+	Reason string `json:"reason,omitempty"`
+	// Sources are the IDs of the chunks given to the generator, in order.
+	Sources []string `json:"sources,omitempty"`
+	// ModelAsked is set when a language model was asked to write the
+	// answer; NotAsked says why it was not, when a model answerer did not
+	// ask it.
+	ModelAsked bool   `json:"model_asked,omitempty"`
+	NotAsked   string `json:"not_asked,omitempty"`
 }
 
 // Stage is one pipeline stage of an answer: how long it took and what it
@@ -374,7 +414,8 @@ type DocRecord struct {
 	ChunkIDs []string `json:"chunk_ids"`
 }
 
-// DocError is one document that a sync skipped, and why.
+// DocError is one document that a sync skipped, and why; or, with
+// Truncated, one it indexed only in part.
 type DocError struct {
 	// ID is the document ID (or the path when no ID could be formed).
 	ID string `json:"id"`
@@ -385,6 +426,10 @@ type DocError struct {
 	// embedding call); false for a content problem (binary, oversized,
 	// malformed), which is skipped until the document changes.
 	Retry bool `json:"retry,omitempty"`
+	// Truncated is set for a document that was indexed, but as only its
+	// first chunks: it had more than the cap per document
+	// (sync.max_chunks_per_doc). It does not count in RunResult.Failed.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // RunResult is the outcome of one sync of one source.
@@ -403,7 +448,8 @@ type RunResult struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Deleted   int `json:"deleted"`
-	// Failed counts documents skipped with an error; Errors says why.
+	// Failed counts documents skipped with an error; Errors says why
+	// (and names the documents indexed only in part, Truncated).
 	Failed int        `json:"failed"`
 	Errors []DocError `json:"errors,omitempty"`
 	// Err is the run-level failure ("" when the run completed).
@@ -436,8 +482,9 @@ type ContentCounts struct {
 	// (front matter only, or nothing but markup): they are registered but
 	// nothing of them can be found.
 	Empty int `json:"empty,omitempty"`
-	// Oversized counts documents skipped for being over a size limit (the
-	// source's max_bytes or the engine's); they are among Errors too.
+	// Oversized counts documents over a size limit: skipped (the source's
+	// max_bytes or the engine's) or indexed as only their first chunks
+	// (the engine's cap per document); they are among Errors too.
 	Oversized int `json:"oversized,omitempty"`
 	// Fragments counts files a source did not hand over as documents
 	// because other documents of the source include them whole: their

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docent-hq/docent"
@@ -61,15 +62,16 @@ func (e *StageError) Error() string { return "answer: " + e.Stage + ": " + e.Err
 // Unwrap returns Err.
 func (e *StageError) Unwrap() error { return e.Err }
 
-// Stages are the pipeline's parts. Retriever is required; a nil stage
-// takes its offline implementation (Standalone without corpus
-// statistics, PageOrder, a Relevance gate with default options,
-// Extractive, Citations).
+// Stages are the pipeline's parts. Retriever, Gate, Rule and Generator
+// are required (answer/offline and answer/llmstage build whole sets); a
+// nil Rewriter takes Identity, a nil Reranker FusedOrder and a nil
+// Verifier Citations.
 type Stages struct {
 	Rewriter  Rewriter
 	Retriever Retriever
 	Reranker  Reranker
 	Gate      Gate
+	Rule      Rule
 	Generator Generator
 	Verifier  Verifier
 }
@@ -93,6 +95,7 @@ type Options struct {
 // Pipeline answers questions through its stages. It is safe for
 // concurrent use when its stages are.
 type Pipeline struct {
+	mu   sync.RWMutex // guards st.Rule
 	st   Stages
 	log  *slog.Logger
 	opts Options
@@ -107,17 +110,19 @@ func New(st Stages, log *slog.Logger, opts Options) (*Pipeline, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	switch {
+	case st.Gate == nil:
+		return nil, errors.New("answer: new pipeline: no gate")
+	case st.Rule == nil:
+		return nil, errors.New("answer: new pipeline: no decision rule")
+	case st.Generator == nil:
+		return nil, errors.New("answer: new pipeline: no generator")
+	}
 	if st.Rewriter == nil {
-		st.Rewriter = Standalone{}
+		st.Rewriter = Identity{}
 	}
 	if st.Reranker == nil {
-		st.Reranker = PageOrder{}
-	}
-	if st.Gate == nil {
-		st.Gate = NewRelevance(GateOptions{}, log)
-	}
-	if st.Generator == nil {
-		st.Generator = NewExtractive()
+		st.Reranker = FusedOrder{}
 	}
 	if st.Verifier == nil {
 		st.Verifier = Citations{Log: log}
@@ -164,6 +169,11 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	}
 	st := &stages{now: p.opts.Now}
 	a := docent.Answer{Trace: docent.Trace{Query: text}}
+	if reply, ok := SmallTalk(text); ok {
+		a.Status, a.Text = docent.StatusSmallTalk, reply
+		a.Trace.Stages = st.all()
+		return a, nil
+	}
 	var usage Usage
 	fail := func(stage string, err error) (docent.Answer, error) {
 		st.stop(stage, "failed")
@@ -227,7 +237,7 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	st.stop(StageRetrieve, withNote(fmt.Sprintf("%d candidates (%s)", len(hits)+countHits(parts), mode), retrieveNote))
 
 	// rerank: the question's candidates with the configured reranker; each
-	// part's with PageOrder, so that a model reranker runs once per
+	// part's stay in fused order, so that a model reranker runs once per
 	// question
 	st.start()
 	rr, err := p.st.Reranker.Rerank(ctx, RerankRequest{Query: query, Hits: hits})
@@ -246,39 +256,40 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	// and picks sources in this order.
 	kept := len(rr.Hits)
 	hits = append(slices.Clip(rr.Hits), dropped(hits, rr.Hits)...)
-	for i := range parts {
-		pr, _ := PageOrder{}.Rerank(ctx, RerankRequest{Query: rw.SubQueries[i], Hits: parts[i]})
-		parts[i] = pr.Hits
-	}
 	hits = merge(append([][]docent.Hit{hits}, parts...))
 	a.Trace.Candidates = hits
 	st.stop(StageRerank, withNote(fmt.Sprintf("%d kept", kept), rerankNote))
 
-	// gate
+	// gate: the evidence, then the answerer's rule
 	st.start()
 	greq := GateRequest{Question: text, Query: query, SubQueries: rw.SubQueries, Asks: rw.Asks, Hits: hits}
 	if len(parts) > 0 {
 		greq.PartHits = parts
 	}
-	d, err := p.st.Gate.Gate(ctx, greq)
+	ev, err := p.st.Gate.Gate(ctx, greq)
 	if err != nil {
 		return fail(StageGate, err)
 	}
-	a.Trace.Threshold, a.Trace.TopScore = d.Threshold, d.TopScore
-	st.stop(StageGate, d.Detail)
-	switch d.Status {
+	rule := p.Rule()
+	v, genParts := decide(rule, ev)
+	a.Trace.Threshold, a.Trace.TopScore = v.Threshold, v.Score
+	a.Trace.Decision = &docent.Decision{Rule: ruleName(rule), Features: ev.Features.Map(), Reason: v.Reason}
+	st.stop(StageGate, withNote(ev.Detail, v.Reason))
+	switch v.Status {
 	case docent.StatusAnswered:
 	case docent.StatusUncertain:
+		a.Trace.Decision.NotAsked = v.Reason
 		if keywordOnly {
 			// Without the embedder the gate's doubt may be the outage's.
 			p.outage(&a, hits)
 		} else {
-			p.uncertain(&a, d)
+			p.uncertain(&a, ev)
 		}
 		p.finish(&a, st, usage)
 		return a, nil
 	default:
-		p.log.DebugContext(ctx, "not found", slog.Float64("top_score", d.TopScore), slog.Float64("threshold", d.Threshold))
+		a.Trace.Decision.NotAsked = v.Reason
+		p.log.DebugContext(ctx, "not found", slog.Float64("score", v.Score), slog.Float64("threshold", v.Threshold))
 		if keywordOnly && len(hits) > 0 {
 			// Without the embedder the gate cannot tell; link the best
 			// candidate rather than say the docs lack it.
@@ -294,22 +305,27 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	st.start()
 	genReq := GenerateRequest{
 		Question: text, Query: query, History: q.History,
-		Sources: d.Sources, Conflict: d.Conflict, Terms: d.Terms, Parts: d.Parts,
+		Sources: ev.Sources, Conflict: ev.Conflict, Terms: ev.Terms, Parts: genParts, Basis: ev.Basis,
+	}
+	for _, s := range ev.Sources {
+		a.Trace.Decision.Sources = append(a.Trace.Decision.Sources, s.Hit.Chunk.ID)
 	}
 	var res GenerateResult
 	if sg, ok := p.st.Generator.(StreamGenerator); ok && onDelta != nil {
-		live := newLiveCitations(d.Sources, onDelta)
+		live := newLiveCitations(ev.Sources, onDelta)
 		res, err = sg.GenerateStream(ctx, genReq, live.write)
 	} else {
 		res, err = p.st.Generator.Generate(ctx, genReq)
 	}
 	usage = usage.Add(res.Usage)
 	a.Trace.Model, a.Trace.Prompt = res.Model, res.Prompt
+	a.Trace.Decision.ModelAsked = res.Model != "" || res.Prompt != ""
 	if err != nil {
 		if !degrade(StageGenerate, err) {
 			return fail(StageGenerate, err)
 		}
 		st.stop(StageGenerate, "failed: model unavailable")
+		a.Trace.Decision.ModelAsked = true
 		p.outage(&a, hits)
 		p.finish(&a, st, usage)
 		return a, nil
@@ -323,30 +339,112 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 
 	// verify
 	st.start()
-	v, err := p.st.Verifier.Verify(ctx, VerifyRequest{Text: res.Text, Sources: d.Sources})
+	vf, err := p.st.Verifier.Verify(ctx, VerifyRequest{Text: res.Text, Sources: ev.Sources})
 	if err != nil {
 		return fail(StageVerify, err)
 	}
-	a.Trace.CitationsRemoved, a.Trace.Uncited = v.Removed, v.Uncited
-	st.stop(StageVerify, fmt.Sprintf("%d citations, %d removed, %d uncited sentences", len(v.Citations), v.Removed, v.Uncited))
-	if len(v.Citations) == 0 {
+	a.Trace.CitationsRemoved, a.Trace.Uncited = vf.Removed, vf.Uncited
+	st.stop(StageVerify, fmt.Sprintf("%d citations, %d removed, %d uncited sentences", len(vf.Citations), vf.Removed, vf.Uncited))
+	if len(vf.Citations) == 0 {
 		if p.opts.Uncited == docent.StatusUncertain {
-			p.uncertain(&a, d)
+			p.uncertain(&a, ev)
 		} else {
 			p.notFound(&a)
 		}
 		p.finish(&a, st, usage)
 		return a, nil
 	}
-	a.Text = v.Text
-	a.Citations = v.Citations
+	a.Text = vf.Text
+	a.Citations = vf.Citations
 	a.Status = docent.StatusAnswered
-	a.Trace.Conflict = d.ConflictNote
-	for _, c := range v.Citations {
+	a.Trace.Conflict = ev.ConflictNote
+	for _, c := range vf.Citations {
 		a.Trace.Used = append(a.Trace.Used, c.ChunkID)
 	}
 	p.finish(&a, st, usage)
 	return a, nil
+}
+
+// decide applies rule to the evidence and, for a multi-part question, to
+// each part: the outcome is the best part's (answered over uncertain over
+// not found) when any part finds something, else the whole question's.
+func decide(rule Rule, ev Evidence) (Verdict, []Part) {
+	whole := rule.Decide(ev.Features)
+	if len(ev.Parts) == 0 {
+		return whole, nil
+	}
+	parts := make([]Part, len(ev.Parts))
+	best := Verdict{Status: docent.StatusNotFound}
+	for i, pe := range ev.Parts {
+		pv := rule.Decide(pe.Features)
+		parts[i] = Part{Ask: pe.Ask, Status: pv.Status, Sources: pe.Sources, Missing: pe.Missing, Terms: pe.Terms}
+		if len(pe.Sources) == 0 && pv.Status != docent.StatusNotFound {
+			parts[i].Status = docent.StatusNotFound
+			continue
+		}
+		if outcomeRank(pv.Status) > outcomeRank(best.Status) || (pv.Status == best.Status && pv.Score > best.Score) {
+			best = pv
+		}
+	}
+	if best.Status == docent.StatusNotFound {
+		return whole, nil
+	}
+	best.Reason = describeParts(parts) + "; " + best.Reason
+	return best, parts
+}
+
+// outcomeRank orders outcomes: answered over uncertain over not found.
+func outcomeRank(s docent.Status) int {
+	switch s {
+	case docent.StatusAnswered:
+		return 2
+	case docent.StatusUncertain:
+		return 1
+	}
+	return 0
+}
+
+// describeParts is a short trace line for part statuses.
+func describeParts(parts []Part) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "part %d %s", i+1, p.Status)
+	}
+	return b.String()
+}
+
+// ruleName names a rule for the trace.
+func ruleName(r Rule) string {
+	switch r.(type) {
+	case Logistic, *Logistic:
+		return "logistic"
+	case Plausible, *Plausible:
+		return "plausible"
+	case Always, *Always:
+		return "always"
+	}
+	return fmt.Sprintf("%T", r)
+}
+
+// Rule returns the decision rule in force.
+func (p *Pipeline) Rule() Rule {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.st.Rule
+}
+
+// SetRule replaces the decision rule, for questions asked from now on
+// (the console applies a calibration so). A nil rule is ignored.
+func (p *Pipeline) SetRule(r Rule) {
+	if r == nil {
+		return
+	}
+	p.mu.Lock()
+	p.st.Rule = r
+	p.mu.Unlock()
 }
 
 // dropped returns the hits of all that are not in kept, in order.
@@ -459,38 +557,59 @@ func (p *Pipeline) notFound(a *docent.Answer) {
 }
 
 // uncertain turns a into the honest middle reply: no fact asserted, the
-// closest page linked with a one-line excerpt, a person offered. When the
-// gate found specific details of the question missing from the sources,
-// the reply names them and what the page covers instead.
-func (p *Pipeline) uncertain(a *docent.Answer, d Decision) {
-	if len(d.Sources) == 0 {
+// closest pages linked (at most MaxPages), each with its best passage, a
+// person offered. When the gate found specific details of the question
+// missing from the sources, the reply names them and what the closest
+// page covers instead.
+func (p *Pipeline) uncertain(a *docent.Answer, ev Evidence) {
+	pages := ev.Pages
+	if len(pages) == 0 && len(ev.Sources) > 0 {
+		pages = []Page{{Hit: ev.Sources[0].Hit}}
+	}
+	if len(pages) == 0 {
 		p.notFound(a)
 		return
 	}
-	src := d.Sources[0]
 	a.Status = docent.StatusUncertain
-	a.Citations = []docent.Citation{citation(1, src.Hit.Chunk)}
-	a.Trace.Used = []string{src.Hit.Chunk.ID}
-	a.Text = UncertainText(d.Missing, d.Covered, a.Citations[0], excerpt(src.Hit.Chunk, d.Terms))
+	a.Citations, a.Trace.Used = nil, nil
+	passages := make([]string, 0, len(pages))
+	for i, pg := range pages[:min(len(pages), MaxPages)] {
+		a.Citations = append(a.Citations, citation(i+1, pg.Hit.Chunk))
+		a.Trace.Used = append(a.Trace.Used, pg.Hit.Chunk.ID)
+		passages = append(passages, pg.Passage)
+	}
+	a.Text = UncertainText(ev.Missing, ev.Covered, a.Citations, passages)
 }
 
 // outage turns a into the reply when the model could not be reached: the
-// uncertain reply, linking the best candidate, after OutageLead.
-// It links the candidate the gate found most relevant (the first, on a
-// tie), or answers not found without one.
+// uncertain reply after OutageLead, linking the closest distinct pages
+// among the candidates (by the relevance a gate measured, else in rank
+// order), or not found without any.
 func (p *Pipeline) outage(a *docent.Answer, candidates []docent.Hit) {
-	if len(candidates) == 0 {
-		p.notFound(a)
-		return
-	}
-	best := candidates[0]
-	for _, h := range candidates[1:] {
-		if h.Relevance > best.Relevance {
-			best = h
+	order := slices.Clone(candidates)
+	slices.SortStableFunc(order, func(x, y docent.Hit) int { return cmpDesc(x.Relevance, y.Relevance) })
+	var pages []Page
+	seen := map[string]bool{}
+	for _, h := range order {
+		if !seen[h.Chunk.DocID] && len(pages) < MaxPages {
+			seen[h.Chunk.DocID] = true
+			pages = append(pages, Page{Hit: h})
 		}
 	}
-	p.uncertain(a, Decision{Sources: []Source{{N: 1, Hit: best}}})
-	a.Text = OutageLead + " " + a.Text
+	p.uncertain(a, Evidence{Pages: pages})
+	if a.Status == docent.StatusUncertain {
+		a.Text = OutageLead + " " + a.Text
+	}
+}
+
+func cmpDesc(x, y float64) int {
+	switch {
+	case x > y:
+		return -1
+	case x < y:
+		return 1
+	}
+	return 0
 }
 
 // finish fills the trace's token counts and stage list.

@@ -65,11 +65,11 @@ func TestAnswerDegradesOnProviderOutage(t *testing.T) {
 		{name: "generator down: uncertain with the best source",
 			stages:     Stages{Retriever: &fakeSearcher{hits: hits}, Generator: &fakeGenerator{err: outage}},
 			wantStatus: docent.StatusUncertain,
-			wantText:   []string{OutageLead, "I couldn't confirm this in the docs", "The closest page is [1] Time off › Vacation", HandoffOffer},
+			wantText:   []string{OutageLead, "I couldn't confirm this in the docs", "The closest pages: [1] Time off › Vacation; [2] Sick leave", HandoffOffer},
 			wantErr:    []string{"answer: generate: gemini: generate: provider unavailable"},
 			detail:     map[string]string{StageGenerate: "failed: model unavailable", StageVerify: "skipped"}},
 		{name: "everything down and the gate cannot tell: uncertain, not not-found",
-			stages:   Stages{Retriever: &modeSearcher{hits: []docent.Hit{hit(chWifi, 1, 1, 0, 0)}}, Rewriter: down, Reranker: down, Generator: &fakeGenerator{err: outage}},
+			stages:   Stages{Retriever: &modeSearcher{hits: []docent.Hit{hit(chWifi, 1, 1, 0, 0)}}, Rewriter: down, Reranker: down, Rule: fixedRule(docent.StatusNotFound), Generator: &fakeGenerator{err: outage}},
 			question: "Is there a gym at the office?", wantStatus: docent.StatusUncertain,
 			wantText: []string{OutageLead, "[1] Guest Wi-Fi › Offices", HandoffOffer},
 			wantErr:  []string{"answer: rewrite: ", "; answer: retrieve: ", "; answer: rerank: "},
@@ -77,6 +77,13 @@ func TestAnswerDegradesOnProviderOutage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.stages.Gate = fakeGate{}
+			if tt.stages.Rule == nil {
+				tt.stages.Rule = Always{}
+			}
+			if tt.stages.Generator == nil {
+				tt.stages.Generator = quoteFirst{}
+			}
 			p, err := New(tt.stages, nil, Options{Now: tickClock()})
 			if err != nil {
 				t.Fatal(err)
@@ -115,10 +122,21 @@ func TestAnswerDegradesOnProviderOutage(t *testing.T) {
 	// A cancelled request is not an outage to answer around.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	p, _ := New(Stages{Retriever: &fakeSearcher{hits: hits}, Generator: &fakeGenerator{err: outage}}, nil, Options{})
+	p, _ := New(Stages{Retriever: &fakeSearcher{hits: hits}, Gate: fakeGate{}, Rule: Always{}, Generator: &fakeGenerator{err: outage}}, nil, Options{})
 	if _, err := p.Answer(ctx, docent.Question{Text: q}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("cancelled: err = %v, want the stage error", err)
 	}
+}
+
+// relevanceGate is fakeGate that also sets each hit's Relevance (to its
+// cosine), as a gate that measures every candidate does.
+type relevanceGate struct{}
+
+func (relevanceGate) Gate(ctx context.Context, req GateRequest) (Evidence, error) {
+	for i := range req.Hits {
+		req.Hits[i].Relevance = req.Hits[i].VectorScore
+	}
+	return fakeGate{}.Gate(ctx, req)
 }
 
 // TestAnswerRerankKeepsEveryCandidateInTrace: the trace and the gate see
@@ -132,7 +150,7 @@ func TestAnswerRerankKeepsEveryCandidateInTrace(t *testing.T) {
 		return Reranked{Hits: kept, Detail: "model m scored 4 of 4", Model: "m"}, nil
 	}}
 	gen := &fakeGenerator{text: "You get 25 vacation days per year [1]."}
-	p, err := New(Stages{Retriever: &fakeSearcher{hits: hits}, Reranker: rr, Generator: gen}, nil, Options{})
+	p, err := New(Stages{Retriever: &fakeSearcher{hits: hits}, Reranker: rr, Gate: relevanceGate{}, Rule: Always{}, Generator: gen}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/lograte"
 	redactpkg "github.com/docent-hq/docent/internal/redact"
 )
 
@@ -29,12 +30,13 @@ type Observer interface {
 // Recorder answers questions and stores every turn with its full trace,
 // including failed ones, so the retrieval log misses nothing.
 type Recorder struct {
-	answerer Answerer
-	turns    TurnSaver
-	observer Observer
-	log      *slog.Logger
-	redact   func(string) string
-	now      func() time.Time
+	answerer    Answerer
+	turns       TurnSaver
+	observer    Observer
+	log         *slog.Logger
+	redact      func(string) string
+	now         func() time.Time
+	storeFailed *lograte.Quiet // one "store turn" line per 10s: a full disk fails every ask
 }
 
 // NewRecorder wraps an Answerer so that each answer is stored as a turn.
@@ -44,7 +46,7 @@ func NewRecorder(a Answerer, turns TurnSaver, observer Observer, log *slog.Logge
 	if redact == nil {
 		redact = redactpkg.URLs
 	}
-	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, redact: redact, now: time.Now}
+	return &Recorder{answerer: a, turns: turns, observer: observer, log: log, redact: redact, now: time.Now, storeFailed: lograte.New(10 * time.Second)}
 }
 
 // Ask answers q and stores the turn. An empty question returns
@@ -97,7 +99,9 @@ func (r *Recorder) ask(ctx context.Context, q docent.Question, onDelta func(stri
 	// Store the turn even when the asker has gone (a cancelled request):
 	// the retrieval log must miss nothing. Metrics count stored turns only.
 	if serr := r.turns.CreateTurn(context.WithoutCancel(ctx), &turn); serr != nil {
-		r.log.ErrorContext(ctx, "store turn", slog.String("error", r.redact(serr.Error())))
+		r.storeFailed.Log(func(held int) {
+			r.log.ErrorContext(ctx, "store turn: the answer was not given", slog.String("error", r.redact(serr.Error())), slog.Int("repeats_not_logged", held))
+		})
 		if err == nil {
 			err = fmt.Errorf("answer: store turn: %w", serr)
 		}

@@ -51,7 +51,7 @@ func TestRecorderStoresFailedTurnWithMaskedError(t *testing.T) {
 	db := openStore(t)
 	const key = "sk-live-123456"
 	gen := failingGenerator{err: errors.New("POST https://bot:" + key + "@llm.example/v1/chat: 503 (api key " + key + ")")}
-	p, err := answer.New(answer.Stages{Retriever: hits, Generator: gen}, nil, answer.Options{})
+	p, err := answer.New(answer.Stages{Retriever: hits, Gate: answer.Plausible{}, Rule: answer.Always{}, Generator: gen}, nil, answer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestRecorderStoresDegradedTurnWithMaskedError(t *testing.T) {
 	db := openStore(t)
 	const key = "sk-live-123456"
 	gen := failingGenerator{err: fmt.Errorf("openai: chat: 503 (key %s): %w", key, answer.ErrUnavailable)}
-	p, err := answer.New(answer.Stages{Retriever: hits, Generator: gen}, nil, answer.Options{})
+	p, err := answer.New(answer.Stages{Retriever: hits, Gate: answer.Plausible{}, Rule: answer.Always{}, Generator: gen}, nil, answer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

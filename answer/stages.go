@@ -8,11 +8,11 @@ import (
 )
 
 // The ask path is six stages, each a small contract declared here, where
-// the Pipeline consumes it. Each has an offline implementation in this
-// package; model-backed ones (llm/gemini, llm/openai) implement the same
-// contracts.
+// the Pipeline consumes it, and a Rule that turns the gate's evidence into
+// an outcome. The offline implementations are in answer/offline, the
+// model-backed ones in answer/llmstage.
 //
-//	rewrite -> retrieve -> rerank -> gate -> generate -> verify
+//	rewrite -> retrieve -> rerank -> gate (evidence) -> rule -> generate -> verify
 
 // Rewriter turns a question, with the conversation before it, into the
 // standalone query retrieval runs, and splits a multi-part question into
@@ -91,14 +91,16 @@ type Reranked struct {
 	Detail string
 }
 
-// Gate decides whether the docs hold an answer (answered), seem to be
-// about the question without confirming one (uncertain), or do not cover
-// it (not found), and picks the numbered sources a Generator answers
-// from. The offline Relevance gate is the one documented in the package
-// doc.
+// Gate measures the evidence the candidates hold for an answer; it never
+// decides. The Pipeline maps the evidence to an outcome with the
+// answerer's Rule. The offline gate (answer/offline) measures term
+// coverage, answer kinds and missing details; the model answerers' gate
+// (Plausible) only checks that retrieval found anything at all, since the
+// model judges coverage itself.
 type Gate interface {
-	// Gate returns its decision. It sets Hit.Relevance on req.Hits.
-	Gate(ctx context.Context, req GateRequest) (Decision, error)
+	// Gate returns the evidence. It may set Hit.Relevance on req.Hits. It
+	// returns an error only when it could not run.
+	Gate(ctx context.Context, req GateRequest) (Evidence, error)
 }
 
 // GateRequest is what a Gate judges.
@@ -108,48 +110,98 @@ type GateRequest struct {
 	// SubQueries are the parts of a multi-part question, if any, and Asks
 	// the same parts as written (see Rewrite).
 	SubQueries, Asks []string
-	// Hits are the candidates, best first; the Gate sets their Relevance.
+	// Hits are the candidates, best first; the Gate may set their Relevance.
 	Hits []docent.Hit
 	// PartHits are the candidates retrieved for each of SubQueries, in
 	// the same order, best first; nil for a single question.
 	PartHits [][]docent.Hit
 }
 
-// Decision is a Gate's verdict.
-type Decision struct {
-	// Status is StatusAnswered when the sources hold an answer worth
-	// generating; StatusUncertain when the docs seem to be about the
-	// question but do not confirm an answer (Sources then holds the
-	// closest page); StatusNotFound when they do not cover it.
-	Status docent.Status
-	// Sources are the numbered sources to answer from, best first (for
-	// StatusUncertain: the closest page).
+// Evidence is what a Gate measured: how well the candidates support an
+// answer, and what an answer or an uncertain reply would draw on.
+type Evidence struct {
+	// Features measure the closest page's best passage; the Rule decides
+	// on them.
+	Features Features
+	// Sources are the numbered sources a Generator answers from, best
+	// first: the chunk of the passage the features measure comes first.
 	Sources []Source
-	// Missing are the question's specific details (a place, product,
-	// code, number) that no source mentions; with StatusUncertain the
-	// reply names them. Covered says what the closest source lists
-	// instead, when it can tell ("United States, United Kingdom, Germany").
+	// Pages are the best distinct pages, closest first (at most
+	// MaxPages), each with its best passage: what an uncertain reply
+	// links.
+	Pages []Page
+	// Missing are the question's specific details (a name, a code, a
+	// number) that no source mentions; an uncertain reply names them.
+	// Covered says what the closest source lists instead, when it can
+	// tell ("United States, United Kingdom, Germany").
 	Missing []string
 	Covered string
-	// Conflict is set when two sources disagree on what was asked.
-	Conflict *Conflict
-	// ConflictNote describes the conflict for the trace.
+	// Conflict is set when two sources disagree on what was asked;
+	// ConflictNote describes it for the trace.
+	Conflict     *Conflict
 	ConflictNote string
-	// TopScore is the evidence of the closest page (for the offline gate,
-	// how much of the question its best unit covers), Threshold the
-	// answer threshold it was compared with.
-	TopScore, Threshold float64
 	// Terms maps the question's content terms to their IDF weight, for
 	// generators that match words.
 	Terms map[string]float64
-	// Parts are the verdicts on the parts of a multi-part question, in
-	// order; empty for a single question. Status is then the best part's.
-	Parts []Part
-	// Detail says in a few words why, for the trace.
+	// Parts are the evidence for each part of a multi-part question, in
+	// order; empty for a single question.
+	Parts []PartEvidence
+	// Detail says in a few words what was measured, for the trace.
 	Detail string
+	// Basis is the gate's own analysis of the question (its terms, the
+	// passage it measured), handed unchanged to a Generator of the same
+	// implementation so that the question is analysed once per ask and
+	// the answer quotes the passage the decision was made on. Other
+	// generators ignore it.
+	Basis any
 }
 
-// Part is the gate's verdict on one part of a multi-part question.
+// MaxPages is the most pages an uncertain reply links.
+const MaxPages = 3
+
+// Page is one candidate page with its best passage.
+type Page struct {
+	// Hit is the page's best chunk.
+	Hit docent.Hit
+	// Passage is the chunk's passage that best matches the question, one
+	// line (the uncertain reply quotes it).
+	Passage string
+}
+
+// PartEvidence is the evidence for one part of a multi-part question.
+type PartEvidence struct {
+	// Ask is the part as asked.
+	Ask string
+	// Features measure the part's closest passage.
+	Features Features
+	// Sources are the numbers (Source.N) of the sources that hold the
+	// part's evidence, best first.
+	Sources []int
+	// Missing names the part's details that its sources lack.
+	Missing []string
+	// Terms maps the part's content terms to their IDF weight.
+	Terms map[string]float64
+}
+
+// Rule maps evidence to an outcome: one calibrated rule per answerer.
+type Rule interface {
+	// Decide returns the outcome for the features.
+	Decide(f Features) Verdict
+}
+
+// Verdict is a Rule's outcome.
+type Verdict struct {
+	// Status is answered, uncertain or not found.
+	Status docent.Status
+	// Score is what the rule compared (for Logistic, the probability
+	// that an answer is right); Threshold the answer threshold.
+	Score, Threshold float64
+	// Reason says why, for the trace.
+	Reason string
+}
+
+// Part is the verdict on one part of a multi-part question, as a
+// Generator sees it.
 type Part struct {
 	// Ask is the part as asked.
 	Ask string
@@ -217,6 +269,8 @@ type GenerateRequest struct {
 	// each part with its own citations and says which part it could not
 	// answer.
 	Parts []Part
+	// Basis is Evidence.Basis (see there).
+	Basis any
 }
 
 // GenerateResult is a Generator's answer.

@@ -52,7 +52,7 @@ func (g *streamGen) GenerateStream(_ context.Context, req GenerateRequest, onTex
 func TestAnswerStream(t *testing.T) {
 	hits := []docent.Hit{hit(chPTO, 1, 1, 1, 0.8), hit(chSick, 0.8, 2, 2, 0.7)}
 	gen := &streamGen{pieces: []string{"Sick days are separate [2]", ". You get 25 ", "vacation days [1][9]."}}
-	p, err := New(Stages{Retriever: &fakeSearcher{hits: hits}, Generator: gen}, nil, Options{})
+	p, err := New(Stages{Retriever: &fakeSearcher{hits: hits}, Gate: fakeGate{}, Rule: Always{}, Generator: gen}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

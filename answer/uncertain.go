@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/docent-hq/docent"
@@ -18,14 +19,15 @@ const maxExcerpt = 200
 // UncertainText is the reply when the docs seem to be about a question
 // but do not confirm an answer. It asserts nothing as the answer: it says
 // so, names any asked detail the docs lack (and what they list instead),
-// links the closest page as [1] with a one-line excerpt, and offers a
-// person.
+// links the closest pages as [1], [2], … each with a one-line passage,
+// and offers a person. passages[i] belongs to closest[i]; "" leaves it
+// out.
 //
 //	I couldn't confirm this in the docs: they don't mention Tokyo (they
-//	list United States, Germany). The closest page is [1] Expense policy ›
-//	Meals: "Meal per diem: United States: $75 per day." Want me to bring
-//	in a person?
-func UncertainText(missing []string, covered string, closest docent.Citation, excerpt string) string {
+//	list United States, Germany). The closest pages: [1] Expense policy ›
+//	Meals: "Meal per diem: United States: $75 per day"; [2] Booking travel
+//	› Flights. Want me to bring in a person?
+func UncertainText(missing []string, covered string, closest []docent.Citation, passages []string) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSuffix(UncertainLead, "."))
 	if len(missing) > 0 {
@@ -34,15 +36,39 @@ func UncertainText(missing []string, covered string, closest docent.Citation, ex
 			b.WriteString(" (they list " + covered + ")")
 		}
 	}
-	b.WriteString(". The closest page is [1] " + closest.Title)
-	if closest.Section != "" {
-		b.WriteString(" › " + closest.Section)
+	if len(closest) == 1 {
+		b.WriteString(". The closest page is ")
+	} else {
+		b.WriteString(". The closest pages: ")
 	}
-	if excerpt != "" {
-		b.WriteString(`: "` + excerpt + `"`)
+	for i, c := range closest {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("[" + strconv.Itoa(c.N) + "] " + c.Title)
+		if c.Section != "" {
+			b.WriteString(" › " + c.Section)
+		}
+		if i < len(passages) && passages[i] != "" {
+			b.WriteString(`: "` + oneLine(passages[i]) + `"`)
+		}
 	}
 	b.WriteString(". " + HandoffOffer)
 	return b.String()
+}
+
+// oneLine cuts a passage to maxExcerpt characters at a word boundary,
+// without final punctuation or double quotes.
+func oneLine(text string) string {
+	text = strings.TrimRight(strings.Join(strings.Fields(text), " "), ".!?:;,")
+	if len(text) > maxExcerpt {
+		cut := strings.LastIndex(text[:maxExcerpt], " ")
+		if cut <= 0 {
+			cut = maxExcerpt
+		}
+		text = strings.TrimRight(text[:cut], " ,;:") + "…"
+	}
+	return strings.ReplaceAll(text, `"`, "'")
 }
 
 // joinAnd joins words as "a", "a and b", "a, b and c".
@@ -54,40 +80,4 @@ func joinAnd(words []string) string {
 		return words[0]
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
-// excerpt is the chunk's sentence that best covers the question's terms
-// (a list item or table row only when the chunk has no sentence: a row
-// answers for one entry, which an uncertain reply must not assert), or
-// its first unit, cut to maxExcerpt characters at a word boundary; final
-// punctuation is dropped.
-func excerpt(c docent.Chunk, terms map[string]float64) string {
-	units := unitsOf(c)
-	if len(units) == 0 {
-		return ""
-	}
-	sc := &scorer{idf: terms}
-	for t, w := range terms {
-		sc.terms = append(sc.terms, t)
-		sc.total += w
-	}
-	best, bestCov := units[0], -1.0
-	for _, u := range units {
-		cov := sc.unitCoverage(u)
-		if u.Kind == kindSentence {
-			cov += 1 // any sentence before any row or item
-		}
-		if cov > bestCov {
-			best, bestCov = u, cov
-		}
-	}
-	text := trimEnd(plainMarkers(best.Text))
-	if len(text) > maxExcerpt {
-		cut := strings.LastIndex(text[:maxExcerpt], " ")
-		if cut <= 0 {
-			cut = maxExcerpt
-		}
-		text = strings.TrimRight(text[:cut], " ,;:") + "…"
-	}
-	return strings.ReplaceAll(text, `"`, "'")
 }

@@ -87,11 +87,11 @@ func TestAnswerUncitedPolicy(t *testing.T) {
 	}{
 		{"", docent.StatusNotFound, []string{NotFoundText}},
 		{docent.StatusNotFound, docent.StatusNotFound, []string{NotFoundText}},
-		{docent.StatusUncertain, docent.StatusUncertain, []string{UncertainLead[:len(UncertainLead)-1], "[1] Time off › Vacation", HandoffOffer}},
+		{docent.StatusUncertain, docent.StatusUncertain, []string{UncertainLead[:len(UncertainLead)-1], "[1] Time off › Vacation", "[2] Sick leave", HandoffOffer}},
 	} {
 		t.Run(string(tt.want)+"/"+string(tt.policy), func(t *testing.T) {
 			gen := &fakeGenerator{text: "You probably get 30 days [7]. It depends on your contract."}
-			p := pipeline(t, &fakeSearcher{hits: hits}, gen, nil, GateOptions{}, Options{Uncited: tt.policy})
+			p := pipeline(t, &fakeSearcher{hits: hits}, gen, nil, nil, Options{Uncited: tt.policy})
 			a, err := p.Answer(context.Background(), docent.Question{Text: "How many vacation days do I get per year?"})
 			if err != nil {
 				t.Fatal(err)
@@ -112,7 +112,7 @@ func TestAnswerUncitedPolicy(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Stages{Retriever: &fakeSearcher{}}, nil, Options{Uncited: docent.StatusAnswered}); err == nil {
+	if _, err := New(Stages{Retriever: &fakeSearcher{}, Gate: fakeGate{}, Rule: Always{}, Generator: quoteFirst{}}, nil, Options{Uncited: docent.StatusAnswered}); err == nil {
 		t.Error("Options.Uncited answered accepted")
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/internal/lograte"
 )
 
 // Asker answers a question and records the turn.
@@ -39,16 +40,22 @@ type Server struct {
 	docs     *Docs
 	log      *slog.Logger
 	ready    atomic.Bool
-	check    func(context.Context) error
-	limit    *limiter
+	checks   []func(context.Context) error
+	limit    *Limiter
 	onShed   func(code string)
 	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
+	// quiet rate-limits the log lines of failures that repeat (storage,
+	// readiness): one line per interval, with the count of the others.
+	quiet map[string]*lograte.Quiet
 }
 
 // Options configure a Server. Zero fields take the defaults.
 type Options struct {
-	// Limits bound the asks worked on at once.
+	// Limits bound the asks worked on at once, when Limiter is nil.
 	Limits Limits
+	// Limiter, when set, is the admission shared with other entrances;
+	// Limits is then ignored.
+	Limiter *Limiter
 	// OnShed, when set, is called with the code (CodeNotReady or
 	// CodeOverloaded) of every ask refused with 503, for metrics.
 	OnShed func(code string)
@@ -56,25 +63,30 @@ type Options struct {
 
 // New builds the API server. docs may be nil when no local source is served.
 func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger, opts Options) *Server {
+	limit := opts.Limiter
+	if limit == nil {
+		limit = NewLimiter(opts.Limits)
+	}
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		limit: newLimiter(opts.Limits), onShed: opts.OnShed}
+		limit: limit, onShed: opts.OnShed,
+		quiet: map[string]*lograte.Quiet{"readyz": lograte.New(10 * time.Second)}}
 }
+
+// Limiter is the admission control /api/ask goes through; other
+// entrances on the same server (MCP) share it.
+func (s *Server) Limiter() *Limiter { return s.limit }
 
 // SetReady marks the index as loaded: /readyz answers 200 and /api/ask
 // answers questions from then on (503 not_ready before).
 func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 
-// SetCheck adds a readiness check that /readyz runs once the index is
-// loaded (a remote index's health); call it before serving.
-func (s *Server) SetCheck(check func(context.Context) error) { s.check = check }
+// AddCheck adds a readiness check that /readyz runs once the index is
+// loaded (a remote index's health, the store's write health); /readyz
+// answers 503 while any fails. Call it before serving.
+func (s *Server) AddCheck(check func(context.Context) error) { s.checks = append(s.checks, check) }
 
 // LastAsk is when the last admitted ask ended (zero before the first).
-func (s *Server) LastAsk() time.Time {
-	if n := s.lastAsk.Load(); n != 0 {
-		return time.Unix(0, n)
-	}
-	return time.Time{}
-}
+func (s *Server) LastAsk() time.Time { return s.limit.LastRelease() }
 
 // Ready reports whether SetReady(true) was called.
 func (s *Server) Ready() bool { return s.ready.Load() }
@@ -102,10 +114,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
 		return
 	}
-	if s.check != nil {
-		if err := s.check(r.Context()); err != nil {
-			s.log.WarnContext(r.Context(), "not ready", slog.Any("error", err))
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+	for _, check := range s.checks {
+		if err := check(r.Context()); err != nil {
+			s.quiet["readyz"].Log(func(heldBack int) {
+				s.log.WarnContext(r.Context(), "not ready", slog.Any("error", err), slog.Int("repeats_not_logged", heldBack))
+			})
+			status := "unavailable"
+			if errors.Is(err, docent.ErrStorageUnavailable) {
+				status = CodeStorageUnavailable
+			}
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": status, "error": err.Error()})
 			return
 		}
 	}
@@ -141,11 +159,16 @@ type AskResponse struct {
 // AskTimeout bounds the work one POST /api/ask may do.
 const AskTimeout = 30 * time.Second
 
-// Retry-After values of the two 503s.
+// Retry-After values of the 503s.
 const (
 	retryNotReady   = 5 * time.Second
 	retryOverloaded = 1 * time.Second
+	retryStorage    = 10 * time.Second
 )
+
+// StageStore is the AskFailure stage of an answer that could not be
+// stored.
+const StageStore = "store"
 
 // ask answers POST /api/ask. The cheap refusals come first: not ready,
 // then a malformed body, then no free slot; only an admitted ask does any
@@ -161,7 +184,18 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		aerr.write(w)
 		return
 	}
-	if !s.limit.acquire(r.Context()) {
+	q := docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter}
+	if c, ok := docent.CallerFromContext(r.Context()); ok {
+		// A token's scope narrows the filter inside retrieval; a filter
+		// that names a source or label outside it is refused.
+		f, err := c.Scope.Restrict(req.Filter)
+		if err != nil {
+			writeError(w, http.StatusForbidden, CodeOutOfScope, "This token may not read that: "+err.Error()+".")
+			return
+		}
+		q.Filter, q.User = f, c.Name
+	}
+	if !s.limit.Acquire(r.Context()) {
 		if r.Context().Err() != nil {
 			return // the client has gone
 		}
@@ -169,16 +203,20 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 			msg: "too many questions at once; retry shortly"})
 		return
 	}
-	defer func() {
-		s.limit.release()
-		s.lastAsk.Store(time.Now().UnixNano())
-	}()
+	defer s.limit.Release()
 	ctx, cancel := context.WithTimeout(r.Context(), AskTimeout)
 	defer cancel()
-	turn, err := s.asker.Ask(ctx, docent.Question{Text: req.Question, Platform: "api", Filter: req.Filter})
+	turn, err := s.asker.Ask(ctx, q)
 	switch {
 	case errors.Is(err, docent.ErrEmptyQuestion):
 		writeError(w, http.StatusBadRequest, CodeEmptyQuestion, "question is empty")
+		return
+	case errors.Is(err, docent.ErrStorageUnavailable):
+		// The Recorder logged it (rate-limited); one line is enough.
+		w.Header().Set("Retry-After", strconv.Itoa(int(retryStorage/time.Second)))
+		writeJSON(w, http.StatusServiceUnavailable, AskFailure{Error: CodeStorageUnavailable, Stage: StageStore,
+			Message: "The answer was made but could not be stored, so it is not given: the database cannot take writes " +
+				"(is the disk full?). Nothing was recorded for this question; retry later."})
 		return
 	case err != nil:
 		s.log.ErrorContext(r.Context(), "ask", slog.Int64("turn", turn.ID), slog.String("error", turn.Answer.Trace.Error))
@@ -218,7 +256,8 @@ func NewAskResponse(turn docent.Turn, format Formatter, withTrace bool) AskRespo
 // AskFailure is the body of a failed POST /api/ask: which step failed and
 // the stored turn to look up, never the error's internals.
 type AskFailure struct {
-	// Error is the stable code CodeAnswerFailed.
+	// Error is the stable code: CodeAnswerFailed, or
+	// CodeStorageUnavailable (stage "store", no turn).
 	Error string `json:"error"`
 	// Stage is the answer stage that failed ("retrieve", "generate", ...),
 	// "" when the failure was outside the stages.

@@ -9,9 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -151,7 +154,7 @@ func TestDocsServesOnlyLiveDocuments(t *testing.T) {
 		"notes/todo.txt": {Data: []byte("plain & simple")},
 	}
 	live := map[string]bool{"hb:it/vpn.md": true, "hb:notes/todo.txt": true, "hb:.env": false}
-	docs := NewDocs(map[string]fs.FS{"hb": fsys}, func(_ context.Context, id string) (bool, error) { return live[id], nil })
+	docs := NewDocs(map[string]fs.FS{"hb": fsys}, func(_ context.Context, id string) (bool, error) { return live[id], nil }, DocsOptions{})
 	ts := newTestServer(t, nil, docs)
 	tests := []struct {
 		path       string
@@ -196,5 +199,83 @@ func TestNewAskResponseNeverNullCitations(t *testing.T) {
 		func(a docent.Answer) string { return a.Text }, false))
 	if !strings.Contains(string(b), `"citations":[]`) {
 		t.Errorf("citations should be [] not null: %s", b)
+	}
+}
+
+// TestAskScopedToken: a token's scope narrows the filter the question is
+// retrieved with and names the token in the turn; a filter outside the
+// scope is refused with 403 before any answer is made.
+func TestAskScopedToken(t *testing.T) {
+	var got []docent.Question
+	asker := askerFunc(func(ctx context.Context, q docent.Question) (docent.Turn, error) {
+		got = append(got, q)
+		return docent.Turn{ID: 1, Question: q, Answer: docent.Answer{Text: "Yes [1].", Status: docent.StatusAnswered,
+			Citations: []docent.Citation{{N: 1, Title: "Policy", URL: "https://x/p"}}}}, nil
+	})
+	s := New(asker, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{})
+	s.SetReady(true)
+	caller := docent.Caller{Name: "community-bot", TokenID: 3, Scope: docent.Scope{Sources: []string{"public"}, Labels: []string{"faq"}}}
+	withCaller := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handler().ServeHTTP(w, r.WithContext(docent.NewContextWithCaller(r.Context(), caller)))
+	})
+	ts := httptest.NewServer(withCaller)
+	defer ts.Close()
+	for _, tc := range []struct {
+		name        string
+		body        string
+		wantStatus  int
+		wantSources []string
+	}{
+		{"no filter takes the scope", `{"question":"may I?"}`, 200, []string{"public"}},
+		{"a source inside", `{"question":"may I?","filter":{"sources":["public"],"labels":["faq"]}}`, 200, []string{"public"}},
+		{"a source outside", `{"question":"may I?","filter":{"sources":["internal"]}}`, 403, nil},
+		{"a label outside", `{"question":"may I?","filter":{"labels":["secret"]}}`, 403, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got = nil
+			resp, b := mustDo(t, http.MethodPost, ts.URL+"/api/ask", "application/json", tc.body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.wantStatus, b)
+			}
+			if tc.wantStatus != 200 {
+				mustErrorBody(t, resp, b, CodeOutOfScope)
+				if len(got) != 0 {
+					t.Errorf("a refused ask reached the answerer: %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("asked %d times", len(got))
+			}
+			q := got[0]
+			if !slices.Equal(q.Filter.Sources, tc.wantSources) || !slices.Equal(q.Filter.Labels, []string{"faq"}) || q.User != "community-bot" || q.Platform != "api" {
+				t.Errorf("question = %+v, want sources %v, labels [faq], user community-bot", q, tc.wantSources)
+			}
+		})
+	}
+}
+
+// TestSharedLimiter: a server given a Limiter admits through it, so an
+// entrance holding every slot makes /api/ask refuse at once.
+func TestSharedLimiter(t *testing.T) {
+	lim := NewLimiter(Limits{MaxInFlight: 1, MaxQueue: 1, MaxWait: time.Millisecond})
+	s := New(answered(new(atomic.Int64)), format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Limiter: lim})
+	s.SetReady(true)
+	if s.Limiter() != lim {
+		t.Fatal("the server does not use the limiter it was given")
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	if !lim.Acquire(context.Background()) {
+		t.Fatal("acquire")
+	}
+	resp, b := mustDo(t, http.MethodPost, ts.URL+"/api/ask", "application/json", `{"question":"q"}`)
+	mustErrorBody(t, resp, b, CodeOverloaded)
+	lim.Release()
+	if s.LastAsk().IsZero() {
+		t.Error("LastAsk is zero after a release")
+	}
+	if resp, b := mustDo(t, http.MethodPost, ts.URL+"/api/ask", "application/json", `{"question":"q"}`); resp.StatusCode != 200 {
+		t.Errorf("after the release: %d %s", resp.StatusCode, b)
 	}
 }

@@ -28,6 +28,9 @@ const (
 	// CodeOverloaded: too many questions are waiting; the request was
 	// refused before any work was done (503 with Retry-After).
 	CodeOverloaded = "overloaded"
+	// CodeOutOfScope: the filter names a source or label outside the
+	// token's scope (403).
+	CodeOutOfScope = "out_of_scope"
 	// CodeNotFound: no such route (404).
 	CodeNotFound = "not_found"
 	// CodeMethodNotAllowed: the route exists for other methods (405).
@@ -35,6 +38,11 @@ const (
 	// CodeAnswerFailed: making the answer failed (500); the body is an
 	// AskFailure naming the stage and the stored turn, never internals.
 	CodeAnswerFailed = "answer_failed"
+	// CodeStorageUnavailable: the answer could not be stored (a full
+	// disk, an I/O error), so none is given (503 with Retry-After); the
+	// body is an AskFailure with stage "store". /readyz fails too once
+	// writes keep failing.
+	CodeStorageUnavailable = "storage_unavailable"
 )
 
 // ErrorResponse is the JSON body of every error response.

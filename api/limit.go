@@ -39,23 +39,28 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// limiter admits at most MaxInFlight asks at once, first come first
-// served, with at most MaxQueue waiting.
-type limiter struct {
+// Limiter admits at most MaxInFlight asks at once, first come first
+// served, with at most MaxQueue waiting. One Limiter is shared by every
+// entrance that answers on a server (POST /api/ask, MCP's ask_docs), so
+// that together they never work on more than MaxInFlight asks. It is safe
+// for concurrent use.
+type Limiter struct {
 	slots   chan struct{}
 	waiting atomic.Int64
 	limits  Limits
+	last    atomic.Int64 // unix nanoseconds of the last Release
 }
 
-func newLimiter(l Limits) *limiter {
+// NewLimiter returns a Limiter; zero fields of l take the defaults.
+func NewLimiter(l Limits) *Limiter {
 	l = l.withDefaults()
-	return &limiter{slots: make(chan struct{}, l.MaxInFlight), limits: l}
+	return &Limiter{slots: make(chan struct{}, l.MaxInFlight), limits: l}
 }
 
-// acquire waits for a slot. It reports false when the queue is full, the
+// Acquire waits for a slot. It reports false when the queue is full, the
 // wait is over MaxWait or ctx ends first; otherwise the caller must call
-// release.
-func (l *limiter) acquire(ctx context.Context) bool {
+// Release when the ask is done.
+func (l *Limiter) Acquire(ctx context.Context) bool {
 	select {
 	case l.slots <- struct{}{}:
 		return true
@@ -78,4 +83,16 @@ func (l *limiter) acquire(ctx context.Context) bool {
 	}
 }
 
-func (l *limiter) release() { <-l.slots }
+// Release frees the slot an Acquire took.
+func (l *Limiter) Release() {
+	<-l.slots
+	l.last.Store(time.Now().UnixNano())
+}
+
+// LastRelease is when an admitted ask last ended (zero before the first).
+func (l *Limiter) LastRelease() time.Time {
+	if n := l.last.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}

@@ -439,8 +439,10 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 		return nil
 	}
 	if askErr != nil {
-		b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
-			slog.String("error", turn.Answer.Trace.Error))
+		if !errors.Is(askErr, docent.ErrStorageUnavailable) { // the Recorder logs those, rate-limited
+			b.log.ErrorContext(ctx, "answer failed", slog.Int64("turn", turn.ID), slog.String("thread", t.ID),
+				slog.String("error", turn.Answer.Trace.Error))
+		}
 		err := s.post(ctx, failedReply(turn.ID))
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}
@@ -540,6 +542,11 @@ func (b *Bot) reply(ctx context.Context, turn docent.Turn) Reply {
 	case docent.StatusUncertain:
 		r.Kind = ReplyUncertain
 		r.Buttons = []ActionKind{ActionHandoff, ActionHelpful, ActionNotHelpful}
+	case docent.StatusSmallTalk:
+		// A greeting or thanks: a short note, no sources, no buttons.
+		r.Kind = ReplyNote
+		r.Citations = nil
+		return r
 	default:
 		r.Kind = ReplyNotFound
 		r.Citations = nil

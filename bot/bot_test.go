@@ -251,6 +251,7 @@ func TestOutcomeReplies(t *testing.T) {
 		{docent.StatusAnswered, bot.ReplyAnswer, bot.ActionHelpful, 1},
 		{docent.StatusUncertain, bot.ReplyUncertain, bot.ActionHandoff, 1},
 		{docent.StatusNotFound, bot.ReplyNotFound, bot.ActionHandoff, 0},
+		{docent.StatusSmallTalk, bot.ReplyNote, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.status), func(t *testing.T) {
@@ -262,6 +263,12 @@ func TestOutcomeReplies(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := e.out.last(t)
+			if tt.first == "" {
+				if r.Kind != tt.kind || len(r.Buttons) != 0 || len(r.Citations) != 0 {
+					t.Errorf("reply = %+v, want a %s without buttons or citations", r, tt.kind)
+				}
+				return
+			}
 			if r.Kind != tt.kind || len(r.Buttons) == 0 || r.Buttons[0] != tt.first || len(r.Citations) != tt.cites {
 				t.Errorf("reply = %+v, want kind %s, first button %s, %d citations", r, tt.kind, tt.first, tt.cites)
 			}

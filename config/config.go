@@ -17,7 +17,13 @@
 // "REDACTED", and passwords inside URLs are masked too.
 package config
 
-import "time"
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+)
 
 // Config is the whole docent configuration. Each package receives only its
 // own section.
@@ -90,6 +96,9 @@ type AuthConfig struct {
 	// APIRatePerMinute bounds each API token's requests per minute,
 	// unless the token sets its own.
 	APIRatePerMinute int `yaml:"api_rate_per_minute"`
+	// DocLinkTTL is how long the signed /docs links in chat answers work
+	// when /docs needs a token (api_tokens required, or beyond localhost).
+	DocLinkTTL time.Duration `yaml:"doc_link_ttl"`
 }
 
 // AdminConfig is one console administrator.
@@ -108,6 +117,47 @@ type TrustedHeaderConfig struct {
 	Header string `yaml:"header,omitempty"`
 	// Allowed are the emails that may use the console.
 	Allowed []string `yaml:"allowed,omitempty"`
+	// Proxies are the addresses or CIDRs (10.0.0.0/8, 192.0.2.7,
+	// ::1) the header is accepted from: the proxy's own address as
+	// docent sees it. From any other peer the header is ignored; with
+	// none listed it is ignored altogether, and serving beyond localhost
+	// with a trusted header requires them.
+	Proxies []string `yaml:"proxies,omitempty"`
+}
+
+// Prefixes parses Proxies: a CIDR as is, a bare address as a one-address
+// prefix.
+func (t TrustedHeaderConfig) Prefixes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for i, p := range t.Proxies {
+		p = strings.TrimSpace(p)
+		if pf, err := netip.ParsePrefix(p); err == nil {
+			out = append(out, pf.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(p)
+		if err != nil {
+			return nil, fmt.Errorf("proxies[%d]: %q is not an address or a CIDR", i, p)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// Loopback reports whether a listen address (host:port) binds this
+// machine only: localhost or a loopback IP. ":8080" and "0.0.0.0:8080"
+// bind every interface.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // ConsoleConfig tunes the admin console.
@@ -364,11 +414,6 @@ type GeminiConfig struct {
 	MaxOutputTokens int     `yaml:"max_output_tokens"`
 	// Timeout bounds one API call ("30s").
 	Timeout time.Duration `yaml:"timeout"`
-	// MinScore is the relevance threshold when Gemini embeds (cosines of
-	// its vectors do not live on the offline embedder's scale); 0 means
-	// the built-in default. `docent eval --golden FILE --calibrate`
-	// proposes one.
-	MinScore float64 `yaml:"min_score,omitempty"`
 }
 
 // OpenAIConfig configures an OpenAI-compatible provider.
@@ -388,10 +433,6 @@ type OpenAIConfig struct {
 	MaxOutputTokens int     `yaml:"max_output_tokens"`
 	// Timeout bounds one API call ("30s").
 	Timeout time.Duration `yaml:"timeout"`
-	// MinScore is the relevance threshold when this provider embeds; 0
-	// means the built-in default. `docent eval --golden FILE --calibrate`
-	// proposes one.
-	MinScore float64 `yaml:"min_score,omitempty"`
 }
 
 // EmbedderConfig selects the embedding provider.
@@ -407,14 +448,24 @@ type AnswererConfig struct {
 	// Provider is ProviderOffline (extractive answers) or a provider
 	// configured under llm, which then writes the answers.
 	Provider string `yaml:"provider"`
-	// MinScore is the answer threshold, whatever the embedder: how much
-	// evidence the closest page must give (see answer.DefaultMinScore) for
-	// docent to answer; below it the reply is uncertain (the closest page
-	// linked, nothing asserted). 0 means the embedder's own threshold
-	// (llm.gemini.min_score, llm.openai.min_score) or, for the offline
-	// embedder, the pipeline's built-in default.
-	MinScore float64 `yaml:"min_score"`
-	// MaxSources is how many sources an answer may draw on.
+	// Decision is the calibrated rule that maps the offline gate's
+	// evidence to answered, uncertain or not found; `docent eval
+	// --calibrate` prints it. Unset, the built-in rule
+	// (offline.DefaultDecision) decides.
+	Decision *DecisionConfig `yaml:"decision,omitempty"`
+	// Passage is the offline answerer's passage model: how it ranks the
+	// sentences, items and rows it may quote. `docent eval --calibrate`
+	// prints it; unset, the built-in one (offline.DefaultPassage) ranks.
+	Passage *PassageConfig `yaml:"passage,omitempty"`
+	// Synonyms is a file of the deployment's synonyms (Solr format: "pto,
+	// paid time off" or "2fa => mfa"), read at start; "" has none.
+	Synonyms string `yaml:"synonyms,omitempty"`
+	// MinCosine is, for a model answerer, the cosine under which a
+	// candidate keyword search did not return is no evidence: a question
+	// with no such evidence at all is not sent to the model. 0 means 0.2.
+	MinCosine float64 `yaml:"min_cosine,omitempty"`
+	// MaxSources is how many sources an answer may draw on: 0 means 4
+	// for the offline answerer and 8 for a model, which reads them all.
 	MaxSources int `yaml:"max_sources"`
 	// Uncited is what becomes of a model answer left with no valid
 	// citation: UncitedNotFound (the default) or UncitedUncertain (flagged
@@ -441,32 +492,32 @@ const (
 	RerankOff        = "off"
 )
 
-// EffectiveMinScore is the relevance threshold in force: answerer.min_score
-// when set, else the threshold of the provider that embeds (0 for the
-// offline embedder, which means the pipeline's built-in default).
-func (c Config) EffectiveMinScore() float64 {
-	if c.Answerer.MinScore > 0 {
-		return c.Answerer.MinScore
-	}
-	switch c.Embedder.Provider {
-	case ProviderGemini:
-		return c.LLM.Gemini.MinScore
-	case ProviderOpenAI:
-		return c.LLM.OpenAI.MinScore
-	}
-	return 0
+// PassageConfig is the offline answerer's passage model (see
+// offline.PassageModel): a passage's probability of answering is
+// σ(bias + Σ weights[feature]·feature).
+type PassageConfig struct {
+	// Bias is the intercept.
+	Bias float64 `yaml:"bias"`
+	// Weights weigh the passage features by name (own, cover, heading,
+	// chunk, rank, fused, keyword, cosine, kind, lacks, entry, keyed,
+	// codes, meta, early, lead, length).
+	Weights map[string]float64 `yaml:"weights"`
 }
 
-// MinScoreKey is the config key that sets the threshold for the
-// configured embedder: the one `docent eval --calibrate` tells you to set.
-func (c Config) MinScoreKey() string {
-	switch c.Embedder.Provider {
-	case ProviderGemini:
-		return "llm.gemini.min_score"
-	case ProviderOpenAI:
-		return "llm.openai.min_score"
-	}
-	return "answerer.min_score"
+// DecisionConfig is the offline answerer's calibrated rule (see
+// answer.Logistic): the probability that an answer is right is
+// σ(bias + Σ weights[feature]·feature); at answer_at or above docent
+// answers, under not_found_at it answers not found, in between uncertain.
+type DecisionConfig struct {
+	// Bias is the intercept.
+	Bias float64 `yaml:"bias"`
+	// Weights weigh the gate's features by name (coverage, chunk, page,
+	// cosine, keyword, agreement, asks, kind, missing, unknown, length).
+	Weights map[string]float64 `yaml:"weights"`
+	// AnswerAt and NotFoundAt are the cut points, 0 <= not_found_at <=
+	// answer_at <= 1.
+	AnswerAt   float64 `yaml:"answer_at"`
+	NotFoundAt float64 `yaml:"not_found_at"`
 }
 
 // ChunkerConfig sizes chunks, in estimated tokens.
@@ -485,6 +536,10 @@ type SyncConfig struct {
 	Schedule string `yaml:"schedule"`
 	// MaxDocBytes skips documents larger than this.
 	MaxDocBytes int64 `yaml:"max_doc_bytes"`
+	// MaxChunksPerDoc is the most chunks one document is indexed as; a
+	// document that would make more is indexed up to the cap and the
+	// rest reported in the sync run.
+	MaxChunksPerDoc int `yaml:"max_chunks_per_doc"`
 	// Workers is how many sources sync at once.
 	Workers int `yaml:"workers"`
 }
@@ -527,13 +582,13 @@ func Default() Config {
 				Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: ProviderOffline},
-		Answerer: AnswererConfig{Provider: ProviderOffline, MaxSources: 4},
+		Answerer: AnswererConfig{Provider: ProviderOffline},
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
-		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, Workers: 2},
+		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, MaxChunksPerDoc: 2000, Workers: 2},
 		Log:      LogConfig{Level: "info", Format: "text"},
 		Slack:    defaultSlack(),
 		Discord:  defaultDiscord(),
-		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60},
+		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60, DocLinkTTL: 24 * time.Hour},
 		Console:  ConsoleConfig{StaleAfterDays: 365},
 	}
 }

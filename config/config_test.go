@@ -58,13 +58,14 @@ func TestDefault(t *testing.T) {
 		{"llm.openai.base_url", c.LLM.OpenAI.BaseURL, "https://api.openai.com/v1"},
 		{"embedder.provider", c.Embedder.Provider, "offline"},
 		{"answerer.provider", c.Answerer.Provider, "offline"},
-		{"answerer.min_score", c.Answerer.MinScore, 0.0},
-		{"answerer.max_sources", c.Answerer.MaxSources, 4},
+		{"answerer.max_sources", c.Answerer.MaxSources, 0},
 		{"chunker.target_tokens", c.Chunker.TargetTokens, 512},
 		{"chunker.overlap_tokens", c.Chunker.OverlapTokens, 40},
 		{"sync.schedule", c.Sync.Schedule, "@every 1h"},
 		{"sync.max_doc_bytes", c.Sync.MaxDocBytes, int64(1 << 20)},
+		{"sync.max_chunks_per_doc", c.Sync.MaxChunksPerDoc, 2000},
 		{"sync.workers", c.Sync.Workers, 2},
+		{"auth.doc_link_ttl", c.Auth.DocLinkTTL, 24 * time.Hour},
 		{"log.level", c.Log.Level, "info"},
 		{"log.format", c.Log.Format, "text"},
 	}
@@ -158,10 +159,11 @@ func TestLoadFullFile(t *testing.T) {
 				Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: "openai"},
-		Answerer: AnswererConfig{Provider: "gemini", MinScore: 0.25, MaxSources: 5},
-		Chunker:  ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
-		Sync:     SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, Workers: 4},
-		Log:      LogConfig{Level: "debug", Format: "json"},
+		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: "synonyms.txt",
+			Decision: &DecisionConfig{Bias: -3.5, Weights: map[string]float64{"coverage": 4, "missing": -2}, AnswerAt: 0.5, NotFoundAt: 0.1}},
+		Chunker: ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
+		Sync:    SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, MaxChunksPerDoc: 2000, Workers: 4},
+		Log:     LogConfig{Level: "debug", Format: "json"},
 		Slack: SlackConfig{Mode: "http", APIURL: "http://slack-proxy.internal:8080/api/", BotToken: "xoxb-1-secret",
 			SigningSecret: "s1gn1ng", EscalationChannel: "C0HELPDESK", UserGroup: "S0ITTEAM", GroupName: "the IT team",
 			FollowUps: "replies", History: 5, UserRate: 6, ChannelRate: 30, Reaction: "hourglass",
@@ -185,9 +187,10 @@ func TestLoadFullFile(t *testing.T) {
 			},
 		},
 		Auth: AuthConfig{
-			Admins:        []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
-			TrustedHeader: TrustedHeaderConfig{Header: "X-Forwarded-Email", Allowed: []string{"bob@example.com"}},
-			SessionIdle:   30 * time.Minute, APITokens: TokensRequired, APIRatePerMinute: 120,
+			Admins: []AdminConfig{{User: "alice@example.com", PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}},
+			TrustedHeader: TrustedHeaderConfig{Header: "X-Forwarded-Email", Allowed: []string{"bob@example.com"},
+				Proxies: []string{"10.0.0.0/8", "192.0.2.7"}},
+			SessionIdle: 30 * time.Minute, APITokens: TokensRequired, APIRatePerMinute: 120, DocLinkTTL: 24 * time.Hour,
 		},
 		Console: ConsoleConfig{StaleAfterDays: 180},
 	}
@@ -283,6 +286,11 @@ func TestLoadErrors(t *testing.T) {
 			name: "a mapping where a list goes",
 			yaml: "sources:\n  name: a\n",
 			want: []string{`config: docent.yaml:2: sources: cannot use a mapping here: want a list`},
+		},
+		{
+			name: "a trusted header beyond localhost without proxies names the key and line",
+			yaml: "server:\n  addr: \":8080\"\nauth:\n  admins: []\n  trusted_header:\n    header: X-Forwarded-Email\n    allowed: [ops@example.com]\n",
+			want: []string{"config: docent.yaml:5: auth.trusted_header.proxies: list the addresses or CIDRs of the proxies that set X-Forwarded-Email"},
 		},
 		{
 			name: "sources: [] is no sources",
@@ -689,15 +697,19 @@ func TestValidate(t *testing.T) {
 		}, "llm.openai.base_url", "absolute http(s) URL"},
 		{"unused provider settings are not checked", func(c *Config) { c.LLM.OpenAI.BaseURL = "nonsense" }, "", ""},
 		{"unknown provider", func(c *Config) { c.Embedder.Provider = "cohere" }, "embedder.provider", `unknown provider "cohere"`},
-		{"negative min_score", func(c *Config) { c.Answerer.MinScore = -0.5 }, "answerer.min_score", ">= 0"},
-		{"zero max_sources", func(c *Config) { c.Answerer.MaxSources = 0 }, "answerer.max_sources", "at least 1"},
+		{"negative max_sources", func(c *Config) { c.Answerer.MaxSources = -1 }, "answerer.max_sources", "at least 1"},
+		{"min_cosine over 1", func(c *Config) { c.Answerer.MinCosine = 1.5 }, "answerer.min_cosine", "between 0 and 1"},
+		{"decision cut points out of order", func(c *Config) {
+			c.Answerer.Decision = &DecisionConfig{AnswerAt: 0.3, NotFoundAt: 0.4}
+		}, "answerer.decision.not_found_at", "between 0 and answer_at"},
+		{"decision answer_at over 1", func(c *Config) {
+			c.Answerer.Decision = &DecisionConfig{AnswerAt: 2}
+		}, "answerer.decision.answer_at", "between 0 and 1"},
 		{"uncited uncertain", func(c *Config) { c.Answerer.Uncited = "uncertain" }, "", ""},
 		{"bad uncited", func(c *Config) { c.Answerer.Uncited = "answered" }, "answerer.uncited", `unknown value "answered"`},
 		{"rerank off", func(c *Config) { c.Answerer.Rerank = "off" }, "", ""},
 		{"bad rerank", func(c *Config) { c.Answerer.Rerank = "cohere" }, "answerer.rerank", "want model or off"},
 		{"negative history_turns", func(c *Config) { c.Answerer.HistoryTurns = -1 }, "answerer.history_turns", ">= 0"},
-		{"negative gemini min_score", func(c *Config) { c.LLM.Gemini.MinScore = -1 }, "llm.gemini.min_score", ">= 0"},
-		{"negative openai min_score", func(c *Config) { c.LLM.OpenAI.MinScore = -1 }, "llm.openai.min_score", ">= 0"},
 		{"overlap not below target", func(c *Config) { c.Chunker.OverlapTokens = c.Chunker.TargetTokens }, "chunker.overlap_tokens", "smaller than chunker.target_tokens"},
 		{"zero target", func(c *Config) { c.Chunker.TargetTokens = 0; c.Chunker.OverlapTokens = 0 }, "chunker.target_tokens", "positive"},
 		{"bad sync schedule", func(c *Config) { c.Sync.Schedule = "hourly-ish" }, "sync.schedule", "invalid cron spec"},
@@ -723,6 +735,25 @@ func TestValidate(t *testing.T) {
 		}, "auth.admins[1].user", "already used"},
 		{"trusted header without emails", func(c *Config) { c.Auth.TrustedHeader.Header = "X-Email" }, "auth.trusted_header.allowed", "list the emails"},
 		{"emails without header", func(c *Config) { c.Auth.TrustedHeader.Allowed = []string{"a@b"} }, "auth.trusted_header.header", "must name the header"},
+		{"trusted header on localhost without proxies", func(c *Config) {
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}}
+		}, "", ""},
+		{"trusted header beyond localhost without proxies", func(c *Config) {
+			c.Server.Addr = ":8080"
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}}
+		}, "auth.trusted_header.proxies", "list the addresses or CIDRs of the proxies that set X-Email"},
+		{"trusted header beyond localhost with proxies", func(c *Config) {
+			c.Server.Addr = "0.0.0.0:8080"
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}, Proxies: []string{"10.0.0.0/8", "::1", "192.0.2.7"}}
+		}, "", ""},
+		{"bad proxy", func(c *Config) {
+			c.Auth.TrustedHeader = TrustedHeaderConfig{Header: "X-Email", Allowed: []string{"a@b"}, Proxies: []string{"10.0.0.0/8", "proxy.internal"}}
+		}, "auth.trusted_header.proxies[1]", `"proxy.internal" is not an address or a CIDR`},
+		{"admin user too long", func(c *Config) {
+			c.Auth.Admins = []AdminConfig{{User: strings.Repeat("a", 257), PasswordHash: "$2a$04$8jC2u6H7b5vYH0C6Zl5Gk.9P3m8m5yqTcXfXyAqK5lY0rZbB7U6vS"}}
+		}, "auth.admins[0].user", "at most 256 bytes"},
+		{"zero doc_link_ttl", func(c *Config) { c.Auth.DocLinkTTL = 0 }, "auth.doc_link_ttl", "positive duration"},
+		{"zero max_chunks_per_doc", func(c *Config) { c.Sync.MaxChunksPerDoc = 0 }, "sync.max_chunks_per_doc", "at least 1"},
 		{"zero session_idle", func(c *Config) { c.Auth.SessionIdle = 0 }, "auth.session_idle", "positive duration"},
 		{"zero api rate", func(c *Config) { c.Auth.APIRatePerMinute = 0 }, "auth.api_rate_per_minute", "at least 1"},
 		{"zero stale policy", func(c *Config) { c.Console.StaleAfterDays = 0 }, "console.stale_after_days", "positive"},
@@ -841,27 +872,19 @@ func TestNormalizeIncludes(t *testing.T) {
 	}
 }
 
-// TestEffectiveMinScore: the threshold follows the embedder, and
-// answerer.min_score overrides it for any embedder.
-func TestEffectiveMinScore(t *testing.T) {
-	tests := []struct {
-		embedder string
-		override float64
-		want     float64
-		key      string
-	}{
-		{ProviderOffline, 0, 0, "answerer.min_score"},
-		{ProviderGemini, 0, 0.61, "llm.gemini.min_score"},
-		{ProviderOpenAI, 0, 0.55, "llm.openai.min_score"},
-		{ProviderGemini, 0.4, 0.4, "llm.gemini.min_score"},
-		{ProviderOffline, 0.3, 0.3, "answerer.min_score"},
+// TestDecisionFeatures: a decision weight must name a feature the build
+// measures, at its key.
+func TestDecisionFeatures(t *testing.T) {
+	c := Default()
+	c.Answerer.Decision = &DecisionConfig{Weights: map[string]float64{"coverage": 1, "vibes": 2}, AnswerAt: 0.5}
+	impl := Builtin()
+	impl.Features = []string{"coverage", "cosine"}
+	err := c.Validate(impl)
+	if err == nil || !strings.Contains(err.Error(), "answerer.decision.weights.vibes") || !strings.Contains(err.Error(), "unknown feature") {
+		t.Fatalf("Validate = %v, want the unknown feature named at its key", err)
 	}
-	for _, tt := range tests {
-		c := Default()
-		c.Embedder.Provider, c.Answerer.MinScore = tt.embedder, tt.override
-		c.LLM.Gemini.MinScore, c.LLM.OpenAI.MinScore = 0.61, 0.55
-		if got := c.EffectiveMinScore(); got != tt.want || c.MinScoreKey() != tt.key {
-			t.Errorf("%s, override %v: %v at %s, want %v at %s", tt.embedder, tt.override, got, c.MinScoreKey(), tt.want, tt.key)
-		}
+	c.Answerer.Decision.Weights = map[string]float64{"coverage": 1}
+	if err := c.Validate(impl); err != nil {
+		t.Errorf("Validate with known features = %v", err)
 	}
 }

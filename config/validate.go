@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -30,6 +31,10 @@ type Implementations struct {
 	Embedders []string
 	// Answerers are the answer providers (offline, gemini, openai, ...).
 	Answerers []string
+	// Features are the names of the evidence features a decision rule
+	// may weigh (answerer.decision.weights), PassageFeatures those of the
+	// passage model (answerer.passage.weights); nil checks none.
+	Features, PassageFeatures []string
 }
 
 // Builtin is what the config package itself knows of: every source type
@@ -120,6 +125,9 @@ func (c Config) Validate(impl Implementations) error {
 	}
 	if c.Sync.MaxDocBytes <= 0 {
 		bad("sync.max_doc_bytes", "must be positive, got %d", c.Sync.MaxDocBytes)
+	}
+	if c.Sync.MaxChunksPerDoc < 1 {
+		bad("sync.max_chunks_per_doc", "must be at least 1, got %d", c.Sync.MaxChunksPerDoc)
 	}
 	if c.Sync.Workers < 1 {
 		bad("sync.workers", "must be at least 1, got %d", c.Sync.Workers)
@@ -367,11 +375,31 @@ func (c Config) validateModels(impl Implementations, bad func(key, format string
 	if c.Embedder.Dim < 0 {
 		bad("embedder.dim", "must be >= 0, got %d", c.Embedder.Dim)
 	}
-	if c.Answerer.MinScore < 0 {
-		bad("answerer.min_score", "must be >= 0, got %g", c.Answerer.MinScore)
+	if c.Answerer.MaxSources < 0 {
+		bad("answerer.max_sources", "must be at least 1 (or 0 for the default), got %d", c.Answerer.MaxSources)
 	}
-	if c.Answerer.MaxSources < 1 {
-		bad("answerer.max_sources", "must be at least 1, got %d", c.Answerer.MaxSources)
+	if d := c.Answerer.Decision; d != nil {
+		for _, name := range slices.Sorted(maps.Keys(d.Weights)) {
+			if impl.Features != nil && !slices.Contains(impl.Features, name) {
+				bad("answerer.decision.weights."+name, "unknown feature (want one of %s)", strings.Join(impl.Features, ", "))
+			}
+		}
+		if d.AnswerAt < 0 || d.AnswerAt > 1 {
+			bad("answerer.decision.answer_at", "must be between 0 and 1, got %g", d.AnswerAt)
+		}
+		if d.NotFoundAt < 0 || d.NotFoundAt > d.AnswerAt {
+			bad("answerer.decision.not_found_at", "must be between 0 and answer_at (%g), got %g", d.AnswerAt, d.NotFoundAt)
+		}
+	}
+	if p := c.Answerer.Passage; p != nil {
+		for _, name := range slices.Sorted(maps.Keys(p.Weights)) {
+			if impl.PassageFeatures != nil && !slices.Contains(impl.PassageFeatures, name) {
+				bad("answerer.passage.weights."+name, "unknown feature (want one of %s)", strings.Join(impl.PassageFeatures, ", "))
+			}
+		}
+	}
+	if c.Answerer.MinCosine < 0 || c.Answerer.MinCosine > 1 {
+		bad("answerer.min_cosine", "must be between 0 and 1, got %g", c.Answerer.MinCosine)
 	}
 	switch c.Answerer.Uncited {
 	case "", UncitedNotFound, UncitedUncertain:
@@ -385,12 +413,6 @@ func (c Config) validateModels(impl Implementations, bad func(key, format string
 	}
 	if c.Answerer.HistoryTurns < 0 {
 		bad("answerer.history_turns", "must be >= 0, got %d", c.Answerer.HistoryTurns)
-	}
-	if c.LLM.Gemini.MinScore < 0 {
-		bad("llm.gemini.min_score", "must be >= 0, got %g", c.LLM.Gemini.MinScore)
-	}
-	if c.LLM.OpenAI.MinScore < 0 {
-		bad("llm.openai.min_score", "must be >= 0, got %g", c.LLM.OpenAI.MinScore)
 	}
 }
 
@@ -420,6 +442,10 @@ func checkURL(key, s string, bad func(key, format string, args ...any)) {
 	}
 }
 
+// maxAdminUserBytes is the longest admin user name; the console's
+// sign-in form takes no longer one (console.MaxUserBytes).
+const maxAdminUserBytes = 256
+
 func (c Config) validateAuth(bad func(key, format string, args ...any)) {
 	a := c.Auth
 	switch a.Mode {
@@ -437,6 +463,8 @@ func (c Config) validateAuth(bad func(key, format string, args ...any)) {
 		key := fmt.Sprintf("auth.admins[%d]", i)
 		if strings.TrimSpace(ad.User) == "" {
 			bad(key+".user", "must not be empty")
+		} else if len(ad.User) > maxAdminUserBytes {
+			bad(key+".user", "must be at most %d bytes, got %d", maxAdminUserBytes, len(ad.User))
 		} else if j, dup := users[ad.User]; dup {
 			bad(key+".user", "%q is already used by auth.admins[%d]", ad.User, j)
 		} else {
@@ -453,6 +481,18 @@ func (c Config) validateAuth(bad func(key, format string, args ...any)) {
 	}
 	if th.Header == "" && len(th.Allowed) > 0 {
 		bad("auth.trusted_header.header", "must name the header that carries the email")
+	}
+	for i, p := range th.Proxies {
+		if _, err := (TrustedHeaderConfig{Proxies: []string{p}}).Prefixes(); err != nil {
+			bad(fmt.Sprintf("auth.trusted_header.proxies[%d]", i), "%q is not an address or a CIDR like 10.0.0.0/8", p)
+		}
+	}
+	if th.Header != "" && len(th.Proxies) == 0 && a.Mode != AuthNone && !Loopback(c.Server.Addr) {
+		bad("auth.trusted_header.proxies", "list the addresses or CIDRs of the proxies that set %s: "+
+			"server.addr %s is reachable beyond this machine, where anyone could send the header", th.Header, c.Server.Addr)
+	}
+	if a.DocLinkTTL <= 0 {
+		bad("auth.doc_link_ttl", "must be a positive duration like 24h")
 	}
 	if a.SessionIdle <= 0 {
 		bad("auth.session_idle", "must be a positive duration like 2h")

@@ -71,8 +71,8 @@ type Listing interface {
 	// converted; err says why and is shown to admins (it must not carry
 	// secrets). The document keeps its previously indexed version and is
 	// not deleted. An error that wraps ErrBinary, ErrTooLarge,
-	// ErrFrontMatter or ErrUnsupported is a content problem: the document
-	// is skipped until it changes. Any other error (a timeout, a refused
+	// ErrFrontMatter, ErrUnsupported or ErrNotRegular is a content
+	// problem: the document is skipped until it changes. Any other error (a timeout, a refused
 	// request) is treated as transient: the engine does not store the
 	// listing's cursor, so the next run lists the document again. It
 	// returns an error only when the sync must stop.
@@ -111,9 +111,10 @@ var ErrUnsupported = errors.New("connectors: unsupported content")
 // Transient reports whether a document failure (Listing.Failed) may heal
 // without the document changing, so that the engine lists the document
 // again on the next run: every error except the content problems
-// ErrBinary, ErrTooLarge, ErrFrontMatter and ErrUnsupported.
+// ErrBinary, ErrTooLarge, ErrFrontMatter, ErrUnsupported and
+// ErrNotRegular.
 func Transient(err error) bool {
-	for _, permanent := range []error{ErrBinary, ErrTooLarge, ErrFrontMatter, ErrUnsupported} {
+	for _, permanent := range []error{ErrBinary, ErrTooLarge, ErrFrontMatter, ErrUnsupported, ErrNotRegular} {
 		if errors.Is(err, permanent) {
 			return false
 		}

@@ -28,6 +28,11 @@ type EngineOptions struct {
 	// MaxDocBytes is the largest document body indexed; larger documents
 	// are skipped and reported. Default 5 MiB.
 	MaxDocBytes int
+	// MaxChunksPerDoc is the most chunks a document is indexed as; a
+	// document that would make more is indexed as its first
+	// MaxChunksPerDoc chunks and reported in the run (a DocError with
+	// Truncated set). Default DefaultMaxChunksPerDoc.
+	MaxChunksPerDoc int
 	// BatchSize is how many chunk texts go to the embedder per call. Default 64.
 	BatchSize int
 	// StageDir holds the temporary file in which a run with a Trainable
@@ -40,12 +45,22 @@ type EngineOptions struct {
 	Clock func() time.Time
 }
 
+var _ LimitedChunker = search.Chunker{}
+
+// DefaultMaxChunksPerDoc is the default cap on chunks per document: a
+// long manual of a few hundred sections is far below it, a generated page
+// of a hundred thousand headings is cut at it.
+const DefaultMaxChunksPerDoc = 2000
+
 func (o EngineOptions) withDefaults() EngineOptions {
 	if o.MaxDocBytes <= 0 {
 		o.MaxDocBytes = 5 << 20
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 64
+	}
+	if o.MaxChunksPerDoc <= 0 {
+		o.MaxChunksPerDoc = DefaultMaxChunksPerDoc
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
@@ -256,7 +271,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		if p := recover(); p != nil {
 			r.res.Err = fmt.Sprintf("panic: %v", p)
 			r.res.Finished = e.opts.Clock().UTC()
-			r.res.Failed = len(r.res.Errors)
+			r.res.Failed = failedCount(r.res.Errors)
 			if ferr := e.reg.FinishRun(context.WithoutCancel(ctx), r.id, r.res); ferr != nil {
 				e.log.Error("record panicked run", slog.String("source", name), slog.Any("error", ferr))
 			}
@@ -276,7 +291,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 	e := r.e
 	r.res.Finished = e.opts.Clock().UTC()
-	r.res.Failed = len(r.res.Errors)
+	r.res.Failed = failedCount(r.res.Errors)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
@@ -508,9 +523,13 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 		r.report()
 		return nil
 	}
-	chunks, err := r.e.ch.Chunk(doc)
+	chunks, rest, err := r.e.chunk(doc)
 	if err == nil {
 		err = checkChunks(doc.ID, chunks)
+	}
+	if err == nil && rest > 0 {
+		r.res.Content.Oversized++
+		r.truncated(doc.ID, len(chunks), rest)
 	}
 	if a, ok := r.src.(Anchorer); ok && err == nil {
 		anchor(a, doc, chunks)
@@ -708,6 +727,41 @@ func (r *run) writeRecord(ctx context.Context, p *pendingDoc) error {
 		Labels: d.Labels, Owner: d.Owner, Author: d.Author, ContentHash: p.Hash,
 		UpdatedAt: d.UpdatedAt.UTC(), ChunkIDs: ids,
 	})
+}
+
+// chunk splits doc into at most MaxChunksPerDoc chunks; rest is how many
+// more it would have made at least.
+func (e *Engine) chunk(doc docent.Document) ([]docent.Chunk, int, error) {
+	limit := e.opts.MaxChunksPerDoc
+	if lc, ok := e.ch.(LimitedChunker); ok {
+		return lc.ChunkAtMost(doc, limit)
+	}
+	chunks, err := e.ch.Chunk(doc)
+	if err != nil || len(chunks) <= limit {
+		return chunks, 0, err
+	}
+	return chunks[:limit], len(chunks) - limit, nil
+}
+
+// truncated reports a document indexed as only its first n chunks.
+func (r *run) truncated(id string, n, rest int) {
+	de := docent.DocError{ID: id, Truncated: true, Err: fmt.Sprintf(
+		"indexed as its first %d chunks, the cap per document; at least %d more were left out", n, rest)}
+	r.res.Errors = append(r.res.Errors, de)
+	r.e.log.Warn("document truncated", slog.String("source", r.name), slog.String("id", id),
+		slog.Int("chunks", n), slog.Int("left_out", rest))
+}
+
+// failedCount is how many errors are documents skipped (a truncated one
+// was indexed).
+func failedCount(errs []docent.DocError) int {
+	n := 0
+	for _, e := range errs {
+		if !e.Truncated {
+			n++
+		}
+	}
+	return n
 }
 
 // skip records a skipped document; retry holds the cursor back so the next

@@ -32,3 +32,14 @@ type Chunker interface {
 	// doc.ID. It returns an error for a document it cannot split.
 	Chunk(doc docent.Document) ([]docent.Chunk, error)
 }
+
+// LimitedChunker is a Chunker that can stop at a number of chunks, so
+// that the engine's cap on chunks per document bounds the work and the
+// memory, not only what is kept; search.Chunker implements it. The
+// engine truncates the output of a Chunker that is not one.
+type LimitedChunker interface {
+	Chunker
+	// ChunkAtMost is Chunk making at most limit chunks; rest is how many
+	// more it would have made at least (0 when the document fit).
+	ChunkAtMost(doc docent.Document, limit int) (chunks []docent.Chunk, rest int, err error)
+}

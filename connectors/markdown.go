@@ -36,6 +36,11 @@ var ErrBinary = errors.New("connectors: binary file")
 // ErrTooLarge is returned by CheckText for content over the size limit.
 var ErrTooLarge = errors.New("connectors: file too large")
 
+// ErrNotRegular is wrapped by the error a source reports for a path that
+// is not a regular file (a symbolic link, a named pipe, a device, a
+// socket): never read, skipped until it changes.
+var ErrNotRegular = errors.New("connectors: not a regular file")
+
 // ErrFrontMatter marks a front matter problem. ParseMarkdown no longer
 // refuses a document for it (the problem is reported in
 // MarkdownDoc.Normalized.FrontMatter and the body indexed); a source may

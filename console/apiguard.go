@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -46,8 +47,16 @@ func NewAPIGuard(st *store.DB, required bool, defaultRate int, log *slog.Logger)
 // Required reports whether every API request needs a token.
 func (g *APIGuard) Required() bool { return g.required }
 
-// Wrap guards next.
-func (g *APIGuard) Wrap(next http.Handler) http.Handler {
+// Wrap guards next: the token is checked and charged one request of its
+// rate, and the request carries the token as its docent.Caller (its name
+// and scope), which the API applies.
+func (g *APIGuard) Wrap(next http.Handler) http.Handler { return g.wrap(next, true) }
+
+// Authenticate guards next like Wrap but leaves the rate to next: MCP
+// charges each tool call (Allow), not each protocol message.
+func (g *APIGuard) Authenticate(next http.Handler) http.Handler { return g.wrap(next, false) }
+
+func (g *APIGuard) wrap(next http.Handler, charge bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		authz := r.Header.Get("Authorization")
 		if authz == "" {
@@ -76,19 +85,34 @@ func (g *APIGuard) Wrap(next http.Handler) http.Handler {
 			unauthorized(w, "invalid_token", "The token was revoked.")
 			return
 		}
-		perMin := t.RatePerMinute
-		if perMin <= 0 {
-			perMin = g.rate
-		}
-		if wait, ok := g.allow(t.ID, perMin); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "rate_limited",
-				"message": "This token made more than " + strconv.Itoa(perMin) + " requests in a minute."})
-			return
+		c := docent.Caller{Name: t.Name, TokenID: t.ID, RatePerMinute: t.RatePerMinute, Scope: t.Scope}
+		if charge {
+			if wait, ok := g.Allow(c); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "rate_limited",
+					"message": "This token made more than " + strconv.Itoa(g.perMinute(c)) + " requests in a minute."})
+				return
+			}
 		}
 		g.touch(r, t.ID)
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(docent.NewContextWithCaller(r.Context(), c)))
 	})
+}
+
+// Allow charges the caller's token one request: a minute's worth of
+// burst, refilled evenly. When the bucket is empty it returns false and
+// how long until the next request would be let through. /api/ and /mcp
+// draw on the same bucket of a token.
+func (g *APIGuard) Allow(c docent.Caller) (time.Duration, bool) {
+	return g.allow(c.TokenID, g.perMinute(c))
+}
+
+// perMinute is the caller's rate: its token's, else the default.
+func (g *APIGuard) perMinute(c docent.Caller) int {
+	if c.RatePerMinute > 0 {
+		return c.RatePerMinute
+	}
+	return g.rate
 }
 
 // allow takes one request from the token's bucket (a minute's worth of

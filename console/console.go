@@ -10,11 +10,13 @@
 // and shows "Internal error"), then renders a templ component.
 //
 // Security: every page but /login and /static/ needs a session (a
-// password login, a trusted SSO header, or auth: none); session cookies
-// are HttpOnly, SameSite=Lax and Secure over TLS, and expire when idle;
-// every POST carries the session's CSRF token; failed logins are
-// throttled; responses carry a CSP without inline script and
-// frame-ancestors 'none'.
+// password login, a trusted SSO header from a trusted proxy, or auth:
+// none); session cookies are HttpOnly, SameSite=Lax and Secure over TLS,
+// and expire when idle; every POST carries the session's CSRF token;
+// sign-in attempts are counted before the password check and throttled,
+// a few checked at once; responses carry a CSP without inline script and
+// frame-ancestors 'none'. GuardDocs puts /docs behind the API's rule,
+// with signed links (DocLinks) for the citations of chat answers.
 package console
 
 import (
@@ -22,6 +24,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -83,9 +86,12 @@ type AuthOptions struct {
 	// Admins may sign in with a password.
 	Admins []Admin
 	// TrustedHeader names a header an SSO proxy sets to the signed-in
-	// email; Allowed lists the emails let in that way.
-	TrustedHeader string
-	Allowed       []string
+	// email; Allowed lists the emails let in that way. The header counts
+	// only on requests whose peer address is in TrustedProxies (none:
+	// the header is ignored).
+	TrustedHeader  string
+	Allowed        []string
+	TrustedProxies []netip.Prefix
 	// SessionIdle ends a session unused this long; default 2h.
 	SessionIdle time.Duration
 	// SecureCookies marks cookies Secure even without TLS on this hop
@@ -127,10 +133,27 @@ type Options struct {
 	// Config returns the configuration, secrets redacted, that golden
 	// runs are stored with.
 	Config func() string
+	// Tuner tunes the offline answerer (synonyms from misses, calibration
+	// on the golden set); nil, for a model answerer, hides those controls.
+	Tuner Tuner
 	// Log receives errors; nil discards.
 	Log *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+}
+
+// Tuner tunes the offline answerer from the console.
+type Tuner interface {
+	// AddSynonym adds a synonym entry in the synonyms file's format
+	// ("wfh => remote work") for questions asked from now on, and keeps
+	// it. It fails for an entry that does not parse.
+	AddSynonym(ctx context.Context, entry, by string) error
+	// Calibrate fits the passage model and the decision rule on g,
+	// without changing what answers live questions.
+	Calibrate(ctx context.Context, g *eval.Golden) (eval.Fit, error)
+	// Apply puts a fit in force for questions asked from now on, and
+	// keeps it across restarts (unless the config sets its own).
+	Apply(ctx context.Context, f eval.Fit, by string) error
 }
 
 // Console is the admin console. Close it to stop golden runs in progress.

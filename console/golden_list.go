@@ -22,7 +22,7 @@ func (h *handler) showGolden(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	p := templates.GoldenPage{Meta: h.meta(r, "Golden set", "golden"), Questions: qs}
+	p := templates.GoldenPage{Meta: h.meta(r, "Golden set", "golden"), Questions: qs, CanTune: h.opts.Tuner != nil}
 	var labels []string
 	series := make([][]float64, 3)
 	for _, run := range runs {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/docent-hq/docent"
@@ -23,7 +24,8 @@ const rankedDocs = 5
 
 // runGolden starts a run of the golden set in the background.
 func (h *handler) runGolden(w http.ResponseWriter, r *http.Request) {
-	id, err := h.StartGoldenRun(r.Context(), sessionOf(r.Context()).user)
+	calibrate := r.PostFormValue("calibrate") == "1" && h.opts.Tuner != nil
+	id, err := h.startGoldenRun(r.Context(), sessionOf(r.Context()).user, calibrate)
 	switch {
 	case errors.Is(err, ErrRunInProgress):
 		h.renderError(w, r, http.StatusConflict, "A golden run is already in progress.")
@@ -40,6 +42,12 @@ func (h *handler) runGolden(w http.ResponseWriter, r *http.Request) {
 // storing the report, one row per question and the redacted
 // configuration. It returns the run's ID, or ErrRunInProgress.
 func (h *handler) StartGoldenRun(ctx context.Context, by string) (int64, error) {
+	return h.startGoldenRun(ctx, by, false)
+}
+
+// startGoldenRun is StartGoldenRun; with calibrate, the run also fits the
+// offline answerer on the set (Tuner.Calibrate) and stores the fit.
+func (h *handler) startGoldenRun(ctx context.Context, by string, calibrate bool) (int64, error) {
 	h.runMu.Lock()
 	defer h.runMu.Unlock()
 	if h.runID != 0 {
@@ -62,6 +70,9 @@ func (h *handler) StartGoldenRun(ctx context.Context, by string) (int64, error) 
 	go func() {
 		defer h.runs.Done()
 		h.finishRun(run, qs, g)
+		if calibrate {
+			h.calibrate(run.ID, g)
+		}
 		h.runMu.Lock()
 		h.runID = 0
 		h.runMu.Unlock()
@@ -103,6 +114,66 @@ func (h *handler) finishRun(run store.GoldenRun, qs []store.GoldenQuestion, g *e
 	h.log.Info("console: golden run finished", slog.Int64("run", run.ID), slog.Int("questions", rep.Questions),
 		slog.Float64("hit_at_5", rep.HitAt5), slog.Float64("mrr_at_10", rep.MRR10),
 		slog.Float64("not_found_accuracy", rep.NotFoundAccuracy))
+}
+
+// calibrate fits the offline answerer on g and stores the fit with run
+// id; a failure is logged and stored as the fit's absence.
+func (h *handler) calibrate(id int64, g *eval.Golden) {
+	ctx := h.runCtx
+	fit, err := h.opts.Tuner.Calibrate(ctx, g)
+	if err != nil {
+		h.log.Error("console: calibration failed", slog.Int64("run", id), slog.Any("error", err))
+		return
+	}
+	b, err := json.Marshal(fit)
+	if err == nil {
+		err = h.store.SetCalibration(context.WithoutCancel(ctx), id, b)
+	}
+	if err != nil {
+		h.log.Error("console: record calibration", slog.Int64("run", id), slog.Any("error", err))
+	}
+}
+
+// applyCalibration puts the fit stored with a run in force.
+func (h *handler) applyCalibration(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || h.opts.Tuner == nil {
+		h.renderError(w, r, http.StatusNotFound, "No such run.")
+		return
+	}
+	run, err := h.store.GoldenRunByID(r.Context(), id)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	var fit eval.Fit
+	if len(run.Calibration) == 0 || json.Unmarshal(run.Calibration, &fit) != nil {
+		h.renderError(w, r, http.StatusConflict, "This run has no calibration to apply.")
+		return
+	}
+	if err := h.opts.Tuner.Apply(r.Context(), fit, sessionOf(r.Context()).user); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	redirect(w, r, "/golden/runs/"+templates.I64(id), "applied")
+}
+
+// addSynonym adds a synonym entry from the misses page.
+func (h *handler) addSynonym(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Tuner == nil {
+		h.renderError(w, r, http.StatusNotFound, "Synonyms are the offline answerer's; this server answers with a model.")
+		return
+	}
+	from, to := strings.TrimSpace(r.PostFormValue("from")), strings.TrimSpace(r.PostFormValue("to"))
+	if from == "" || to == "" || strings.ContainsAny(from+to, "=\n#") {
+		h.renderError(w, r, http.StatusBadRequest, "Give the asker's words and the docs' words, without = or #.")
+		return
+	}
+	if err := h.opts.Tuner.AddSynonym(r.Context(), from+" => "+to, sessionOf(r.Context()).user); err != nil {
+		h.renderError(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	redirect(w, r, "/misses", "synonym")
 }
 
 // rankRecorder answers through a and keeps, per question in order, the
@@ -171,7 +242,21 @@ func (h *handler) showGoldenRun(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	p := templates.GoldenRunPage{Meta: h.meta(r, fmt.Sprintf("Golden run #%d", id), "golden"), GoldenRunView: v}
+	p := templates.GoldenRunPage{Meta: h.meta(r, fmt.Sprintf("Golden run #%d", id), "golden"), GoldenRunView: v,
+		CanTune: h.opts.Tuner != nil}
+	if len(run.Calibration) > 0 {
+		var fit eval.Fit
+		if err := json.Unmarshal(run.Calibration, &fit); err != nil {
+			h.serverError(w, r, fmt.Errorf("console: calibration of golden run %d: %w", id, err))
+			return
+		}
+		var b strings.Builder
+		if err := fit.WriteConfig(&b); err != nil {
+			h.serverError(w, r, err)
+			return
+		}
+		p.Calibration, p.CalibrationConfig = &fit, b.String()
+	}
 	for _, row := range rows {
 		rv := templates.GoldenRowView{GoldenRunRow: row}
 		if err := json.Unmarshal(row.Row, &rv.Outcome); err != nil {

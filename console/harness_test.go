@@ -21,6 +21,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/files"
 	"github.com/docent-hq/docent/console/stale"
@@ -85,6 +86,7 @@ func (c *clock) Advance(d time.Duration) {
 // pipeline, synced from corpus.
 type env struct {
 	t        *testing.T
+	pipe     *answer.Pipeline
 	db       *store.DB
 	idx      *searchtest.Memory
 	console  *Console
@@ -118,7 +120,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pipe, err := answer.New(answer.Stages{Retriever: ret}, nil, answer.Options{})
+	pipe, err := answer.New(offlineans.NewStages(ret, offlineans.Options{}), nil, answer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	api.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	srv := httptest.NewServer(c.Handler(api))
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, idx: idx, console: c, recorder: rec, sched: sched, clock: clk, srv: srv, logs: logs}
+	return &env{t: t, pipe: pipe, db: db, idx: idx, console: c, recorder: rec, sched: sched, clock: clk, srv: srv, logs: logs}
 }
 
 type lockedWriter struct {

@@ -4,6 +4,12 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docent-hq/docent/templates"
 )
@@ -26,12 +32,17 @@ func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 	if r.Method == http.MethodPost {
 		next = r.PostFormValue("next")
 	}
+	if len(user) > MaxUserBytes {
+		user = ""
+	}
 	h.renderStatus(w, r, status, templates.Login(templates.LoginPage{
 		CSRF: token, User: user, Error: msg, Next: safeNext(next), Demo: h.opts.Auth.Demo}))
 }
 
-// login checks the password, throttling repeated failures per address
-// and per user, and starts a session.
+// login checks the password and starts a session. The attempt is
+// counted against the address and the user name before the check (see
+// auth.begin), so concurrent wrong passwords are throttled like
+// sequential ones.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	user := r.PostFormValue("user")
 	c, err := r.Cookie(loginCookie)
@@ -39,16 +50,33 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusForbidden, user, "The sign-in form expired. Try again.")
 		return
 	}
-	keys := []string{"ip:" + clientIP(r), "user:" + user}
-	if h.auth.throttled(keys...) {
-		h.log.WarnContext(r.Context(), "console: login throttled", slog.String("user", user), slog.String("ip", clientIP(r)))
+	ip := clientIP(r)
+	keys := []string{ipKey(ip)}
+	if len(user) <= MaxUserBytes {
+		keys = append(keys, userKey(user))
+	}
+	done, why, first := h.auth.begin(keys...)
+	switch why {
+	case throttled:
+		if first {
+			h.log.WarnContext(r.Context(), "console: login throttled", slog.String("user", logUser(user)), slog.String("ip", ip))
+		}
 		w.Header().Set("Retry-After", "900")
 		h.renderLogin(w, r, http.StatusTooManyRequests, user, "Too many failed sign-ins. Wait a few minutes and try again.")
 		return
+	case busy:
+		w.Header().Set("Retry-After", "5")
+		h.renderLogin(w, r, http.StatusTooManyRequests, user, "Too many sign-ins at once. Wait a moment and try again.")
+		return
 	}
-	if !h.auth.check(user, r.PostFormValue("password")) {
-		h.auth.fail(keys...)
-		h.log.InfoContext(r.Context(), "console: login failed", slog.String("user", user), slog.String("ip", clientIP(r)))
+	// No admin has a name over MaxUserBytes (config refuses one): that
+	// attempt counts against the address, and nothing is checked. The
+	// check's slot is free before the answer goes out, so that a client's
+	// next attempt does not find it taken.
+	ok := len(user) <= MaxUserBytes && h.auth.check(user, r.PostFormValue("password"))
+	done()
+	if !ok {
+		h.log.InfoContext(r.Context(), "console: login failed", slog.String("user", logUser(user)), slog.String("ip", ip))
 		h.renderLogin(w, r, http.StatusUnauthorized, user, "Wrong user or password.")
 		return
 	}
@@ -59,8 +87,50 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
+// logUser is a typed user name as the log shows it: at most 64 bytes,
+// with how long it was when longer.
+func logUser(user string) string {
+	const keep = 64
+	if len(user) <= keep {
+		return user
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(user[cut]) {
+		cut--
+	}
+	return user[:cut] + "… (" + strconv.Itoa(len(user)) + " bytes)"
+}
+
 // logout ends the session.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
 	h.auth.end(w, r)
 	redirect(w, r, "/login", "")
+}
+
+// safeNext keeps a post-login redirect on this site: a path on this
+// host, cleaned, with its query. Anything else — an absolute or
+// scheme-relative URL, a backslash (which browsers read as a slash), a
+// control or space character (which browsers drop) — gives "/".
+func safeNext(next string) string {
+	if next == "" || len(next) > 4096 || !strings.HasPrefix(next, "/") {
+		return "/"
+	}
+	for _, c := range next {
+		if c == '\\' || unicode.IsControl(c) || unicode.IsSpace(c) || c == utf8.RuneError {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	clean := path.Clean(u.Path)
+	if strings.HasPrefix(clean, "//") || strings.ContainsAny(clean, "\\") {
+		return "/"
+	}
+	out := (&url.URL{Path: clean, RawQuery: u.RawQuery}).String()
+	if !strings.HasPrefix(out, "/") || strings.HasPrefix(out, "//") {
+		return "/"
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/docent-hq/docent/templates"
 )
@@ -80,14 +79,6 @@ func (h *handler) meta(r *http.Request, title, nav string) templates.Meta {
 	s := sessionOf(r.Context())
 	return templates.Meta{Title: title, Nav: nav, User: s.user, CSRF: s.csrf,
 		Flash: flashes[r.URL.Query().Get("done")]}
-}
-
-// safeNext keeps a post-login redirect on this site.
-func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
 }
 
 // maxFormBytes bounds a console form's body (the golden import has its

@@ -31,7 +31,8 @@ func (h *handler) showMisses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.render(w, r, templates.MissesPage(templates.Misses{Meta: h.meta(r, "Misses", "misses"), Review: review,
-		Assignee: assignee, Items: items, Total: total, Pager: pager(r, p, total, perPage), Knowledge: knowledge}))
+		Assignee: assignee, Items: items, Total: total, Pager: pager(r, p, total, perPage), Knowledge: knowledge,
+		CanTune: h.opts.Tuner != nil}))
 }
 
 // reviewMiss marks a miss reviewed (reviewed=1) or open again (reviewed=0).

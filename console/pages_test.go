@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -774,6 +775,38 @@ func TestAPITokensPage(t *testing.T) {
 	}
 	if n := c.get("/tokens").doc.Find(`[data-testid=token-revoked]`).Length(); n != 1 {
 		t.Errorf("%d revoked rows", n)
+	}
+}
+
+// TestAPITokenScopePage: the token page offers the configured sources
+// and a label list as the new token's scope, stores it, and shows it in
+// the list; an unknown source is refused.
+func TestAPITokenScopePage(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.login()
+	form := c.get("/tokens")
+	var offered []string
+	form.doc.Find(`[data-testid=token-source]`).Each(func(_ int, s *goquery.Selection) {
+		offered = append(offered, s.AttrOr("value", ""))
+	})
+	if !slices.Equal(offered, []string{"handbook"}) || form.doc.Find(`[data-testid=token-labels]`).Length() != 1 {
+		t.Fatalf("scope fields offer sources %v", offered)
+	}
+	r := c.post("/tokens", url.Values{"name": {"community"}, "source": {"handbook"}, "labels": {"faq, howto,faq"}})
+	tok := text(r.doc.Find(`[data-testid=new-token]`))
+	stored, err := e.db.APITokenByHash(context.Background(), hashKey(tok))
+	if err != nil || !slices.Equal(stored.Scope.Sources, []string{"handbook"}) || !slices.Equal(stored.Scope.Labels, []string{"faq", "howto"}) {
+		t.Fatalf("stored token = %+v, %v", stored, err)
+	}
+	c.post("/tokens", url.Values{"name": {"everything"}})
+	var shown []string
+	c.get("/tokens").doc.Find(`[data-testid=token-scope-shown]`).Each(func(_ int, s *goquery.Selection) { shown = append(shown, text(s)) })
+	if want := []string{"every source", "sources: handbook · labels: faq, howto"}; !slices.Equal(shown, want) {
+		t.Errorf("scopes shown = %q, want %q", shown, want)
+	}
+	if r := c.post("/tokens", url.Values{"name": {"x"}, "source": {"internal"}}); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("unknown source = %d, want 400", r.StatusCode)
 	}
 }
 

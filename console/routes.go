@@ -40,6 +40,8 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	page("GET /golden/export.yaml", h.exportGolden)
 	page("POST /golden/runs", h.runGolden)
 	page("GET /golden/runs/{id}", h.showGoldenRun)
+	page("POST /golden/runs/{id}/apply", h.applyCalibration)
+	page("POST /synonyms", h.addSynonym)
 	page("GET /golden/diff", h.showGoldenDiff)
 
 	page("GET /stale", h.showStale)
@@ -74,6 +76,6 @@ var Paths = []string{
 // tests that check each one needs a session and a CSRF token.
 var PostPaths = []string{
 	"/logout", "/misses/1/review", "/misses/1/assign", "/golden", "/golden/q/x", "/golden/q/x/delete",
-	"/golden/import", "/golden/runs", "/stale/ack", "/stale/unack", "/sources/handbook/sync", "/playground",
+	"/golden/import", "/golden/runs", "/golden/runs/1/apply", "/synonyms", "/stale/ack", "/stale/unack", "/sources/handbook/sync", "/playground",
 	"/tokens", "/tokens/1/revoke",
 }

@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -396,6 +398,7 @@ func TestTrustedHeader(t *testing.T) {
 	e := newEnv(t, func(o *Options) {
 		o.Auth.TrustedHeader = "X-Forwarded-Email"
 		o.Auth.Allowed = []string{"ops@example.com"}
+		o.Auth.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	})
 	c := e.client()
 	get := func(email string) *response {
@@ -476,5 +479,58 @@ func TestFormBodiesBounded(t *testing.T) {
 	huge := strings.Repeat("x", maxImportBytes+1)
 	if r := c.post("/golden/import", url.Values{"yaml": {huge}}); r.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("POST /golden/import with %d bytes = %d, want 413", len(huge), r.StatusCode)
+	}
+}
+
+// TestAPIGuardCaller: a valid token reaches the handler as the request's
+// docent.Caller, scope included; Authenticate checks the token without
+// charging its rate, which Allow charges from the same bucket as Wrap.
+func TestAPIGuardCaller(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	tok := tokenPrefix + randomToken(32)
+	st := store.APIToken{Name: "community", Hash: hashKey(tok), Prefix: tok[:10], RatePerMinute: 2,
+		Scope: docent.Scope{Sources: []string{"public"}}}
+	if err := e.db.CreateAPIToken(ctx, &st); err != nil {
+		t.Fatal(err)
+	}
+	var got []docent.Caller
+	seen := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, ok := docent.CallerFromContext(r.Context())
+		if ok {
+			got = append(got, c)
+		}
+		w.WriteHeader(http.StatusTeapot)
+	})
+	g := NewAPIGuard(e.db, true, 60, nil)
+	now := time.Now()
+	g.now = func() time.Time { return now }
+	do := func(h http.Handler) int {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for range 3 { // more than the rate: Authenticate does not charge it
+		if code := do(g.Authenticate(seen)); code != http.StatusTeapot {
+			t.Fatalf("Authenticate = %d", code)
+		}
+	}
+	if len(got) != 3 || got[2].Name != "community" || got[2].TokenID != st.ID || got[2].RatePerMinute != 2 ||
+		!slices.Equal(got[2].Scope.Sources, []string{"public"}) {
+		t.Fatalf("callers = %+v", got)
+	}
+	if _, ok := g.Allow(got[0]); !ok {
+		t.Fatal("Allow refused the first request")
+	}
+	if code := do(g.Wrap(seen)); code != http.StatusTeapot {
+		t.Fatalf("Wrap = %d after one Allow", code)
+	}
+	if wait, ok := g.Allow(got[0]); ok || wait != 30*time.Second {
+		t.Errorf("third request of a 2/min token: ok %v, wait %v; want refused for 30s", ok, wait)
+	}
+	if code := do(g.Wrap(seen)); code != http.StatusTooManyRequests {
+		t.Errorf("Wrap after the bucket ran dry = %d, want 429", code)
 	}
 }

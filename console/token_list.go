@@ -2,9 +2,11 @@ package console
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/store"
 	"github.com/docent-hq/docent/templates"
 )
@@ -24,8 +26,13 @@ func (h *handler) renderTokens(w http.ResponseWriter, r *http.Request, newToken,
 		h.serverError(w, r, err)
 		return
 	}
+	var sources []string
+	for _, s := range h.opts.Sources {
+		sources = append(sources, s.Name)
+	}
 	h.render(w, r, templates.TokensListPage(templates.TokensPage{Meta: h.meta(r, "API tokens", "tokens"), Tokens: tokens,
-		NewToken: newToken, NewName: newName, DefaultRate: h.opts.DefaultRate, Required: h.opts.APITokensRequired}))
+		NewToken: newToken, NewName: newName, DefaultRate: h.opts.DefaultRate, Required: h.opts.APITokensRequired,
+		Sources: sources}))
 }
 
 // createToken makes a token, stores its hash and shows it once.
@@ -44,14 +51,44 @@ func (h *handler) createToken(w http.ResponseWriter, r *http.Request) {
 		}
 		rate = n
 	}
+	scope, msg := h.tokenScope(r)
+	if msg != "" {
+		h.badRequest(w, r, msg)
+		return
+	}
 	token := tokenPrefix + randomToken(32)
 	t := store.APIToken{Name: name, Hash: hashKey(token), Prefix: token[:len(tokenPrefix)+6], RatePerMinute: rate,
-		CreatedBy: sessionOf(r.Context()).user}
+		Scope: scope, CreatedBy: sessionOf(r.Context()).user}
 	if err := h.store.CreateAPIToken(r.Context(), &t); err != nil {
 		h.serverError(w, r, err)
 		return
 	}
 	h.renderTokens(w, r, token, name)
+}
+
+// tokenScope reads the scope of a new token from the form: the ticked
+// sources (each a configured one) and the labels, comma-separated. None
+// of either reads everything. It returns a message for a bad value.
+func (h *handler) tokenScope(r *http.Request) (docent.Scope, string) {
+	var scope docent.Scope
+	configured := map[string]bool{}
+	for _, s := range h.opts.Sources {
+		configured[s.Name] = true
+	}
+	for _, name := range r.PostForm["source"] {
+		if !configured[name] {
+			return scope, "Scope: no source is called " + strconv.Quote(name) + "."
+		}
+		if !slices.Contains(scope.Sources, name) {
+			scope.Sources = append(scope.Sources, name)
+		}
+	}
+	for l := range strings.SplitSeq(r.PostFormValue("labels"), ",") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(scope.Labels, l) {
+			scope.Labels = append(scope.Labels, l)
+		}
+	}
+	return scope, ""
 }
 
 // revokeToken revokes a token: the API refuses it from now on.

@@ -1,183 +1,523 @@
 package eval
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 )
 
 // DefaultMinDeclined is the share of unanswerable questions a calibrated
-// threshold must decline (answer not found or uncertain).
+// rule must decline (answer not found or uncertain), in every set it is
+// fitted on.
 const DefaultMinDeclined = 0.9
 
-// CalibrationPoint is what a golden set gives at one relevance threshold.
-type CalibrationPoint struct {
-	// Threshold is the relevance threshold.
-	Threshold float64 `json:"threshold"`
-	// AnsweredCorrect counts answerable questions answered correctly (the
-	// row passed and its top relevance reaches the threshold);
-	// AnsweredWrong those answered but not correctly.
-	AnsweredCorrect int `json:"answered_correct"`
-	AnsweredWrong   int `json:"answered_wrong"`
-	// Declined counts unanswerable questions not answered as if covered:
-	// under the threshold, or declined by the answerer anyway.
-	Declined int `json:"declined"`
-	// DeclinedRate is Declined over the unanswerable questions.
-	DeclinedRate float64 `json:"declined_rate"`
+// CalibrationRow is one question of a calibration run: a golden run made
+// with the answer.Always rule, so that every question with evidence is
+// answered and the row says whether that answer is right.
+type CalibrationRow struct {
+	// Set names the question set the row comes from; each set weighs the
+	// same in a fit, however many questions it has.
+	Set string `json:"set"`
+	// ID is the question's id.
+	ID string `json:"id"`
+	// Answerable is false for an unanswerable question.
+	Answerable bool `json:"answerable"`
+	// Correct reports that the forced answer is right: answered, the
+	// first citation an expected document (and section, for a set whose
+	// questions name sections but no facts), every fact stated.
+	Correct bool `json:"correct"`
+	// Features are the gate's measurements (answer.Features by name).
+	Features map[string]float64 `json:"features"`
 }
 
-// Calibration proposes the relevance threshold for the configured embedder
-// from a golden run made with the gate open (every question answered as
-// far as the answerer would): the threshold that answers the most
-// answerable questions correctly while declining at least MinDeclined of
-// the unanswerable ones.
-type Calibration struct {
-	// Proposed is the proposed threshold and what it gives.
-	Proposed CalibrationPoint `json:"proposed"`
-	// Feasible is false when no threshold declines MinDeclined of the
-	// unanswerable questions — only when the set has none, since a
-	// threshold above every score declines them all; Proposed then keeps
-	// the most correct answers.
-	Feasible bool `json:"feasible"`
-	// Current is what the threshold in force gives.
-	Current CalibrationPoint `json:"current"`
-	// MinDeclined is the declined share required.
-	MinDeclined float64 `json:"min_declined"`
-	// Answerable and Unanswerable count the questions.
+// CalibrationRows turns a calibration run of set into rows. Questions
+// whose answer failed or carries no decision (small talk) are left out.
+func CalibrationRows(set string, rep GoldenReport) []CalibrationRow {
+	var rows []CalibrationRow
+	for _, r := range rep.Rows {
+		if r.Status == docent.StatusError || r.Features == nil {
+			continue
+		}
+		row := CalibrationRow{Set: set, ID: r.ID, Answerable: r.Kind != KindUnanswerable, Features: r.Features}
+		if row.Answerable {
+			row.Correct = r.Status == docent.StatusAnswered && r.FirstCitedOK && r.FactsOK && (r.Facts > 0 || r.FirstSectionOK)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteRows writes rows as JSON lines.
+func WriteRows(w io.Writer, rows []CalibrationRow) error {
+	enc := json.NewEncoder(w)
+	for _, r := range rows {
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("eval: calibration rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadRows reads the rows WriteRows wrote, from each file in turn.
+func ReadRows(paths ...string) ([]CalibrationRow, error) {
+	var rows []CalibrationRow
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("eval: calibration rows: %w", err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		n := 0
+		for sc.Scan() {
+			n++
+			if strings.TrimSpace(sc.Text()) == "" {
+				continue
+			}
+			var r CalibrationRow
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("eval: calibration rows: %s:%d: %w", p, n, err)
+			}
+			rows = append(rows, r)
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("eval: calibration rows: %s: %w", p, err)
+		}
+	}
+	return rows, nil
+}
+
+// Outcome is what a rule gives on a set of calibration rows.
+type Outcome struct {
+	// Set names the set ("" for all rows together).
+	Set string `json:"set"`
+	// Answerable and Unanswerable count the rows.
 	Answerable   int `json:"answerable"`
 	Unanswerable int `json:"unanswerable"`
-	// Sweep holds every threshold tried, lowest first.
-	Sweep []CalibrationPoint `json:"sweep"`
+	// AnsweredCorrect and AnsweredWrong count the answerable rows answered
+	// rightly and wrongly; Declined the unanswerable rows not answered;
+	// NotFound the answerable rows answered not found.
+	AnsweredCorrect int `json:"answered_correct"`
+	AnsweredWrong   int `json:"answered_wrong"`
+	Declined        int `json:"declined"`
+	NotFound        int `json:"not_found"`
 }
 
-// Calibrate proposes a threshold from rep, a golden run made with the gate
-// open, so that each row's status and pass say what the answerer does
-// with a question that passes the gate, and TopScore how relevant its best
-// candidate was. At a threshold t a question passes the gate when its
-// TopScore is at least t; otherwise it is declined.
-//
-// The thresholds tried are the midpoints between consecutive distinct top
-// scores (so a proposal sits between two observations, not on one), half
-// the lowest and the highest plus 0.01. Among those that decline at least
-// minDeclined of the unanswerable questions, the proposal answers the
-// most answerable questions correctly; ties go to the one that declines
-// more, then to the one with fewer wrong answers, then to the lowest.
-// current is the threshold in force, for comparison.
-func Calibrate(rep GoldenReport, minDeclined, current float64) Calibration {
-	c := Calibration{MinDeclined: minDeclined}
-	var scores []float64
-	for _, r := range rep.Rows {
-		if r.Status == docent.StatusError {
-			continue
-		}
-		if r.Kind == KindUnanswerable {
-			c.Unanswerable++
-		} else {
-			c.Answerable++
-		}
-		scores = append(scores, r.TopScore)
-	}
-	slices.Sort(scores)
-	scores = slices.Compact(scores)
-	var ts []float64
-	if len(scores) > 0 {
-		if scores[0] > 0 {
-			ts = append(ts, round5(scores[0]/2))
-		}
-		for i := 1; i < len(scores); i++ {
-			ts = append(ts, round5((scores[i-1]+scores[i])/2))
-		}
-		ts = append(ts, round5(scores[len(scores)-1]+0.01))
-	}
-	best := -1
-	for _, t := range ts {
-		p := c.at(rep, t)
-		c.Sweep = append(c.Sweep, p)
-		i := len(c.Sweep) - 1
-		feasible := p.DeclinedRate >= minDeclined
-		switch {
-		case best < 0:
-			best = i
-			c.Feasible = feasible
-		case feasible && !c.Feasible:
-			best, c.Feasible = i, true
-		case feasible == c.Feasible && better(p, c.Sweep[best], feasible):
-			best = i
-		}
-	}
-	if best >= 0 {
-		c.Proposed = c.Sweep[best]
-	}
-	c.Current = c.at(rep, current)
-	return c
+// CorrectRate and DeclinedRate are the shares of answerable rows
+// answered correctly and of unanswerable rows declined.
+func (o Outcome) CorrectRate() float64  { return ratio(o.AnsweredCorrect, o.Answerable) }
+func (o Outcome) DeclinedRate() float64 { return ratio(o.Declined, o.Unanswerable) }
+
+// Fit is a fitted decision rule with what it gives.
+type Fit struct {
+	// Rule is the fitted rule.
+	Rule answer.Logistic `json:"rule"`
+	// Proposed is what Rule gives on the rows, All together and BySet;
+	// Current what the rule in force gives.
+	All     Outcome   `json:"all"`
+	BySet   []Outcome `json:"by_set"`
+	Current []Outcome `json:"current"`
+	// Feasible is false when no cut point declines MinDeclined of the
+	// unanswerable rows (the mean of the sets' rates); the rule then
+	// declines the most.
+	Feasible    bool    `json:"feasible"`
+	MinDeclined float64 `json:"min_declined"`
+	// Passage is the passage model fitted before the rule, when one was.
+	Passage *PassageFit `json:"passage,omitempty"`
 }
 
-// better reports whether p beats q: among feasible points, more correct
-// answers, then more declines, then fewer wrong answers; among infeasible
-// ones, more declines first.
-func better(p, q CalibrationPoint, feasible bool) bool {
-	if !feasible && p.Declined != q.Declined {
-		return p.Declined > q.Declined
-	}
-	if p.AnsweredCorrect != q.AnsweredCorrect {
-		return p.AnsweredCorrect > q.AnsweredCorrect
-	}
-	if p.Declined != q.Declined {
-		return p.Declined > q.Declined
-	}
-	return p.AnsweredWrong < q.AnsweredWrong
+// PassageFit is a fitted passage model: its intercept and its weights by
+// feature name, Names giving their order.
+type PassageFit struct {
+	Bias    float64            `json:"bias"`
+	Weights map[string]float64 `json:"weights"`
+	Names   []string           `json:"names"`
 }
 
-// at evaluates threshold t on rep.
-func (c Calibration) at(rep GoldenReport, t float64) CalibrationPoint {
-	p := CalibrationPoint{Threshold: t}
-	for _, r := range rep.Rows {
-		if r.Status == docent.StatusError {
-			continue
+// wrongCost is what a wrong answer to an answerable question costs, in
+// correct answers, when the answer cut is chosen: an uncertain reply that
+// links the right page serves the asker better than a wrong quote.
+const wrongCost = 0.5
+
+// Fitting parameters: L2 penalty on the weights, the most Newton steps,
+// and the share of answerable rows a not-found cut may leave under
+// it.
+const (
+	fitL2       = 0.01
+	fitSteps    = 50
+	notFoundCut = 0.05
+)
+
+// FitDecision fits a Logistic rule to rows: weights by L2-regularised
+// logistic regression of Correct on the features (each set weighing the
+// same in total), then AnswerAt, among the fitted probabilities, as the
+// cut that answers the most answerable rows correctly, less wrongCost for
+// each one answered wrongly (summed over the sets' rates), while declining at least minDeclined of every
+// set's unanswerable rows, and NotFoundAt as the highest cut that leaves
+// at most notFoundCut of the answerable rows under it. current, when not
+// nil, is the rule in force, reported beside the fit.
+func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule) Fit {
+	fit := Fit{MinDeclined: minDeclined}
+	sets := setNames(rows)
+	per := map[string]float64{}
+	for _, r := range rows {
+		per[r.Set]++
+	}
+	x := make([][]float64, len(rows))
+	y := make([]float64, len(rows))
+	w := make([]float64, len(rows))
+	for i, r := range rows {
+		x[i] = answer.FeaturesFromMap(r.Features).Values()
+		if r.Correct {
+			y[i] = 1
 		}
-		passes := r.TopScore >= t && r.TopScore > 0
-		switch {
-		case r.Kind == KindUnanswerable:
-			if !passes || r.Status == docent.StatusNotFound || r.Status == docent.StatusUncertain {
-				p.Declined++
+		w[i] = float64(len(rows)) / (float64(len(sets)) * per[r.Set])
+	}
+	bias, coef := logistic(x, y, w)
+	rule := answer.Logistic{Bias: round4(bias), Weights: map[string]float64{}}
+	for i, name := range answer.FeatureNames {
+		if i < len(coef) {
+			rule.Weights[name] = round4(coef[i])
+		}
+	}
+	scores := make([]float64, len(rows))
+	for i, r := range rows {
+		scores[i] = rule.Score(answer.FeaturesFromMap(r.Features))
+	}
+	cuts := slices.Clone(scores)
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	cuts = append(cuts, 1)
+	bestCut, bestGain, bestMin := 1.0, -1.0, -1.0
+	for i, c := range cuts {
+		if i > 0 {
+			c = (cuts[i-1] + c) / 2 // between two observations
+		}
+		gain, decl, withUn := 0.0, 0.0, 0
+		for _, s := range sets {
+			o := outcomeAt(rows, scores, s, c, 0)
+			gain += o.CorrectRate() - wrongCost*ratio(o.AnsweredWrong, o.Answerable)
+			if o.Unanswerable > 0 {
+				decl += o.DeclinedRate()
+				withUn++
 			}
-		case passes && r.Pass:
-			p.AnsweredCorrect++
-		case passes && r.Status == docent.StatusAnswered:
-			p.AnsweredWrong++
+		}
+		minDecl := 1.0
+		if withUn > 0 {
+			minDecl = decl / float64(withUn)
+		}
+		feasible := minDecl >= minDeclined
+		switch {
+		case feasible && (!fit.Feasible || gain > bestGain):
+			fit.Feasible, bestCut, bestGain, bestMin = true, c, gain, minDecl
+		case !fit.Feasible && (minDecl > bestMin || (minDecl == bestMin && gain > bestGain)):
+			bestCut, bestGain, bestMin = c, gain, minDecl
 		}
 	}
-	p.DeclinedRate = ratio(p.Declined, c.Unanswerable)
-	return p
+	rule.AnswerAt = round4(bestCut)
+	var answerable []float64
+	for i, r := range rows {
+		if r.Answerable {
+			answerable = append(answerable, scores[i])
+		}
+	}
+	slices.Sort(answerable)
+	if k := int(notFoundCut * float64(len(answerable))); k < len(answerable) {
+		rule.NotFoundAt = math.Floor(answerable[k]*1e4) / 1e4
+	}
+	rule.NotFoundAt = min(rule.NotFoundAt, rule.AnswerAt)
+	fit.Rule = rule
+	fit.All = outcomeOf(rows, "", rule)
+	for _, s := range sets {
+		fit.BySet = append(fit.BySet, outcomeOf(rows, s, rule))
+		if current != nil {
+			fit.Current = append(fit.Current, outcomeOf(rows, s, current))
+		}
+	}
+	return fit
 }
 
-func round5(f float64) float64 { return math.Round(f*1e5) / 1e5 }
-
-// WriteTable writes the proposal, the threshold in force and the sweep;
-// key is the config key to set ("llm.gemini.min_score").
-func (c Calibration) WriteTable(w io.Writer, key string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	line := func(label string, p CalibrationPoint) {
-		fmt.Fprintf(tw, "%s\t%.4g\tanswered correctly %d/%d, wrong %d, unanswerable declined %d/%d (%s)\n",
-			label, p.Threshold, p.AnsweredCorrect, c.Answerable, p.AnsweredWrong, p.Declined, c.Unanswerable, pct(p.DeclinedRate))
+// outcomeOf is what rule gives on the rows of set ("" for all).
+func outcomeOf(rows []CalibrationRow, set string, rule answer.Rule) Outcome {
+	o := Outcome{Set: set}
+	for _, r := range rows {
+		if set != "" && r.Set != set {
+			continue
+		}
+		v := rule.Decide(answer.FeaturesFromMap(r.Features))
+		o.count(r, v.Status)
 	}
-	line("proposed "+key, c.Proposed)
-	line("in force", c.Current)
-	if !c.Feasible {
-		fmt.Fprintf(tw, "note\tno threshold declines %s of the unanswerable questions; the proposal declines the most\n", pct(c.MinDeclined))
+	return o
+}
+
+// outcomeAt is what a cut on scores gives on the rows of set.
+func outcomeAt(rows []CalibrationRow, scores []float64, set string, answerAt, notFoundAt float64) Outcome {
+	o := Outcome{Set: set}
+	for i, r := range rows {
+		if set != "" && r.Set != set {
+			continue
+		}
+		st := docent.StatusUncertain
+		switch {
+		case scores[i] >= answerAt:
+			st = docent.StatusAnswered
+		case scores[i] < notFoundAt:
+			st = docent.StatusNotFound
+		}
+		o.count(r, st)
+	}
+	return o
+}
+
+func (o *Outcome) count(r CalibrationRow, st docent.Status) {
+	if !r.Answerable {
+		o.Unanswerable++
+		if st != docent.StatusAnswered {
+			o.Declined++
+		}
+		return
+	}
+	o.Answerable++
+	switch {
+	case st == docent.StatusAnswered && r.Correct:
+		o.AnsweredCorrect++
+	case st == docent.StatusAnswered:
+		o.AnsweredWrong++
+	case st == docent.StatusNotFound:
+		o.NotFound++
+	}
+}
+
+// setNames returns the rows' set names in order of first appearance.
+func setNames(rows []CalibrationRow) []string {
+	var out []string
+	for _, r := range rows {
+		if !slices.Contains(out, r.Set) {
+			out = append(out, r.Set)
+		}
+	}
+	return out
+}
+
+// logistic fits weighted, L2-regularised logistic regression (labels in
+// [0, 1]) by Newton's method, which converges in a few steps on problems
+// this size (a few dozen features, tens of thousands of rows), returning
+// the intercept and the coefficients. The intercept is not penalised.
+func logistic(x [][]float64, y, w []float64) (float64, []float64) {
+	return logisticL2(x, y, w, fitL2)
+}
+
+// logisticL2 is logistic with the L2 penalty l2, on features standardised
+// to mean 0 and variance 1 (so that the penalty weighs every feature
+// alike, whatever its spread), the coefficients returned for the
+// features as given.
+func logisticL2(x [][]float64, y, w []float64, l2 float64) (float64, []float64) {
+	if len(x) == 0 {
+		return 0, nil
+	}
+	mean, sd := moments(x, w)
+	z := standardise(x, mean, sd)
+	b, coef := logisticRaw(z, y, w, l2)
+	for k := range coef {
+		coef[k] /= sd[k]
+		b -= coef[k] * mean[k]
+	}
+	return b, coef
+}
+
+// moments returns the weighted mean and standard deviation of each
+// feature (a constant feature gets 1, so it is left as it is).
+func moments(x [][]float64, w []float64) (mean, sd []float64) {
+	d := len(x[0])
+	mean, sd = make([]float64, d), make([]float64, d)
+	total := 0.0
+	for i, row := range x {
+		total += w[i]
+		for k, v := range row {
+			mean[k] += w[i] * v
+		}
+	}
+	for k := range mean {
+		mean[k] /= total
+	}
+	for i, row := range x {
+		for k, v := range row {
+			sd[k] += w[i] * (v - mean[k]) * (v - mean[k])
+		}
+	}
+	for k := range sd {
+		sd[k] = math.Sqrt(sd[k] / total)
+		if sd[k] < 1e-9 {
+			sd[k], mean[k] = 1, 0
+		}
+	}
+	return mean, sd
+}
+
+// standardise returns (x − mean)/sd, row by row.
+func standardise(x [][]float64, mean, sd []float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i, row := range x {
+		out[i] = make([]float64, len(row))
+		for k, v := range row {
+			out[i][k] = (v - mean[k]) / sd[k]
+		}
+	}
+	return out
+}
+
+// logisticRaw fits logistic regression by Newton's method on x as given.
+func logisticRaw(x [][]float64, y, w []float64, l2 float64) (float64, []float64) {
+	if len(x) == 0 {
+		return 0, nil
+	}
+	d := len(x[0]) + 1 // intercept last
+	beta := make([]float64, d)
+	total := 0.0
+	for _, v := range w {
+		total += v
+	}
+	row := make([]float64, d)
+	for step := 0; step < fitSteps; step++ {
+		grad := make([]float64, d)
+		hess := make([][]float64, d)
+		for k := range hess {
+			hess[k] = make([]float64, d)
+		}
+		for i, xi := range x {
+			copy(row, xi)
+			row[d-1] = 1
+			z := 0.0
+			for k, v := range row {
+				z += beta[k] * v
+			}
+			p := 1 / (1 + math.Exp(-z))
+			e, h := w[i]*(p-y[i])/total, w[i]*p*(1-p)/total
+			for a, va := range row {
+				grad[a] += e * va
+				for b := a; b < d; b++ {
+					hess[a][b] += h * va * row[b]
+				}
+			}
+		}
+		for a := 0; a < d; a++ {
+			for b := 0; b < a; b++ {
+				hess[a][b] = hess[b][a]
+			}
+			if a < d-1 {
+				grad[a] += l2 * beta[a]
+				hess[a][a] += l2
+			}
+			hess[a][a] += 1e-9
+		}
+		delta := solve(hess, grad)
+		change := 0.0
+		for k := range beta {
+			beta[k] -= delta[k]
+			change = max(change, math.Abs(delta[k]))
+		}
+		if change < 1e-8 {
+			break
+		}
+	}
+	return beta[d-1], beta[:d-1]
+}
+
+// solve solves a·x = b by Gaussian elimination with partial pivoting (a
+// is small and positive definite).
+func solve(a [][]float64, b []float64) []float64 {
+	n := len(b)
+	m := make([][]float64, n)
+	for i := range a {
+		m[i] = append(append([]float64(nil), a[i]...), b[i])
+	}
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		m[c], m[p] = m[p], m[c]
+		if m[c][c] == 0 {
+			continue
+		}
+		for r := c + 1; r < n; r++ {
+			f := m[r][c] / m[c][c]
+			for k := c; k <= n; k++ {
+				m[r][k] -= f * m[c][k]
+			}
+		}
+	}
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		v := m[r][n]
+		for k := r + 1; k < n; k++ {
+			v -= m[r][k] * x[k]
+		}
+		if m[r][r] != 0 {
+			x[r] = v / m[r][r]
+		}
+	}
+	return x
+}
+
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+// WriteConfig writes the fitted rule as the config block that sets it.
+func (f Fit) WriteConfig(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("answerer:\n")
+	if p := f.Passage; p != nil {
+		fmt.Fprintf(&b, "  passage:\n    bias: %g\n    weights:\n", p.Bias)
+		for _, name := range p.Names {
+			fmt.Fprintf(&b, "      %s: %g\n", name, p.Weights[name])
+		}
+	}
+	b.WriteString("  decision:\n")
+	fmt.Fprintf(&b, "    bias: %g\n    weights:\n", f.Rule.Bias)
+	for _, name := range answer.FeatureNames {
+		fmt.Fprintf(&b, "      %s: %g\n", name, f.Rule.Weights[name])
+	}
+	fmt.Fprintf(&b, "    answer_at: %g\n    not_found_at: %g\n", f.Rule.AnswerAt, f.Rule.NotFoundAt)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteTable writes what the fitted rule gives, set by set, beside the
+// rule in force, then the config block.
+func (f Fit) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "set\trule\tanswered correctly\tanswered wrong\tdeclined\tnot found (answerable)\t")
+	line := func(label string, o Outcome) {
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d (%s)\t%d\t%d/%d (%s)\t%d\t\n", orDash(o.Set), label,
+			o.AnsweredCorrect, o.Answerable, pct(o.CorrectRate()), o.AnsweredWrong,
+			o.Declined, o.Unanswerable, pct(o.DeclinedRate()), o.NotFound)
+	}
+	for i, o := range f.BySet {
+		line("fitted", o)
+		if i < len(f.Current) {
+			line("in force", f.Current[i])
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "threshold\tanswered correctly\tanswered wrong\tdeclined\t")
-	for _, p := range c.Sweep {
-		fmt.Fprintf(tw, "%.5g\t%d\t%d\t%s\t\n", p.Threshold, p.AnsweredCorrect, p.AnsweredWrong, pct(p.DeclinedRate))
+	if !f.Feasible {
+		fmt.Fprintf(w, "\nnote: no cut declines %s of every set's unanswerable questions; the rule declines the most\n", pct(f.MinDeclined))
 	}
-	return tw.Flush()
+	fmt.Fprintln(w)
+	return f.WriteConfig(w)
 }

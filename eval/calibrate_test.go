@@ -2,90 +2,108 @@ package eval
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 )
 
-// calibrationFixture is a golden run made with the gate open: each row's
-// top relevance, and what the answerer did with the question.
-func calibrationFixture() GoldenReport {
-	ans := func(id string, top float64, pass bool) GoldenRow {
-		return GoldenRow{ID: id, Kind: KindExact, Status: docent.StatusAnswered, TopScore: top, Pass: pass}
-	}
-	un := func(id string, top float64, status docent.Status) GoldenRow {
-		return GoldenRow{ID: id, Kind: KindUnanswerable, Status: status, TopScore: top, Pass: status != docent.StatusAnswered}
-	}
-	return GoldenReport{Rows: []GoldenRow{
-		ans("a1", 0.8, true), ans("a2", 0.7, true), ans("a3", 0.6, true), ans("a4", 0.53, true),
-		ans("a5", 0.51, true), ans("a6", 0.45, true), ans("a7", 0.55, false),
-		{ID: "a8", Kind: KindParaphrase, Status: docent.StatusNotFound, TopScore: 0.9}, // the model declined it
-		un("u1", 0.2, docent.StatusAnswered), un("u2", 0.25, docent.StatusAnswered), un("u3", 0.3, docent.StatusAnswered),
-		un("u4", 0.35, docent.StatusAnswered), un("u5", 0.4, docent.StatusAnswered), un("u6", 0.45, docent.StatusAnswered),
-		un("u7", 0.5, docent.StatusAnswered), un("u8", 0.52, docent.StatusAnswered), un("u9", 0.65, docent.StatusAnswered),
-		un("u10", 0.62, docent.StatusNotFound),                                  // the model said the sources do not say
-		{ID: "e1", Kind: KindExact, Status: docent.StatusError, TopScore: 0.99}, // errors do not count
-	}}
-}
-
-func TestCalibrate(t *testing.T) {
-	c := Calibrate(calibrationFixture(), DefaultMinDeclined, 0.5)
-	// At 0.525 every unanswerable question but u9 (0.65) is declined: 9/10.
-	// Any lower threshold lets u8 (0.52) through: 8/10. Above it, a4 (0.53)
-	// would be lost.
-	want := CalibrationPoint{Threshold: 0.525, AnsweredCorrect: 4, AnsweredWrong: 1, Declined: 9, DeclinedRate: 0.9}
-	if c.Proposed != want || !c.Feasible {
-		t.Errorf("proposed %+v (feasible %v), want %+v", c.Proposed, c.Feasible, want)
-	}
-	if c.Answerable != 8 || c.Unanswerable != 10 {
-		t.Errorf("counted %d answerable, %d unanswerable", c.Answerable, c.Unanswerable)
-	}
-	cur := CalibrationPoint{Threshold: 0.5, AnsweredCorrect: 5, AnsweredWrong: 1, Declined: 7, DeclinedRate: 0.7}
-	if c.Current != cur {
-		t.Errorf("current %+v, want %+v", c.Current, cur)
-	}
-	if first, last := c.Sweep[0], c.Sweep[len(c.Sweep)-1]; first.Threshold != 0.1 || last.Threshold != 0.91 || last.AnsweredCorrect != 0 {
-		t.Errorf("sweep from %+v to %+v", first, last)
-	}
-	for i := 1; i < len(c.Sweep); i++ {
-		if c.Sweep[i].Threshold <= c.Sweep[i-1].Threshold {
-			t.Errorf("sweep not increasing at %d", i)
+// calRows makes rows of two sets: an answerable row is right when its
+// passage covers more than half the question; unanswerable rows cover
+// little and miss a detail.
+func calRows() []CalibrationRow {
+	var rows []CalibrationRow
+	for _, set := range []string{"a", "b"} {
+		for i := 0; i < 20; i++ {
+			cov := float64(i) / 20
+			rows = append(rows, CalibrationRow{Set: set, ID: set + "-ans", Answerable: true, Correct: cov > 0.5,
+				Features: map[string]float64{"coverage": cov, "page": cov}})
+		}
+		for i := 0; i < 10; i++ {
+			rows = append(rows, CalibrationRow{Set: set, ID: set + "-un", Answerable: false,
+				Features: map[string]float64{"coverage": 0.3 + float64(i)/50, "missing": 0.5, "page": 0.4}})
 		}
 	}
+	return rows
+}
 
-	// A looser constraint moves the proposal down to keep a5 (0.51).
-	if c := Calibrate(calibrationFixture(), 0.7, 0.5); c.Proposed.Threshold != 0.505 || c.Proposed.AnsweredCorrect != 5 {
-		t.Errorf("at 70%%: %+v", c.Proposed)
+func TestFitDecision(t *testing.T) {
+	rows := calRows()
+	cur := answer.Logistic{Bias: -100, Weights: map[string]float64{}, AnswerAt: 0.5} // never answers
+	f := FitDecision(rows, DefaultMinDeclined, cur)
+	if !f.Feasible {
+		t.Fatalf("fit infeasible: %+v", f)
 	}
-	// Declining every unanswerable question costs the answers that score
-	// like them.
-	rep := calibrationFixture()
-	rep.Rows = append(rep.Rows, un99())
-	if c := Calibrate(rep, 1, 0.5); !c.Feasible || c.Proposed.Declined != 11 || c.Proposed.Threshold != 0.91 {
-		t.Errorf("all declined: %+v feasible %v", c.Proposed, c.Feasible)
+	if err := f.Rule.Validate(); err != nil {
+		t.Fatalf("fitted rule invalid: %v", err)
 	}
-	// Without unanswerable questions no threshold can show declines: the
-	// proposal is flagged and keeps every correct answer.
-	rep.Rows = rep.Rows[:8]
-	if c := Calibrate(rep, 0.9, 0.5); c.Feasible || c.Proposed.AnsweredCorrect != 6 || c.Proposed.Threshold != 0.225 {
-		t.Errorf("no unanswerable: %+v feasible %v", c.Proposed, c.Feasible)
+	if f.Rule.Weights["coverage"] <= 0 || f.Rule.Weights["missing"] >= 0 {
+		t.Errorf("weights %v: want coverage to raise and a missing detail to lower the probability", f.Rule.Weights)
 	}
-
+	if len(f.BySet) != 2 || len(f.Current) != 2 {
+		t.Fatalf("outcomes by set %d, current %d; want 2 each", len(f.BySet), len(f.Current))
+	}
+	for _, o := range f.BySet {
+		if o.DeclinedRate() < DefaultMinDeclined {
+			t.Errorf("set %s declines %.2f, want >= %.2f", o.Set, o.DeclinedRate(), DefaultMinDeclined)
+		}
+		if o.AnsweredCorrect < 8 || o.AnsweredWrong > 2 {
+			t.Errorf("set %s: %d correct, %d wrong; want most of the 9 right rows answered, few wrong", o.Set, o.AnsweredCorrect, o.AnsweredWrong)
+		}
+	}
+	if f.Current[0].AnsweredCorrect != 0 || f.Current[0].Declined != 10 {
+		t.Errorf("current rule outcome %+v, want nothing answered", f.Current[0])
+	}
+	if f.Rule.NotFoundAt > f.Rule.AnswerAt {
+		t.Errorf("not_found_at %v above answer_at %v", f.Rule.NotFoundAt, f.Rule.AnswerAt)
+	}
+	if f.All.NotFound > 2 {
+		t.Errorf("%d answerable rows not found, want at most 5%% (2)", f.All.NotFound)
+	}
 	var b bytes.Buffer
-	if err := c.WriteTable(&b, "llm.gemini.min_score"); err != nil {
+	if err := f.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"proposed llm.gemini.min_score", "0.525", "answered correctly 4/8, wrong 1, unanswerable declined 9/10 (90.0%)",
-		"in force", "0.5 ", "threshold"} {
+	for _, s := range []string{"answerer:\n  decision:\n    bias: ", "      coverage: ", "    answer_at: ", "    not_found_at: ", "fitted", "in force"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, b.String())
 		}
 	}
 }
 
-// un99 is an unanswerable question the answerer answers whenever it
-// passes the gate, scoring like the best answerable one.
-func un99() GoldenRow {
-	return GoldenRow{ID: "u11", Kind: KindUnanswerable, Status: docent.StatusAnswered, TopScore: 0.9}
+func TestCalibrationRowsRoundTrip(t *testing.T) {
+	rep := GoldenReport{Rows: []GoldenRow{
+		{ID: "q1", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstCitedOK: true, FactsOK: true, Facts: 1,
+			Features: map[string]float64{"coverage": 0.8}},
+		{ID: "q2", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstCitedOK: true, FactsOK: true, // no facts, wrong section
+			Features: map[string]float64{"coverage": 0.6}},
+		{ID: "q3", Kind: KindUnanswerable, Status: docent.StatusAnswered, Features: map[string]float64{"coverage": 0.4}},
+		{ID: "q4", Kind: KindParaphrase, Status: docent.StatusError},
+		{ID: "q5", Kind: KindParaphrase, Status: docent.StatusSmallTalk},
+	}}
+	rows := CalibrationRows("set", rep)
+	if len(rows) != 3 || !rows[0].Correct || rows[1].Correct || rows[2].Answerable {
+		t.Fatalf("rows = %+v", rows)
+	}
+	path := filepath.Join(t.TempDir(), "rows.jsonl")
+	var b bytes.Buffer
+	if err := WriteRows(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRows(path)
+	if err != nil || len(back) != 3 || back[0].Features["coverage"] != 0.8 || back[0].Set != "set" {
+		t.Fatalf("ReadRows = %+v, %v", back, err)
+	}
+	if err := os.WriteFile(path, []byte("{not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRows(path); err == nil || !strings.Contains(err.Error(), "rows.jsonl:1") {
+		t.Errorf("ReadRows(bad) = %v, want the file and line", err)
+	}
 }

@@ -321,6 +321,21 @@ type GoldenReport struct {
 	// CorrectRate is the share of answerable questions answered correctly:
 	// answered, first citation an expected document, every fact stated.
 	CorrectRate float64 `json:"correct_rate"`
+	// LinkedRate is the share of answerable questions answered or
+	// uncertain with an expected document among the pages linked (the
+	// citations of an answer, the closest pages of an uncertain reply).
+	LinkedRate float64 `json:"linked_rate"`
+	// ModelAskedRate is the share of answerable questions a language
+	// model was asked to answer (0 for the offline answerer);
+	// ContextPageRate and ContextSectionRate the shares of those whose
+	// sources held an expected document and an expected section;
+	// SourcesPerQuestion and PromptTokensPerQuestion the mean sources and
+	// prompt tokens of those questions.
+	ModelAskedRate          float64 `json:"model_asked_rate,omitempty"`
+	ContextPageRate         float64 `json:"context_page_rate,omitempty"`
+	ContextSectionRate      float64 `json:"context_section_rate,omitempty"`
+	SourcesPerQuestion      float64 `json:"sources_per_question,omitempty"`
+	PromptTokensPerQuestion float64 `json:"prompt_tokens_per_question,omitempty"`
 	// CitationPrecision is CitationsCorrect / Citations over answerable
 	// questions: the share of citations that point at an expected
 	// document (micro-averaged, so each citation counts once).
@@ -402,8 +417,29 @@ type GoldenRow struct {
 	// document; FactsOK that every fact of the question is stated.
 	FirstCitedOK bool `json:"first_cited_ok"`
 	FactsOK      bool `json:"facts_ok"`
-	// MissingFacts lists the facts the answer did not state.
+	// MissingFacts lists the facts the answer did not state; Facts counts
+	// the question's facts.
 	MissingFacts []string `json:"missing_facts,omitempty"`
+	Facts        int      `json:"facts,omitempty"`
+	// FirstSectionOK reports that the first citation is a chunk of an
+	// expected document in an expected section (false when the question
+	// names no section).
+	FirstSectionOK bool `json:"first_section_ok,omitempty"`
+	// LinkedOK reports that an expected document is among the citations
+	// (for an uncertain reply, the pages it links).
+	LinkedOK bool `json:"linked_ok,omitempty"`
+	// Features are the gate's measurements the decision was made on.
+	Features map[string]float64 `json:"features,omitempty"`
+	// ModelAsked reports that a language model was asked to write the
+	// answer. Sources counts the chunks given to the generator;
+	// ContextPage and ContextSection report that an expected document, and
+	// an expected section of it, was among them. PromptTokens counts the
+	// model tokens sent.
+	ModelAsked     bool `json:"model_asked,omitempty"`
+	Sources        int  `json:"sources,omitempty"`
+	ContextPage    bool `json:"context_page,omitempty"`
+	ContextSection bool `json:"context_section,omitempty"`
+	PromptTokens   int  `json:"prompt_tokens,omitempty"`
 	// Pass is true for an unanswerable question not answered as if
 	// covered (not_found or uncertain), and for an answerable one answered
 	// correctly: answered, first citation an expected document, every
@@ -478,6 +514,9 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 		notFound                           int
 		secHit1, secHit3, secHit5          int
 		secMRR                             float64
+		replied, linkedAny, asked          int
+		ctxPage, ctxSection                int
+		sources, tokens                    int
 		hit1, hit3, hit5, mrr, rec5        float64
 	)
 	for _, q := range g.Questions {
@@ -491,7 +530,11 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			return rep, fmt.Errorf("eval: golden: question %s: %w", q.ID, err)
 		}
 		latencies = append(latencies, lat)
-		row := GoldenRow{ID: q.ID, Kind: q.Kind, Status: ans.Status, Latency: lat, TopScore: ans.Trace.TopScore}
+		row := GoldenRow{ID: q.ID, Kind: q.Kind, Status: ans.Status, Latency: lat, TopScore: ans.Trace.TopScore,
+			PromptTokens: ans.Trace.TokensIn}
+		if d := ans.Trace.Decision; d != nil {
+			row.Features, row.ModelAsked, row.Sources = d.Features, d.ModelAsked, len(d.Sources)
+		}
 		if err != nil {
 			row.Status = docent.StatusError
 			row.Error = err.Error()
@@ -573,6 +616,23 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			if row.FirstCitedOK && (row.Status == docent.StatusAnswered || row.Status == docent.StatusUncertain) {
 				linked++
 			}
+			if row.Status == docent.StatusAnswered || row.Status == docent.StatusUncertain {
+				replied++
+				if row.LinkedOK {
+					linkedAny++
+				}
+			}
+			if row.ModelAsked {
+				asked++
+				if row.ContextPage {
+					ctxPage++
+				}
+				if row.ContextSection {
+					ctxSection++
+				}
+				sources += row.Sources
+				tokens += row.PromptTokens
+			}
 			if row.Pass {
 				correct++
 				ka.correct++
@@ -608,6 +668,14 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 	rep.UncertainRate = ratio(uncertain, rep.Answerable)
 	rep.FalseNotFoundRate = ratio(falseNotFound, rep.Answerable)
 	rep.LinkedFirstRate = ratio(linked, rep.Answerable)
+	rep.LinkedRate = ratio(linkedAny, replied)
+	rep.ModelAskedRate = ratio(asked, rep.Answerable)
+	rep.ContextPageRate = ratio(ctxPage, asked)
+	rep.ContextSectionRate = ratio(ctxSection, asked)
+	if asked > 0 {
+		rep.SourcesPerQuestion = float64(sources) / float64(asked)
+		rep.PromptTokensPerQuestion = float64(tokens) / float64(asked)
+	}
 	rep.CorrectRate = ratio(correct, rep.Answerable)
 	rep.DeclinedRate = ratio(declined, rep.Unanswerable)
 	rep.CitationPrecision = ratio(rep.CitationsCorrect, rep.Citations)
@@ -668,9 +736,47 @@ func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranke
 		}
 	}
 	row.MissingFacts = missingFacts(q.Facts, ans.Text)
+	row.Facts = len(q.Facts)
 	row.FactsOK = len(row.MissingFacts) == 0
+	row.LinkedOK = row.CitationsCorrect > 0
+	if len(ans.Citations) > 0 {
+		row.FirstSectionOK = citesSection(q.Expect, ans.Citations[0].DocID, ans.Citations[0].Section)
+	}
+	if d := ans.Trace.Decision; d != nil {
+		byID := make(map[string]docent.Chunk, len(ans.Trace.Candidates))
+		for _, h := range ans.Trace.Candidates {
+			byID[h.Chunk.ID] = h.Chunk
+		}
+		for _, id := range d.Sources {
+			c := byID[id]
+			if _, ok := expectedDoc(c.DocID, expected); ok {
+				row.ContextPage = true
+			}
+			if citesSection(q.Expect, c.DocID, strings.Join(c.Section, " › ")) {
+				row.ContextSection = true
+			}
+		}
+	}
 	row.Pass = row.Status == docent.StatusAnswered && row.FirstCitedOK && row.FactsOK
 	return ranked, rel
+}
+
+// citesSection reports whether a chunk of docID in section (the section
+// path as "A › B" or space-joined) is in an expected section: its path
+// holds the expected heading.
+func citesSection(expect []Expect, docID, section string) bool {
+	for _, e := range expect {
+		if e.Section == "" {
+			continue
+		}
+		if _, ok := expectedDoc(docID, map[string]bool{e.Doc: true}); !ok {
+			continue
+		}
+		if strings.Contains(strings.ToLower(section), strings.ToLower(e.Section)) {
+			return true
+		}
+	}
+	return false
 }
 
 // missingFacts returns the facts text does not state: a fact is stated

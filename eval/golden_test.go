@@ -223,24 +223,24 @@ func TestRunGolden(t *testing.T) {
 
 	wantRows := []GoldenRow{
 		{ID: "q1", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstRank: 2, Expected: 1, Found5: 1,
-			SectionHit: true, SectionRank: 3, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, Pass: true},
+			SectionHit: true, SectionRank: 3, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
 		{ID: "q2", Kind: KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1, FactsOK: true, SectionRank: 7},
 		{ID: "q3", Kind: KindMulti, Status: docent.StatusAnswered, FirstRank: 1, Expected: 2, Found5: 2,
-			Citations: 3, CitationsCorrect: 2, FirstCitedOK: true, FactsOK: true, Pass: true},
+			Citations: 3, CitationsCorrect: 2, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
 		{ID: "q4", Kind: KindUnanswerable, Status: docent.StatusNotFound, Pass: true},
 		{ID: "q5", Kind: KindUnanswerable, Status: docent.StatusAnswered},
 		{ID: "q6", Kind: KindExact, Status: docent.StatusError, Expected: 1, FactsOK: true, Error: "generator down"},
 		// Uncertain with the right page: linked, not correct.
 		{ID: "q7", Kind: KindCasual, Status: docent.StatusUncertain, FirstRank: 1, Expected: 1, Found5: 1,
-			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true},
+			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true},
 		// Uncertain on an unanswerable question: declined.
 		{ID: "q8", Kind: KindUnanswerable, Status: docent.StatusUncertain, Pass: true},
 		// One fact of two stated: not correct.
 		{ID: "q9", Kind: KindPasted, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
-			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, MissingFacts: []string{"per week"}},
+			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, MissingFacts: []string{"per week"}, Facts: 2, LinkedOK: true},
 		// A fact found across folded whitespace.
 		{ID: "q10", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
-			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, Pass: true},
+			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, Facts: 1, LinkedOK: true, Pass: true},
 	}
 	if len(rep.Rows) != len(wantRows) {
 		t.Fatalf("%d rows, want %d", len(rep.Rows), len(wantRows))

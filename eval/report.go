@@ -78,6 +78,12 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 		pct(r.AnsweredRate), pct(r.UncertainRate), pct(r.FalseNotFoundRate))
 	fmt.Fprintf(tw, "right page cited first\t%s of answerable (answered or uncertain)\n", pct(r.LinkedFirstRate))
 	fmt.Fprintf(tw, "answered correctly\t%s of answerable (right page first, facts stated)\n", pct(r.CorrectRate))
+	fmt.Fprintf(tw, "right page linked\t%s of answerable answered or uncertain (among the citations or closest pages)\n", pct(r.LinkedRate))
+	if r.ModelAskedRate > 0 {
+		fmt.Fprintf(tw, "model asked\t%s of answerable (%s refused before the model)\n", pct(r.ModelAskedRate), pct(1-r.ModelAskedRate))
+		fmt.Fprintf(tw, "context recall\tpage %s, section %s of the questions the model saw\n", pct(r.ContextPageRate), pct(r.ContextSectionRate))
+		fmt.Fprintf(tw, "per question asked\t%.1f sources, %.0f prompt tokens\n", r.SourcesPerQuestion, r.PromptTokensPerQuestion)
+	}
 	fmt.Fprintf(tw, "citation precision\t%.3f (%d/%d citations)\n", r.CitationPrecision, r.CitationsCorrect, r.Citations)
 	fmt.Fprintf(tw, "not-found accuracy\t%s of unanswerable\n", pct(r.NotFoundAccuracy))
 	fmt.Fprintf(tw, "declined\t%s of unanswerable (not found or uncertain)\n", pct(r.DeclinedRate))

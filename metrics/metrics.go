@@ -94,6 +94,16 @@ func New() *Metrics {
 // ObserveShed counts a question refused with 503 before any work.
 func (m *Metrics) ObserveShed(reason string) { m.shed.WithLabelValues(reason).Inc() }
 
+// SeedTurns adds n turns of platform and status to docent_turns_total
+// without stage latencies: at start, the turns the store already holds,
+// so that the counter goes on from them instead of from 0.
+func (m *Metrics) SeedTurns(platform string, status docent.Status, n int) {
+	if platform == "" {
+		platform = "unknown"
+	}
+	m.turns.WithLabelValues(platform, string(status)).Add(float64(n))
+}
+
 // ObserveTurn counts a stored turn by its status and records its stage
 // latencies.
 func (m *Metrics) ObserveTurn(platform string, a docent.Answer) {

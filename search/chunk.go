@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/mdsafe"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -124,8 +124,19 @@ func (c Chunker) sizes() (target, overlap int) {
 // no chunks. The error is always nil today; it is there for parsers that
 // can fail.
 func (c Chunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
+	chunks, _, err := c.ChunkAtMost(doc, 0)
+	return chunks, err
+}
+
+// ChunkAtMost is Chunk that stops making chunks once it has limit of them
+// (limit <= 0: no limit), so that a document of a hundred thousand
+// headings costs limit chunks, not a hundred thousand made and dropped.
+// rest is how many more it would have made at least: the pieces left of
+// the section it stopped in plus one per section after it (0 when the
+// document fit).
+func (c Chunker) ChunkAtMost(doc docent.Document, limit int) (chunks []docent.Chunk, rest int, err error) {
 	if strings.TrimSpace(doc.Body) == "" {
-		return nil, nil
+		return nil, 0, nil
 	}
 	target, overlap := c.sizes()
 	body := strings.ReplaceAll(doc.Body, "\r\n", "\n")
@@ -143,15 +154,20 @@ func (c Chunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
 		sections = mergeTiny(sections, target, minChars)
 	}
 
-	var chunks []docent.Chunk
 	seen := map[string]int{}
 	bodies := map[string]bool{}
-	for _, s := range sections {
+	for i, s := range sections {
+		if limit > 0 && len(chunks) >= limit {
+			return chunks, len(sections) - i, nil
+		}
 		texts := packSection(s.units, target, overlap)
 		if len(s.units) == 0 {
 			texts = []string{""} // an empty leaf section: its heading path alone
 		}
-		for _, text := range texts {
+		for j, text := range texts {
+			if limit > 0 && len(chunks) >= limit {
+				return chunks, len(texts) - j + len(sections) - i - 1, nil
+			}
 			if text != "" {
 				if bodies[text] {
 					// The same text again in this document (a repeated
@@ -182,7 +198,7 @@ func (c Chunker) Chunk(doc docent.Document) ([]docent.Chunk, error) {
 			chunks = append(chunks, ch)
 		}
 	}
-	return chunks, nil
+	return chunks, 0, nil
 }
 
 // DefaultMinSectionChars is the size under which a section's body is too
@@ -381,11 +397,13 @@ func joiner(a, b chunkUnit) string {
 // mdParser is the shared parser: CommonMark plus GFM tables. The other GFM
 // extensions (autolinks, strikethrough, task lists) only change inline
 // nodes, which the chunker never renders (it cuts source bytes), and
-// autolinking alone costs a quarter of the chunking time.
-// Heading attributes ("## Options {#options}", the form Hugo, kramdown,
-// MkDocs and Docusaurus write custom anchors in) are parsed, so that the
-// id becomes the section's anchor and leaves the heading's text.
-var mdParser = goldmark.New(goldmark.WithExtensions(extension.Table), goldmark.WithParserOptions(parser.WithHeadingAttribute()))
+// autolinking alone costs a quarter of the chunking time. Tables are
+// mdsafe's, whose cells are bounded: goldmark's own pads a wide table
+// into gigabytes. Heading attributes ("## Options {#options}", the form
+// Hugo, kramdown, MkDocs and Docusaurus write custom anchors in) are
+// parsed, so that the id becomes the section's anchor and leaves the
+// heading's text.
+var mdParser = goldmark.New(goldmark.WithExtensions(mdsafe.Table), goldmark.WithParserOptions(parser.WithHeadingAttribute()))
 
 // markdownSections parses body and groups its top-level blocks by
 // heading. An H1 equal to title is not part of any heading path.

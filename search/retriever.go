@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/injection"
 )
 
 // Feedback defaults, chosen on the BEIR SciFact train split through the
@@ -243,6 +244,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	}
 	if err := r.load(ctx, hits); err != nil {
 		return Result{}, fmt.Errorf("search: retrieve: %w", err)
+	}
+	for i := range hits {
+		hits[i].Injection = injection.Find(hits[i].Chunk.Text)
 	}
 	res.Hits = hits
 	return res, nil

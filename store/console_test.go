@@ -55,6 +55,66 @@ func TestAPITokens(t *testing.T) {
 	}
 }
 
+// TestAPITokenScope: a token's scope is stored and read back with it; a
+// token made without one reads everything.
+func TestAPITokenScope(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	scoped := APIToken{Name: "community", Hash: "h1", Scope: docent.Scope{Sources: []string{"public"}, Labels: []string{"faq", "howto"}}}
+	if err := db.CreateAPIToken(ctx, &scoped); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateAPIToken(ctx, &APIToken{Name: "all", Hash: "h2"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.APITokenByHash(ctx, "h1")
+	if err != nil || !reflect.DeepEqual(got.Scope, scoped.Scope) {
+		t.Fatalf("scoped token = %+v, %v; want scope %+v", got, err, scoped.Scope)
+	}
+	list, err := db.ListAPITokens(ctx)
+	if err != nil || len(list) != 2 || !list[0].Scope.IsZero() || !reflect.DeepEqual(list[1].Scope, scoped.Scope) {
+		t.Fatalf("ListAPITokens = %+v, %v", list, err)
+	}
+}
+
+// TestDocumentByURL finds a live document by its URL, with or without a
+// section's #fragment; a deleted or unknown one is ErrNotFound.
+func TestDocumentByURL(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	vpn := docent.DocRecord{ID: "handbook:it/vpn.md", Source: "handbook", URL: "http://localhost:8080/docs/handbook/it/vpn.md", Title: "VPN"}
+	gone := docent.DocRecord{ID: "handbook:old.md", Source: "handbook", URL: "http://localhost:8080/docs/handbook/old.md"}
+	for _, r := range []docent.DocRecord{vpn, gone} {
+		if err := db.PutDocument(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.MarkDeleted(ctx, []string{gone.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"exact", vpn.URL, vpn.ID},
+		{"with a section anchor", vpn.URL + "#reset-your-token", vpn.ID},
+		{"deleted", gone.URL, ""},
+		{"unknown", "http://localhost:8080/docs/handbook/nope.md", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := db.DocumentByURL(ctx, tc.url)
+			if tc.want == "" {
+				if !errors.Is(err, ErrNotFound) {
+					t.Fatalf("DocumentByURL = %+v, %v; want ErrNotFound", got, err)
+				}
+				return
+			}
+			if err != nil || got.ID != tc.want || got.Title != "VPN" {
+				t.Fatalf("DocumentByURL = %+v, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestGoldenSetAndRuns(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "docent.db")

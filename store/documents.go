@@ -50,6 +50,24 @@ func (db *DB) Document(ctx context.Context, id string) (docent.DocRecord, error)
 	return rec, nil
 }
 
+// DocumentByURL returns the live document whose URL is url (compared
+// without a #fragment, which citations add for a section), or
+// ErrNotFound. When several live documents share the URL, the one with
+// the smallest ID is returned.
+func (db *DB) DocumentByURL(ctx context.Context, url string) (docent.DocRecord, error) {
+	url, _, _ = strings.Cut(url, "#")
+	row := db.r.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents
+		WHERE url = ? AND deleted_at IS NULL ORDER BY id LIMIT 1`, url)
+	rec, err := scanDoc(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return docent.DocRecord{}, fmt.Errorf("store: document at %q: %w", url, ErrNotFound)
+	}
+	if err != nil {
+		return docent.DocRecord{}, fmt.Errorf("store: document at %q: %w", url, err)
+	}
+	return rec, nil
+}
+
 // PutDocument inserts or replaces the record rec.ID and marks it live.
 // FirstSeen is set when the ID is new (and kept otherwise), LastSeen always;
 // the FirstSeen, LastSeen and DeletedAt fields of rec are ignored.

@@ -184,6 +184,9 @@ type GoldenRun struct {
 	Report json.RawMessage
 	// Error is why the run failed, "" when it did not.
 	Error string
+	// Calibration is the passage model and decision rule fitted on the
+	// run's questions (eval.Fit as JSON), when the run calibrated.
+	Calibration json.RawMessage
 }
 
 // GoldenRunRow is one question's outcome in a run.
@@ -278,7 +281,7 @@ func (db *DB) AbandonGoldenRuns(ctx context.Context) (int64, error) {
 	return res.RowsAffected()
 }
 
-const goldenRunColumns = `id, status, started_at, finished_at, started_by, config, questions, report, error`
+const goldenRunColumns = `id, status, started_at, finished_at, started_by, config, questions, report, error, calibration`
 
 // ListGoldenRuns returns the latest runs, newest first (limit defaults to 50).
 func (db *DB) ListGoldenRuns(ctx context.Context, limit int) ([]GoldenRun, error) {
@@ -300,6 +303,18 @@ func (db *DB) GoldenRunByID(ctx context.Context, id int64) (GoldenRun, error) {
 		return r, fmt.Errorf("store: golden run %d: %w", id, err)
 	}
 	return r, nil
+}
+
+// SetCalibration stores what run id fitted.
+func (db *DB) SetCalibration(ctx context.Context, id int64, fit json.RawMessage) error {
+	res, err := db.cexec(ctx, `UPDATE golden_runs SET calibration = ? WHERE id = ?`, string(fit), id)
+	if err != nil {
+		return fmt.Errorf("store: golden run %d: calibration: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: golden run %d: %w", id, ErrNotFound)
+	}
+	return nil
 }
 
 // GoldenRunRows returns the rows of run id in set order.
@@ -324,11 +339,14 @@ func (db *DB) GoldenRunRows(ctx context.Context, id int64) ([]GoldenRunRow, erro
 func scanGoldenRun(s scanner) (GoldenRun, error) {
 	var r GoldenRun
 	var started, finished sql.NullString
-	var report string
-	if err := s.Scan(&r.ID, &r.Status, &started, &finished, &r.StartedBy, &r.Config, &r.Questions, &report, &r.Error); err != nil {
+	var report, calibration string
+	if err := s.Scan(&r.ID, &r.Status, &started, &finished, &r.StartedBy, &r.Config, &r.Questions, &report, &r.Error, &calibration); err != nil {
 		return r, err
 	}
 	r.Report = json.RawMessage(report)
+	if calibration != "" {
+		r.Calibration = json.RawMessage(calibration)
+	}
 	var err error
 	if r.StartedAt, err = parseTime(started); err != nil {
 		return r, err

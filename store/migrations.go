@@ -260,8 +260,37 @@ var migrations = []string{
 	DROP TABLE handoffs_v9;
 	UPDATE handoffs SET state = 'failed', resolved_at = NULL
 		WHERE state = 'resolved' AND resolved_by = '' AND escalation_ref = '';`,
+	// v11: what tunes the offline answerer from the console: a golden
+	// run's calibration (the fitted passage model and decision rule), the
+	// synonyms added from misses, and settings applied at runtime.
+	`ALTER TABLE golden_runs ADD COLUMN calibration TEXT NOT NULL DEFAULT '';
+	CREATE TABLE synonyms (
+		id       INTEGER PRIMARY KEY AUTOINCREMENT,
+		entry    TEXT NOT NULL,
+		added_by TEXT NOT NULL DEFAULT '',
+		added_at TEXT NOT NULL
+	);
+	CREATE TABLE settings (
+		key        TEXT PRIMARY KEY,
+		value      TEXT NOT NULL,
+		updated_by TEXT NOT NULL DEFAULT '',
+		updated_at TEXT NOT NULL
+	);`,
 
-	// v11: what a run's documents held (store.FinishRun): markup dropped,
+	// v12: an API token's scope (the sources and labels it may read, JSON
+	// lists, empty for all), and documents found by URL (MCP's
+	// get_document takes a cited link).
+	`ALTER TABLE api_tokens ADD COLUMN scope_sources TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE api_tokens ADD COLUMN scope_labels TEXT NOT NULL DEFAULT '[]';
+	CREATE INDEX documents_url ON documents (url);`,
+	// v13: a table that only the write probe uses: readiness, once writes
+	// have failed, checks that the database can take a write again.
+	`CREATE TABLE write_probe (
+		id   INTEGER PRIMARY KEY,
+		data BLOB NOT NULL
+	);`,
+
+	// v14: what a run's documents held (store.FinishRun): markup dropped,
 	// documents without chunks, oversized documents, fragments and the
 	// documents indexed with a warning, as JSON.
 	`ALTER TABLE sync_runs ADD COLUMN content TEXT NOT NULL DEFAULT '{}';`,

@@ -45,6 +45,7 @@ type DB struct {
 	now func() time.Time
 
 	writer *writer
+	health health
 }
 
 // Option configures Open.

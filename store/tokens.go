@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/docent-hq/docent"
 )
 
 // cexec runs one write statement for the console's tables, through the
@@ -30,6 +32,8 @@ type APIToken struct {
 	Prefix string
 	// RatePerMinute bounds requests per minute; 0 means the configured default.
 	RatePerMinute int
+	// Scope limits the sources and labels the token may read; zero for all.
+	Scope docent.Scope
 	// CreatedBy is the admin who made it.
 	CreatedBy string
 	// CreatedAt, LastUsedAt and RevokedAt are when it was made, last
@@ -51,8 +55,16 @@ func (db *DB) CreateAPIToken(ctx context.Context, t *APIToken) error {
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = db.now().UTC()
 	}
-	res, err := db.cexec(ctx, `INSERT INTO api_tokens (name, hash, prefix, rate_per_minute, created_by, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, t.Name, t.Hash, t.Prefix, t.RatePerMinute, t.CreatedBy, formatTime(t.CreatedAt))
+	sources, err := marshalList(t.Scope.Sources)
+	if err != nil {
+		return fmt.Errorf("store: create api token: %w", err)
+	}
+	labels, err := marshalList(t.Scope.Labels)
+	if err != nil {
+		return fmt.Errorf("store: create api token: %w", err)
+	}
+	res, err := db.cexec(ctx, `INSERT INTO api_tokens (name, hash, prefix, rate_per_minute, scope_sources, scope_labels, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.Name, t.Hash, t.Prefix, t.RatePerMinute, sources, labels, t.CreatedBy, formatTime(t.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create api token: %w", err)
 	}
@@ -62,7 +74,7 @@ func (db *DB) CreateAPIToken(ctx context.Context, t *APIToken) error {
 	return nil
 }
 
-const tokenColumns = `id, name, hash, prefix, rate_per_minute, created_by, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, name, hash, prefix, rate_per_minute, scope_sources, scope_labels, created_by, created_at, last_used_at, revoked_at`
 
 // APITokenByHash returns the token with this hash, revoked or not, or ErrNotFound.
 func (db *DB) APITokenByHash(ctx context.Context, hash string) (APIToken, error) {
@@ -109,8 +121,15 @@ func (db *DB) TouchAPIToken(ctx context.Context, id int64, t time.Time) error {
 func scanToken(s scanner) (APIToken, error) {
 	var t APIToken
 	var created, used, revoked sql.NullString
-	if err := s.Scan(&t.ID, &t.Name, &t.Hash, &t.Prefix, &t.RatePerMinute, &t.CreatedBy, &created, &used, &revoked); err != nil {
+	var sources, labels string
+	if err := s.Scan(&t.ID, &t.Name, &t.Hash, &t.Prefix, &t.RatePerMinute, &sources, &labels, &t.CreatedBy, &created, &used, &revoked); err != nil {
 		return t, err
+	}
+	if err := unmarshalList(sources, &t.Scope.Sources); err != nil {
+		return t, fmt.Errorf("scope sources of token %d: %w", t.ID, err)
+	}
+	if err := unmarshalList(labels, &t.Scope.Labels); err != nil {
+		return t, fmt.Errorf("scope labels of token %d: %w", t.ID, err)
 	}
 	var err error
 	if t.CreatedAt, err = parseTime(created); err != nil {

@@ -176,6 +176,35 @@ func (db *DB) CountTurnsByStatus(ctx context.Context) (map[docent.Status]int, er
 	return out, nil
 }
 
+// TurnCount is how many stored turns share a platform and a status.
+type TurnCount struct {
+	Platform string
+	Status   docent.Status
+	N        int
+}
+
+// CountTurnsByPlatform returns how many turns each platform has with
+// each status (what docent_turns_total counts).
+func (db *DB) CountTurnsByPlatform(ctx context.Context) ([]TurnCount, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT platform, status, COUNT(*) FROM turns GROUP BY platform, status ORDER BY platform, status`)
+	if err != nil {
+		return nil, fmt.Errorf("store: count turns: %w", err)
+	}
+	defer rows.Close()
+	var out []TurnCount
+	for rows.Next() {
+		var c TurnCount
+		if err := rows.Scan(&c.Platform, &c.Status, &c.N); err != nil {
+			return nil, fmt.Errorf("store: count turns: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: count turns: %w", err)
+	}
+	return out, nil
+}
+
 // turnRow is a scanned turn whose candidates' chunks, when chunks is set,
 // are still to be read from trace_chunks.
 type turnRow struct {

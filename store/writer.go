@@ -59,9 +59,15 @@ func startWriter(conn *sql.DB) *writer {
 // the write connection, with ctx stripped of its cancellation: once the
 // writer has started a write, the caller waits for it, so an error always
 // means nothing was written. A write still queued when ctx ends is dropped
-// and ctx's error returned.
+// and ctx's error returned. A write the database failed to store (a full
+// disk, an I/O error) returns an error wrapping
+// docent.ErrStorageUnavailable, and counts against WriteHealth.
 func (db *DB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	return db.writer.submit(ctx, fn)
+	err := db.writer.submit(ctx, fn)
+	if errors.Is(err, ErrClosed) || (err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+		return err
+	}
+	return db.health.observe(err)
 }
 
 // exec runs one statement through the writer.

@@ -154,6 +154,8 @@ type Misses struct {
 	// Knowledge are the newest replies people resolved handoffs with:
 	// answers the docs lacked.
 	Knowledge []docent.KnowledgeCandidate
+	// CanTune shows the form that adds a synonym (offline answerer).
+	CanTune bool
 }
 
 // GoldenPage lists the golden set and its runs.
@@ -165,6 +167,8 @@ type GoldenPage struct {
 	Trend LineChart
 	// Running is the run in progress, if any.
 	Running *store.GoldenRun
+	// CanTune shows "Run and calibrate" (offline answerer).
+	CanTune bool
 }
 
 // GoldenRunView is a run with its decoded report.
@@ -180,6 +184,11 @@ type GoldenRunPage struct {
 	Rows []GoldenRowView
 	// Others are the runs it can be compared with.
 	Others []store.GoldenRun
+	// Calibration is what the run fitted, when it calibrated, and
+	// CalibrationConfig the config that sets it; CanTune shows Apply.
+	Calibration       *eval.Fit
+	CalibrationConfig string
+	CanTune           bool
 }
 
 // GoldenRowView is a run row with its decoded outcome.
@@ -351,6 +360,8 @@ type TokensPage struct {
 	DefaultRate       int
 	// Required says whether /api/ needs a token on this server.
 	Required bool
+	// Sources are the configured sources a token can be scoped to.
+	Sources []string
 }
 
 // ErrorPage shows a status and a safe message.
@@ -403,6 +414,22 @@ func ChunkAnchor(id string) string { return "chunk-" + id }
 
 // Itoa formats an int.
 func Itoa(n int) string { return strconv.Itoa(n) }
+
+// ScopeText says what a token's scope lets it read: "every source", or
+// its sources and labels.
+func ScopeText(s docent.Scope) string {
+	if s.IsZero() {
+		return "every source"
+	}
+	var parts []string
+	if len(s.Sources) > 0 {
+		parts = append(parts, "sources: "+strings.Join(s.Sources, ", "))
+	}
+	if len(s.Labels) > 0 {
+		parts = append(parts, "labels: "+strings.Join(s.Labels, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
 
 // I64 formats an int64.
 func I64(n int64) string { return strconv.FormatInt(n, 10) }
@@ -546,6 +573,17 @@ func Used(tr docent.Trace, id string) bool {
 		}
 	}
 	return false
+}
+
+// Injected counts the candidates flagged as addressing the assistant.
+func Injected(tr docent.Trace) int {
+	n := 0
+	for _, h := range tr.Candidates {
+		if h.Injection != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Query builds "?k=v&..." from pairs, leaving out empty values.

@@ -55,12 +55,7 @@ func TestInjectedSourceIsNotObeyed(t *testing.T) {
 	}
 	for name, p := range models(t, gullible) {
 		t.Run(name, func(t *testing.T) {
-			pl, err := answer.New(answer.Stages{
-				Retriever: retrieved,
-				Reranker:  llmstage.NewReranker(p.m, llmstage.RerankerOptions{}, nil),
-				Generator: llmstage.NewGenerator(p.m),
-				Verifier:  answer.Citations{},
-			}, nil, answer.Options{})
+			pl, err := answer.New(llmstage.NewStages(p.m, retrieved, llmstage.StagesOptions{}), nil, answer.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,7 +36,7 @@ func TestAnswerStreamThroughProviders(t *testing.T) {
 	}
 	for name, p := range models(t, chat) {
 		t.Run(name, func(t *testing.T) {
-			pl, err := answer.New(answer.Stages{Retriever: retrieved, Generator: llmstage.NewGenerator(p.m)}, nil, answer.Options{})
+			pl, err := answer.New(llmstage.NewStages(p.m, retrieved, llmstage.StagesOptions{NoRerank: true}), nil, answer.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestAnswerStreamHidesNotFound(t *testing.T) {
 		return llmtest.Reply{Pieces: []string{"NOT", "_FO", "UND The sources cover hotels only."}, Text: "NOT_FOUND The sources cover hotels only."}
 	}) {
 		t.Run(name, func(t *testing.T) {
-			pl, _ := answer.New(answer.Stages{Retriever: retrieved, Generator: llmstage.NewGenerator(p.m)}, nil, answer.Options{})
+			pl, _ := answer.New(llmstage.NewStages(p.m, retrieved, llmstage.StagesOptions{NoRerank: true}), nil, answer.Options{})
 			var deltas []string
 			a, err := pl.AnswerStream(context.Background(), docent.Question{Text: "What is the hotel limit for a night?"},
 				func(d string) { deltas = append(deltas, d) })

@@ -4,8 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/slack"
@@ -91,7 +93,7 @@ func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
 	log := m.Log.With(slog.String("platform", "slack"))
 	bc := slackBotConfig(sc)
 	bc.Ready = m.ready
-	core := bot.New("slack", m.Recorder, m.Store, m.staleChecker(), bc, log)
+	core := bot.New("slack", m.chatAsker(), m.chatStore(), m.staleChecker(), bc, log)
 	var prompts []slack.Prompt
 	for _, p := range sc.Assistant.Prompts {
 		prompts = append(prompts, slack.Prompt{Title: p.Title, Message: p.Message})
@@ -139,3 +141,62 @@ func (a *slackAdapter) Run(ctx context.Context) error {
 }
 
 func (a *slackAdapter) Shutdown(ctx context.Context) error { return a.client.Shutdown(ctx) }
+
+// chatAsker is what the chat adapters ask through: the Recorder, with
+// the /docs links of each answer signed when /docs needs a token (see
+// console.DocLinks), so that citations open for the people they are
+// shown to. The stored turn keeps the plain links.
+func (m *Main) chatAsker() bot.Asker {
+	if m.docLinks == nil {
+		return m.Recorder
+	}
+	return signingAsker{rec: m.Recorder, sign: m.docLinks.Sign}
+}
+
+// chatStore is the store the chat adapters keep state in; a turn read
+// back (for an escalation post) has its links signed like an answer.
+func (m *Main) chatStore() bot.Store {
+	if m.docLinks == nil {
+		return m.Store
+	}
+	return signingStore{Store: m.Store, sign: m.docLinks.Sign}
+}
+
+// signingAsker signs the citation links of the turns it returns.
+type signingAsker struct {
+	rec  *answer.Recorder
+	sign func(string) string
+}
+
+var _ bot.StreamAsker = signingAsker{}
+
+func (a signingAsker) Ask(ctx context.Context, q docent.Question) (docent.Turn, error) {
+	t, err := a.rec.Ask(ctx, q)
+	return signTurn(t, a.sign), err
+}
+
+func (a signingAsker) AskStream(ctx context.Context, q docent.Question, onDelta func(string)) (docent.Turn, error) {
+	t, err := a.rec.AskStream(ctx, q, onDelta)
+	return signTurn(t, a.sign), err
+}
+
+// signingStore signs the citation links of the turns it reads.
+type signingStore struct {
+	bot.Store
+	sign func(string) string
+}
+
+func (s signingStore) Turn(ctx context.Context, id int64) (docent.Turn, error) {
+	t, err := s.Store.Turn(ctx, id)
+	return signTurn(t, s.sign), err
+}
+
+// signTurn signs the URLs of t's citations, in a copy.
+func signTurn(t docent.Turn, sign func(string) string) docent.Turn {
+	cs := slices.Clone(t.Answer.Citations)
+	for i := range cs {
+		cs[i].URL = sign(cs[i].URL)
+	}
+	t.Answer.Citations = cs
+	return t
+}

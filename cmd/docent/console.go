@@ -5,11 +5,17 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/crypto/bcrypt"
@@ -29,14 +35,27 @@ type webAccess struct {
 	// one-time admin.
 	demo   bool
 	admins []console.Admin
-	// tokensRequired: every /api/ request needs a bearer token.
+	// tokensRequired: every /api/ request and every /docs page needs a
+	// bearer token (or a console session, or a signed link).
 	tokensRequired bool
+	// proxies are the peers the trusted header is taken from (none: the
+	// header is ignored).
+	proxies []netip.Prefix
 }
 
 // decideAccess applies the rules: on localhost with no admin configured,
 // a one-time admin (password printed once, to stdout) and an open API;
 // beyond localhost, a configured admin (or trusted header) and API
 // tokens, unless auth.mode is none.
+// consoleTuner is the console's Tuner: the offline answerer's, nil for
+// a model answerer.
+func (m *Main) consoleTuner() console.Tuner {
+	if m.OfflineGate == nil {
+		return nil
+	}
+	return tuner{m}
+}
+
 func (m *Main) decideAccess(addr string) (webAccess, error) {
 	a := m.Config.Auth
 	acc := webAccess{open: a.Mode == config.AuthNone}
@@ -45,7 +64,20 @@ func (m *Main) decideAccess(addr string) (webAccess, error) {
 	}
 	local := isLoopback(addr)
 	acc.tokensRequired = a.APITokens == config.TokensRequired || (!local && !acc.open)
-	if acc.open || len(acc.admins) > 0 || a.TrustedHeader.Header != "" {
+	proxies, err := a.TrustedHeader.Prefixes()
+	if err != nil {
+		return acc, fmt.Errorf("serve: auth.trusted_header: %w", err)
+	}
+	acc.proxies = proxies
+	header := a.TrustedHeader.Header != ""
+	if header && len(proxies) == 0 && !local && !acc.open {
+		return acc, fmt.Errorf("serve: %s is reachable beyond this machine, so auth.trusted_header needs "+
+			"auth.trusted_header.proxies: the addresses or CIDRs of the proxies that set %s (from anyone else it would sign them in)",
+			addr, a.TrustedHeader.Header)
+	}
+	if acc.open || len(acc.admins) > 0 || (header && len(proxies) > 0) {
+		// A one-time password an earlier demo left behind is void.
+		_ = os.Remove(filepath.Join(m.Config.DataDir, oneTimePasswordFile))
 		return acc, nil
 	}
 	if !local {
@@ -60,11 +92,45 @@ func (m *Main) decideAccess(addr string) (webAccess, error) {
 	}
 	acc.demo = true
 	acc.admins = []console.Admin{{User: "admin", Hash: string(hash)}}
-	// Printed once to the terminal, never logged.
-	fmt.Fprintf(m.Stdout, "Console: sign in as admin with the one-time password %s (valid until docent stops; "+
-		"configure auth.admins to keep one)\n", password)
-	return acc, nil
+	return acc, m.tellPassword(password)
 }
+
+// oneTimePasswordFile is where the one-time password goes when stdout
+// is not a terminal.
+const oneTimePasswordFile = "console-password"
+
+// tellPassword gives the one-time password to the person who started
+// docent, never to a log: printed when stdout is a terminal, else
+// written to a file in the data dir readable by this user only (0600),
+// whose path is logged. The file is removed when docent stops.
+func (m *Main) tellPassword(password string) error {
+	if f, ok := m.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(m.Stdout, "Console: sign in as admin with the one-time password %s (valid until docent stops; "+
+			"configure auth.admins to keep one)\n", password)
+		return nil
+	}
+	p, err := filepath.Abs(filepath.Join(m.Config.DataDir, oneTimePasswordFile))
+	if err != nil {
+		return fmt.Errorf("serve: one-time admin: %w", err)
+	}
+	if err := writePrivate(p, []byte(password+"\n")); err != nil {
+		return fmt.Errorf("serve: one-time admin: %w", err)
+	}
+	m.closers = append(m.closers, closerFunc(func() error {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}))
+	m.Log.Info("console: sign in as admin with the one-time password in "+p+" (readable by this user only; "+
+		"valid until docent stops; configure auth.admins to keep one)", slog.String("password_file", p))
+	return nil
+}
+
+// closerFunc is a func as an io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
 
 // randomPassword is 20 random letters and digits (about 100 bits).
 func randomPassword() string {
@@ -83,27 +149,26 @@ func (m *Main) sayAccess(addr string, acc webAccess) {
 	case acc.open:
 		m.Log.Warn("auth: none: the console and /api/ are open to anyone who can reach "+addr, slog.String("addr", addr))
 	case acc.demo:
-		m.Log.Info("demo on localhost: /api/ is open without a token; the console has a one-time admin (password printed above)")
+		m.Log.Info("demo on localhost: /api/ is open without a token; the console has a one-time admin (see its password above)")
 	case acc.tokensRequired:
 		m.Log.Info("console sign-in required; /api/ requires a bearer token made in the console", slog.Int("admins", len(acc.admins)),
 			slog.Bool("trusted_header", m.Config.Auth.TrustedHeader.Header != ""))
 	default:
 		m.Log.Info("console sign-in required; /api/ is open on localhost (a token that is sent is checked)")
 	}
+	if th := m.Config.Auth.TrustedHeader; th.Header != "" && !acc.open {
+		if len(acc.proxies) == 0 {
+			m.Log.Warn("auth.trusted_header is set without auth.trusted_header.proxies: the "+th.Header+
+				" header is ignored; list the proxies it may come from", slog.String("header", th.Header))
+		} else {
+			m.Log.Info("trusted header accepted from the listed proxies only", slog.String("header", th.Header),
+				slog.Int("proxies", len(acc.proxies)))
+		}
+	}
 }
 
 // isLoopback reports whether a listen address binds this machine only.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
+func isLoopback(addr string) bool { return config.Loopback(addr) }
 
 // webHandler wires the console around the API handler: /api/ behind the
 // token guard, /metrics on its own address when server.metrics_addr is
@@ -128,10 +193,10 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 	c, err := console.New(console.Options{
 		Store: m.Store, Asker: m.Recorder, Ready: m.ready, Answerer: m.Pipeline, Index: m.Index, Embedder: m.Embedder,
 		Scheduler: sched, Stale: m.Stale, Sources: sources,
-		Auth: console.AuthOptions{Open: acc.open, Admins: acc.admins, TrustedHeader: th.Header, Allowed: th.Allowed,
+		Auth: console.AuthOptions{Open: acc.open, Admins: acc.admins, TrustedHeader: th.Header, Allowed: th.Allowed, TrustedProxies: acc.proxies,
 			SessionIdle: m.Config.Auth.SessionIdle, SecureCookies: secure, Demo: acc.demo},
 		APITokensRequired: acc.tokensRequired, DefaultRate: m.Config.Auth.APIRatePerMinute,
-		Config: m.Config.Redacted, Log: m.Log,
+		Config: m.Config.Redacted, Tuner: m.consoleTuner(), Log: m.Log,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -143,8 +208,22 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 		m.Log.Warn("golden set not seeded from the handbook", slog.Any("error", err))
 	}
 	guard := console.NewAPIGuard(m.Store, acc.tokensRequired, m.Config.Auth.APIRatePerMinute, m.Log)
+	if acc.tokensRequired {
+		// /docs needs a token too; chat answers carry signed links.
+		key, err := docLinkKey(m.Config.DataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m.docLinks, err = console.NewDocLinks(key, m.Config.Server.PublicURL, m.Config.Auth.DocLinkTTL, nil); err != nil {
+			return nil, nil, err
+		}
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", guard.Wrap(api))
+	mux.Handle("/docs/", c.GuardDocs(guard, m.docLinks, api))
+	if err := m.routeMCP(mux, guard); err != nil {
+		return nil, nil, err
+	}
 	if m.Config.Server.MetricsAddr != "" {
 		mux.Handle("/metrics", http.NotFoundHandler())
 	}

@@ -16,7 +16,34 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-var oneTimePassword = regexp.MustCompile(`one-time password (\S+)`)
+// oneTimePassword is the line serve prints to a terminal.
+var oneTimePassword = regexp.MustCompile(`one-time password (\S+) \(valid`)
+
+// passwordFile is the log line's field naming the one-time password's file.
+var passwordFile = regexp.MustCompile(`password_file=(\S+)`)
+
+// mustOneTimePassword reads the one-time password from the file the log
+// names (serve's stdout is not a terminal in tests), checking that only
+// this user can read it.
+func mustOneTimePassword(t testing.TB, logs string) string {
+	t.Helper()
+	m := passwordFile.FindStringSubmatch(logs)
+	if m == nil {
+		t.Fatalf("the log names no one-time password file:\n%s", logs)
+	}
+	info, err := os.Stat(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Errorf("one-time password file %s has mode %o, want 600", m[1], perm)
+	}
+	b, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
 
 // consoleClient is a browser-like HTTP client for the console.
 type consoleClient struct {
@@ -111,12 +138,9 @@ func TestServeDemoOnLocalhost(t *testing.T) {
 	base, stop := MustServeMain(t, m)
 	defer stop()
 	waitReady(t, base)
-	match := oneTimePassword.FindStringSubmatch(stdout.String())
-	if match == nil {
-		t.Fatalf("no one-time password on stdout: %q", stdout.String())
-	}
-	if strings.Contains(logs.String(), match[1]) {
-		t.Fatal("the one-time password is in the log")
+	password := mustOneTimePassword(t, logs.String())
+	if len(password) < 20 || strings.Contains(logs.String(), password) || strings.Contains(stdout.String(), password) {
+		t.Fatalf("one-time password %q: in the log or on stdout (not a terminal), or too short", password)
 	}
 	if !strings.Contains(logs.String(), "demo on localhost: /api/ is open without a token") {
 		t.Errorf("serve does not say the API is open: %s", logs.String())
@@ -131,7 +155,7 @@ func TestServeDemoOnLocalhost(t *testing.T) {
 	if resp, _ := c.get("/"); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("console without a session = %d, want a redirect to login", resp.StatusCode)
 	}
-	c.login("admin", match[1])
+	c.login("admin", password)
 	_, doc := c.get("/golden")
 	if got := doc.Find(`[data-testid=golden-count]`).Text(); got != "58" {
 		t.Errorf("seeded golden set has %q questions, want the handbook's 58", got)
@@ -167,7 +191,7 @@ func TestServeTokensRequired(t *testing.T) {
 	base, stop := MustServeMain(t, m)
 	defer stop()
 	waitReady(t, base)
-	if oneTimePassword.MatchString(stdout.String()) {
+	if passwordFile.MatchString(logs.String()) || strings.Contains(stdout.String(), "one-time password") {
 		t.Error("a one-time password was made although an admin is configured")
 	}
 	if !strings.Contains(logs.String(), "/api/ requires a bearer token") {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -14,7 +17,52 @@ import (
 var dataFiles = []string{
 	"docent.db", "docent.db-wal", "docent.db-shm",
 	"index.db", "index.db-wal", "index.db-shm",
-	"offline-embedder.bin", "docent.lock", "git",
+	"offline-embedder.bin", "docent.lock", "git", docLinkKeyFile, oneTimePasswordFile,
+}
+
+// docLinkKeyFile holds the key that signs /docs links in chat answers.
+const docLinkKeyFile = "doc-links.key"
+
+// docLinkKey returns the data dir's link-signing key, making one (32
+// random bytes, 0600) the first time: kept across restarts, so that a
+// link in a chat thread works for its whole life.
+func docLinkKey(dir string) ([]byte, error) {
+	p := filepath.Join(dir, docLinkKeyFile)
+	key, err := os.ReadFile(p)
+	if err == nil && len(key) >= 32 {
+		return key, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("doc link key: %w", err)
+	}
+	key = make([]byte, 32)
+	_, _ = rand.Read(key) // crypto/rand.Read never fails (Go 1.24+)
+	if err := writePrivate(p, key); err != nil {
+		return nil, fmt.Errorf("doc link key: %w", err)
+	}
+	return key, nil
+}
+
+// writePrivate replaces the file at p with data, readable by this user
+// only (0600), through a temporary file renamed into place.
+func writePrivate(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
 }
 
 // prepareDataDir creates dir readable by this user only and makes docent's

@@ -42,7 +42,7 @@ func openDiscord(_ context.Context, m *Main) (chatAdapter, error) {
 	}
 	bc := discordBotConfig(dc)
 	bc.Ready = m.ready
-	core := bot.New(discord.Platform, m.Recorder, m.Store, m.staleChecker(), bc, log)
+	core := bot.New(discord.Platform, m.chatAsker(), m.chatStore(), m.staleChecker(), bc, log)
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,
 		EscalationChannel: dc.EscalationChannel, EscalationRole: dc.EscalationRole, Command: dc.Command, Inline: inline,

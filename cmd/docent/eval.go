@@ -6,11 +6,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/search"
@@ -32,8 +36,10 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	indexDir := fl.String("index-dir", "", "build the index here instead of a temp dir (reused if it exists)")
 	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
 	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight")
-	calibrate := fl.Bool("calibrate", false, "with --golden: propose the relevance threshold for the configured embedder "+
-		"(the set is run with the gate open; the proposal answers the most questions correctly while declining >= 90% of the unanswerable ones)")
+	calibrate := fl.Bool("calibrate", false, "with --golden: fit the offline answerer's decision rule (answerer.decision) on the set "+
+		"(every question is answered; the rule answers the most correctly while declining >= 90% of the unanswerable ones) and print the config")
+	saveRows := fl.String("save-rows", "", "with --calibrate: also write the calibration rows to PREFIX.passages.jsonl and PREFIX.decision.jsonl")
+	fit := fl.String("fit", "", "fit the passage model and the decision rule on rows saved with --save-rows (comma-separated prefixes; each weighs the same)")
 	half := fl.String("half", "", "with --golden: score only the questions at odd or even positions of the file "+
 		"(develop on one half of a set, report the other)")
 	judge := fl.Bool("judge", false, "with --golden: rate faithfulness and answer relevance with the configured answer model "+
@@ -41,8 +47,14 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	if (*golden == "") == (*beir == "") {
+	if *fit != "" && (*golden != "" || *beir != "") {
+		return fmt.Errorf("eval: --fit takes no --golden or --beir: %w", errUsage)
+	}
+	if (*golden == "") == (*beir == "") && *fit == "" {
 		return fmt.Errorf("eval: give exactly one of --golden FILE or --beir DIR: %w", errUsage)
+	}
+	if *saveRows != "" && !*calibrate {
+		return fmt.Errorf("eval: --save-rows needs --calibrate: %w", errUsage)
 	}
 	if (*calibrate || *judge || *half != "") && *golden == "" {
 		return fmt.Errorf("eval: --calibrate, --judge and --half need --golden FILE: %w", errUsage)
@@ -59,6 +71,9 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	if err := m.Config.Validate(implementations()); err != nil {
 		return err
 	}
+	if *fit != "" {
+		return m.evalFit(strings.Split(*fit, ","), *asJSON)
+	}
 	dir := *indexDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "docent-eval-")
@@ -72,19 +87,15 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 		dir = tmp
 	}
 	if *golden != "" {
-		return m.evalGolden(ctx, goldenArgs{path: *golden, half: *half, json: *asJSON, calibrate: *calibrate, judge: *judge}, dir)
+		return m.evalGolden(ctx, goldenArgs{path: *golden, half: *half, json: *asJSON, calibrate: *calibrate, judge: *judge, saveRows: *saveRows}, dir)
 	}
 	return m.evalBEIR(ctx, beirArgs{dir: *beir, split: *split, mode: *mode, k: *k, runFile: *runFile, json: *asJSON}, dir)
 }
 
 type goldenArgs struct {
-	path, half             string
+	path, half, saveRows   string
 	json, calibrate, judge bool
 }
-
-// calibrationFloor is the threshold a calibration run uses: every
-// question with a candidate passes the gate.
-const calibrationFloor = 1e-9
 
 func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) error {
 	g, err := eval.LoadGolden(a.path)
@@ -96,18 +107,14 @@ func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) err
 			return err
 		}
 	}
-	current, key := m.Config.EffectiveMinScore(), m.Config.MinScoreKey()
-	if current == 0 {
-		current = answer.DefaultMinScore
-	}
-	if a.calibrate {
-		m.Config.Answerer.MinScore = calibrationFloor
-	}
 	if err := m.open(ctx, dataDir); err != nil {
 		return err
 	}
 	if err := m.ensureIndexed(ctx, m.Sources); err != nil {
 		return err
+	}
+	if a.calibrate {
+		return m.calibrate(ctx, g, a)
 	}
 	var opts eval.GoldenOptions
 	if a.judge {
@@ -119,22 +126,151 @@ func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) err
 	if err != nil {
 		return err
 	}
-	if a.calibrate {
-		c := eval.Calibrate(rep, eval.DefaultMinDeclined, current)
-		if a.json {
-			return writeJSON(m.Stdout, struct {
-				Key         string `json:"key"`
-				Embedder    string `json:"embedder"`
-				Calibration eval.Calibration
-			}{key, m.Embedder.Name(), c})
-		}
-		fmt.Fprintf(m.Stdout, "embedder %s (%s)\n", m.Config.Embedder.Provider, m.Embedder.Name())
-		return c.WriteTable(m.Stdout, key)
-	}
 	if a.json {
 		return writeJSON(m.Stdout, rep)
 	}
 	return rep.WriteTable(m.Stdout)
+}
+
+// calibrate fits the offline answerer on g (see calibrateOn) with the
+// CLI's pipeline, whose rule it sets aside for the run, and prints the
+// config that sets the fit.
+func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) error {
+	if m.OfflineGate == nil {
+		return fmt.Errorf("eval: --calibrate fits the offline answerer; a model answerer decides coverage itself: %w", errUsage)
+	}
+	set := a.path
+	if a.half != "" {
+		set += " (" + a.half + " half)"
+	}
+	current := m.Pipeline.Rule()
+	m.Pipeline.SetRule(answer.Always{})
+	defer m.Pipeline.SetRule(current)
+	fit, err := calibrateOn(ctx, m.Pipeline, m.OfflineGate, g, set, m.Config.Answerer.Passage == nil, current, a.saveRows)
+	if err != nil {
+		return err
+	}
+	return m.writeFit(fit, a.json)
+}
+
+// calibrateOn fits the offline answerer on g through p, whose rule must
+// answer every question (answer.Always) and whose gate is gate: unless
+// keepPassage, the passage model first (every scored passage labelled
+// by the question's facts or sections), set on gate, then the decision
+// rule, measured with that passage model (each answer's features
+// labelled by whether it was right). current is the rule in force,
+// reported beside the fit; saveRows, when set, is the prefix the rows
+// are written under.
+func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string,
+	fitPassage bool, current answer.Rule, saveRows string) (eval.Fit, error) {
+	var passage *eval.PassageFit
+	if fitPassage {
+		rows, err := passageRows(ctx, p, gate, g, set)
+		if err != nil {
+			return eval.Fit{}, err
+		}
+		if saveRows != "" {
+			if err := writeRowsFile(saveRows+".passages.jsonl", func(w io.Writer) error { return eval.WritePassageRows(w, rows) }); err != nil {
+				return eval.Fit{}, err
+			}
+		}
+		bias, weights := eval.FitPassages(rows, offlineans.PassageFeatureNames)
+		passage = &eval.PassageFit{Bias: bias, Weights: weights, Names: offlineans.PassageFeatureNames}
+		gate.SetPassage(offlineans.PassageModel{Bias: bias, Weights: weights})
+	}
+	rep, err := eval.RunGolden(ctx, g, p)
+	if err != nil {
+		return eval.Fit{}, err
+	}
+	rows := eval.CalibrationRows(set, rep)
+	if saveRows != "" {
+		if err := writeRowsFile(saveRows+".decision.jsonl", func(w io.Writer) error { return eval.WriteRows(w, rows) }); err != nil {
+			return eval.Fit{}, err
+		}
+	}
+	fit := eval.FitDecision(rows, eval.DefaultMinDeclined, current)
+	fit.Passage = passage
+	return fit, nil
+}
+
+// passageRows runs g through p and labels every passage gate scored.
+func passageRows(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string) ([]eval.PassageRow, error) {
+	byText := map[string]eval.GoldenQuestion{}
+	for _, q := range g.Questions {
+		byText[strings.TrimSpace(q.Question)] = q
+	}
+	var mu sync.Mutex
+	var rows []eval.PassageRow
+	gate.Observe(func(obs []offlineans.PassageObservation) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, o := range obs {
+			q, ok := byText[strings.TrimSpace(o.Question)]
+			if !ok || q.Kind == eval.KindUnanswerable {
+				continue
+			}
+			if label, ok := eval.LabelPassage(q, o.Text, o.DocID, o.Section); ok {
+				rows = append(rows, eval.PassageRow{Set: set, ID: q.ID, Label: label, Features: o.Features,
+					Text: o.Text, Doc: o.DocID, Section: strings.Join(o.Section, " › ")})
+			}
+		}
+	})
+	defer gate.Observe(nil)
+	if _, err := eval.RunGolden(ctx, g, p); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// evalFit fits on rows saved with --save-rows PREFIX: the passage model
+// on PREFIX.passages.jsonl when every prefix has one, and the decision
+// rule on PREFIX.decision.jsonl (the decision rows are only as good as
+// the passage model they were measured with: refit the rule after
+// setting a new answerer.passage).
+func (m *Main) evalFit(prefixes []string, asJSON bool) error {
+	var dec, pass []string
+	for _, p := range prefixes {
+		dec = append(dec, p+".decision.jsonl")
+		if _, err := os.Stat(p + ".passages.jsonl"); err == nil {
+			pass = append(pass, p+".passages.jsonl")
+		}
+	}
+	rows, err := eval.ReadRows(dec...)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("eval: --fit: no calibration rows in %s", strings.Join(dec, ", "))
+	}
+	fit := eval.FitDecision(rows, eval.DefaultMinDeclined, decision(m.Config))
+	if len(pass) == len(prefixes) {
+		prows, err := eval.ReadPassageRows(pass...)
+		if err != nil {
+			return err
+		}
+		bias, weights := eval.FitPassages(prows, offlineans.PassageFeatureNames)
+		fit.Passage = &eval.PassageFit{Bias: bias, Weights: weights, Names: offlineans.PassageFeatureNames}
+	}
+	return m.writeFit(fit, asJSON)
+}
+
+func (m *Main) writeFit(f eval.Fit, asJSON bool) error {
+	if asJSON {
+		return writeJSON(m.Stdout, f)
+	}
+	return f.WriteTable(m.Stdout)
+}
+
+func writeRowsFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("eval: --save-rows: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 type beirArgs struct {

@@ -4,6 +4,7 @@
 //	docent serve                 sync if the index is empty, then serve HTTP
 //	docent sync [--source NAME]  sync sources now
 //	docent ask "question"        answer one question in the terminal
+//	docent mcp                   serve one MCP client on stdin/stdout
 //	docent eval --golden FILE    score the golden set
 //	docent eval --beir DIR       score retrieval on a BEIR data set
 //	docent bench                 index and query benchmarks
@@ -33,6 +34,7 @@ Commands:
   serve     sync if the index is empty, then serve the API and the console (default localhost:8080)
   sync      sync all sources now (--source NAME for one)
   ask       answer a question: docent ask "how do I reset my VPN token?" [--json]
+  mcp       serve MCP on stdin/stdout for a local client (Claude, Cursor, VS Code); serve offers it at /mcp
   eval      score retrieval: --golden FILE or --beir DIR [--mode bm25|vector|hybrid] [--json]
   bench     index throughput, query latency and peak memory (--scifact DIR, --synthetic N)
   load      drive /api/ask with concurrent clients (--clients 32,200 --duration 60s)
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return m.Sync(ctx, cmdArgs)
 	case "ask":
 		return m.Ask(ctx, cmdArgs)
+	case "mcp":
+		return m.MCP(ctx, cmdArgs)
 	case "eval":
 		return m.Eval(ctx, cmdArgs)
 	case "bench":

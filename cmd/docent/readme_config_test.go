@@ -22,7 +22,8 @@ var (
 )
 
 // TestREADMEConfigExamples runs `docent config` on every YAML example of
-// sources or the index in the README and deploy/README.md, as a reader would paste it, with each
+// sources or the index in the README, deploy/README.md and
+// docs/security.md, as a reader would paste it, with each
 // ${VAR} it names set: each must load and validate against this build's
 // schema. Together they must show a Confluence Cloud source, a Confluence
 // Data Center source, a Notion source and the Typesense backend, so a
@@ -41,7 +42,7 @@ func TestREADMEConfigExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash := string(h)
-	for _, doc := range []string{"../../README.md", "../../deploy/README.md"} {
+	for _, doc := range []string{"../../README.md", "../../deploy/README.md", "../../docs/security.md"} {
 		raw, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/answer/llmstage"
+	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/confluence"
@@ -22,6 +24,7 @@ import (
 	"github.com/docent-hq/docent/connectors/notion"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
+	"github.com/docent-hq/docent/internal/wordnet"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/llm/gemini"
 	"github.com/docent-hq/docent/llm/offline"
@@ -79,9 +82,9 @@ var embedders = map[string]impl[embedderOpener]{
 }
 
 var answerers = map[string]impl[answererOpener]{
-	config.ProviderOffline: {"answer: standalone rewrite (docs' spellings, parts), page-order rerank, relevance gate, extractive quotes, citation check", openOfflineAnswerer},
-	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
-	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, relevance gate, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOffline: {"answer/offline: standalone rewrite (synonyms, docs' spellings, WordNet), page-order rerank, evidence gate, calibrated rule, extractive quotes, citation check", openOfflineAnswerer},
+	config.ProviderGemini:  {"answer/llmstage over llm/gemini: model rewrite, model rerank, plausibility pre-check, the model decides coverage, grounded answer, citation check", openModelAnswerer},
+	config.ProviderOpenAI:  {"answer/llmstage over llm/openai: model rewrite, model rerank, plausibility pre-check, the model decides coverage, grounded answer, citation check", openModelAnswerer},
 }
 
 // implementations tells config validation what this build can run.
@@ -91,6 +94,9 @@ func implementations() config.Implementations {
 		Backends:  slices.Sorted(maps.Keys(backends)),
 		Embedders: slices.Sorted(maps.Keys(embedders)),
 		Answerers: slices.Sorted(maps.Keys(answerers)),
+		Features:  answer.FeatureNames,
+
+		PassageFeatures: offlineans.PassageFeatureNames,
 	}
 }
 
@@ -240,21 +246,78 @@ func openOffline(m *Main, dataDir string) (search.Embedder, error) {
 }
 
 func openOfflineAnswerer(m *Main) (answer.Stages, error) {
-	return answer.Stages{
-		Rewriter: answer.Standalone{Corpus: m.Corpus},
-		Reranker: answer.PageOrder{},
-		Gate:     gate(m),
-	}, nil
+	syn, err := synonyms(m.Config)
+	if err != nil {
+		return answer.Stages{}, err
+	}
+	m.Synonyms = syn
+	st := offlineans.NewStages(nil, offlineOptions(m))
+	m.OfflineGate, _ = st.Gate.(*offlineans.Gate)
+	return st, nil
 }
 
-// gate is the relevance gate every answerer uses, at the threshold of the
-// configured embedder, over the index's corpus statistics.
-func gate(m *Main) answer.Gate {
-	return answer.NewRelevance(answer.GateOptions{
-		MaxSources: m.Config.Answerer.MaxSources,
-		MinScore:   m.Config.EffectiveMinScore(),
-		Corpus:     m.Corpus,
-	}, m.Log)
+// offlineOptions are the offline answerer's options under m's config.
+func offlineOptions(m *Main) offlineans.Options {
+	return offlineans.Options{
+		Corpus: m.Corpus, Synonyms: m.Synonyms, Related: wnRelated(), MaxSources: m.Config.Answerer.MaxSources,
+		Decision: decision(m.Config), Passage: passageModel(m.Config), Embedder: localEmbedder(m), Log: m.Log,
+	}
+}
+
+// localEmbedder is the embedder the offline gate may embed passages
+// with: the offline one, which costs nothing per call; nil for a hosted
+// embedder.
+func localEmbedder(m *Main) offlineans.Embedder {
+	if e, ok := m.Embedder.(*offline.Embedder); ok {
+		return e
+	}
+	return nil
+}
+
+// passageModel is the offline answerer's passage model:
+// answerer.passage, else the built-in one.
+func passageModel(cfg config.Config) offlineans.PassageModel {
+	p := cfg.Answerer.Passage
+	if p == nil {
+		return offlineans.DefaultPassage
+	}
+	return offlineans.PassageModel{Bias: p.Bias, Weights: p.Weights}
+}
+
+// synonyms reads answerer.synonyms, and the bundled handbook's own when a
+// bundled source is configured.
+func synonyms(cfg config.Config) (*offlineans.Synonyms, error) {
+	var syn *offlineans.Synonyms
+	var err error
+	if cfg.Answerer.Synonyms != "" {
+		if syn, err = offlineans.LoadSynonyms(cfg.Answerer.Synonyms); err != nil {
+			return nil, err
+		}
+	} else {
+		syn = &offlineans.Synonyms{}
+	}
+	for _, s := range cfg.Sources {
+		if s.Type != config.SourceBundled {
+			continue
+		}
+		hb, err := offlineans.ParseSynonyms("examples/handbook/synonyms.txt", bytes.NewReader(handbook.Synonyms))
+		if err != nil {
+			return nil, err
+		}
+		syn.Merge(hb)
+		break
+	}
+	return syn, nil
+}
+
+// decision is the offline answerer's rule: answerer.decision, else the
+// built-in one.
+func decision(cfg config.Config) answer.Logistic {
+	d := cfg.Answerer.Decision
+	if d == nil {
+		return offlineans.DefaultDecision
+	}
+	return answer.Logistic{Bias: d.Bias, Weights: d.Weights, AnswerAt: d.AnswerAt, NotFoundAt: d.NotFoundAt}
 }
 
 func geminiOptions(m *Main) gemini.Options {
@@ -291,7 +354,8 @@ var chatModels = map[string]func(m *Main) (llm.Model, error){
 	config.ProviderOpenAI: func(m *Main) (llm.Model, error) { return openai.NewModel(openAIOptions(m)) },
 }
 
-// openModelAnswerer builds the answer stages over the answerer's model.
+// openModelAnswerer builds the answer stages over the answerer's model
+// (answer/llmstage; never the offline answerer's rules).
 func openModelAnswerer(m *Main) (answer.Stages, error) {
 	model, err := chatModels[m.Config.Answerer.Provider](m)
 	if err != nil {
@@ -316,20 +380,16 @@ func judgeFor(m *Main) (eval.Judge, error) {
 
 // modelStages are the answer stages over a language model: it rewrites
 // follow-ups and multi-part questions, reranks (unless answerer.rerank is
-// off) and writes the grounded answer; the gate and the citation check
-// are the same as offline.
+// off) and, for every question with any plausible evidence, writes the
+// grounded answer or says the sources do not hold it.
 func modelStages(m *Main, model llm.Model) answer.Stages {
 	a := m.Config.Answerer
-	st := answer.Stages{
-		Rewriter:  llmstage.NewRewriter(model, llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE}, m.Log),
-		Gate:      gate(m),
-		Generator: llmstage.NewGenerator(model),
-		Verifier:  answer.Citations{Log: m.Log},
-	}
-	if a.Rerank != config.RerankOff {
-		st.Reranker = llmstage.NewReranker(model, llmstage.RerankerOptions{}, m.Log)
-	}
-	return st
+	return llmstage.NewStages(model, nil, llmstage.StagesOptions{
+		Rewriter:  llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE},
+		NoRerank:  a.Rerank == config.RerankOff,
+		Plausible: answer.Plausible{MaxSources: a.MaxSources, MinCosine: a.MinCosine},
+		Log:       m.Log,
+	})
 }
 
 // Registry is the document registry the sync engine records into, and
@@ -338,3 +398,10 @@ var (
 	_ connectors.Registry    = (*store.DB)(nil)
 	_ connectors.HealthStore = (*store.DB)(nil)
 )
+
+func wnRelated() func(string, string) []string {
+	if os.Getenv("DOCENT_WN") == "off" {
+		return nil
+	}
+	return wordnet.Related
+}

@@ -46,16 +46,19 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if *addr == "" {
 		*addr = m.Config.Server.Addr
 	}
+	m.seedTurnMetrics(ctx)
 
 	var docs *api.Docs
 	if len(m.LocalDocs) > 0 {
-		docs = api.NewDocs(m.LocalDocs, m.liveDoc)
+		docs = api.NewDocs(m.LocalDocs, m.liveDoc, api.DocsOptions{Log: m.Log})
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
 	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
+	m.admission = server.Limiter()
+	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
 	if hc, ok := m.Index.(search.HealthChecker); ok {
-		server.SetCheck(hc.Health) // a remote index: ready only while it can serve
+		server.AddCheck(hc.Health) // a remote index: ready only while it can serve
 	}
 	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,
@@ -212,6 +215,20 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return false
 	}
 	return true
+}
+
+// seedTurnMetrics starts docent_turns_total at the turns the store holds,
+// so that it goes on across restarts (turns pruned by retention are not
+// taken off it: a counter only grows).
+func (m *Main) seedTurnMetrics(ctx context.Context) {
+	counts, err := m.Store.CountTurnsByPlatform(ctx)
+	if err != nil {
+		m.Log.Warn("docent_turns_total starts at 0: the stored turns could not be counted", slog.Any("error", err))
+		return
+	}
+	for _, c := range counts {
+		m.Metrics.SeedTurns(c.Platform, c.Status, c.N)
+	}
 }
 
 // liveDoc reports whether a document is live in the registry.

@@ -109,7 +109,11 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 			if e.Retry {
 				retry = " (retried next run)"
 			}
-			fmt.Fprintf(w, "%s: skipped %s: %s%s\n", r.Source, e.ID, e.Err, retry)
+			what := "skipped"
+			if e.Truncated {
+				what = "cut short"
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s%s\n", r.Source, what, e.ID, e.Err, retry)
 		}
 		if line := contentLine(r.Content); line != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Source, line)

@@ -14,8 +14,11 @@ import (
 	"github.com/docent-hq/docent"
 
 	"github.com/docent-hq/docent/answer"
+	offlineans "github.com/docent-hq/docent/answer/offline"
+	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
@@ -64,7 +67,13 @@ type Main struct {
 	LocalDocs map[string]fs.FS
 	// Corpus holds the index statistics the offline answer stages use;
 	// every sync that changes the index invalidates it.
-	Corpus *answer.CorpusStats
+	Corpus *offlineans.CorpusStats
+	// Synonyms are the offline answerer's (nil for a model answerer); the
+	// console adds entries to them.
+	Synonyms *offlineans.Synonyms
+	// OfflineGate is the offline answerer's gate (nil for a model
+	// answerer): a calibration run fits its passage model.
+	OfflineGate *offlineans.Gate
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
@@ -82,9 +91,16 @@ type Main struct {
 	// llm's defaults (tests shorten the waits).
 	Retry llm.Retry
 
+	// docLinks signs the /docs links of chat answers when /docs needs a
+	// token (nil otherwise: links are left as they are).
+	docLinks *console.DocLinks
+
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
 	ready func() bool
+	// admission is serve's in-flight limit on asks, shared by /api/ask
+	// and /mcp (nil outside serve).
+	admission *api.Limiter
 
 	closers []io.Closer
 	unlock  func()
@@ -162,7 +178,8 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	}
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
-		MaxDocBytes: int(cfg.Sync.MaxDocBytes),
+		MaxDocBytes:     int(cfg.Sync.MaxDocBytes),
+		MaxChunksPerDoc: cfg.Sync.MaxChunksPerDoc,
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
 	})
@@ -179,7 +196,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	m.Corpus = answer.NewCorpusStats(idx)
+	m.Corpus = offlineans.NewCorpusStats(idx)
 	stages, err := answerers[cfg.Answerer.Provider].open(m)
 	if err != nil {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
@@ -187,6 +204,9 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	stages.Retriever = m.Retriever
 	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{Uncited: docent.Status(cfg.Answerer.Uncited)}); err != nil {
 		return err
+	}
+	if err := m.loadTuning(ctx); err != nil {
+		return fmt.Errorf("tuning stored from the console: %w", err)
 	}
 	secrets := cfg.Secrets()
 	m.Recorder = answer.NewRecorder(m.Pipeline, db, m.Metrics, m.Log, func(s string) string {
@@ -242,7 +262,7 @@ func (m *Main) syncer() connectors.Syncer {
 type meteredSyncer struct {
 	engine  *connectors.Engine
 	metrics *metrics.Metrics
-	corpus  *answer.CorpusStats
+	corpus  *offlineans.CorpusStats
 }
 
 func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {

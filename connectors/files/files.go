@@ -5,6 +5,7 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -70,7 +71,10 @@ func (s *Source) Name() string { return s.name }
 // returned cursor is a hash of every listed path and its normalised body,
 // so it changes exactly when the listing does; the cursor passed in is
 // ignored. List returns an error for invalid patterns, a root folder that
-// cannot be read, a cancelled context, or an error from l.
+// cannot be read, a cancelled context, or an error from l. Only regular
+// files are read: a matching symbolic link, named pipe, device or socket
+// goes to Listing.Failed (an error wrapping connectors.ErrNotRegular), so
+// the run names it.
 func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (connectors.Listed, error) {
 	if err := connectors.ValidatePatterns(s.opts.Include); err != nil {
 		return connectors.Listed{}, fmt.Errorf("files: source %q: include: %w", s.name, err)
@@ -85,6 +89,7 @@ func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (conn
 		d    fs.DirEntry
 	}
 	var entries []entry
+	sum := sha256.New()
 	err := fs.WalkDir(s.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
@@ -107,9 +112,16 @@ func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (conn
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && connectors.MatchPath(p, s.opts.Include, s.opts.Exclude) {
-			entries = append(entries, entry{p, d})
+		if !connectors.MatchPath(p, s.opts.Include, s.opts.Exclude) {
+			return nil
 		}
+		if kind := NotRegular(d.Type()); kind != "" {
+			// A link, pipe or device is never read, and named in the run.
+			err := fmt.Errorf("%w: %s, not read", connectors.ErrNotRegular, kind)
+			fmt.Fprintf(sum, "failed %q %q\n", p, err.Error())
+			return l.Failed(ctx, s.id(p), err)
+		}
+		entries = append(entries, entry{p, d})
 		return nil
 	})
 	if err != nil {
@@ -123,7 +135,6 @@ func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (conn
 	if err != nil {
 		return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
 	}
-	sum := sha256.New()
 	var left []string
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
@@ -191,6 +202,12 @@ func (s *Source) read(p string, d fs.DirEntry) (docent.Document, []byte, error) 
 		return docent.Document{}, nil, fmt.Errorf("cannot open: %w", err)
 	}
 	defer f.Close()
+	// The file's own mode, not the name's: what was opened is what is read.
+	if st, err := f.Stat(); err != nil {
+		return docent.Document{}, nil, fmt.Errorf("cannot stat: %w", err)
+	} else if kind := NotRegular(st.Mode()); kind != "" || st.IsDir() {
+		return docent.Document{}, nil, fmt.Errorf("%w: %s, not read", connectors.ErrNotRegular, cmp.Or(kind, "folder"))
+	}
 	var r io.Reader = f
 	if s.opts.MaxBytes > 0 {
 		r = io.LimitReader(f, int64(s.opts.MaxBytes)+1) // the file may grow after Stat

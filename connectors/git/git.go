@@ -552,10 +552,13 @@ type reader struct {
 	includes bool
 }
 
-// entry is a file to read: its Subdir-relative path and blob.
+// entry is a file to read: its Subdir-relative path and blob; or, with
+// link, a symbolic link that matches the patterns, never read but
+// reported (Listing.Failed, wrapping connectors.ErrNotRegular).
 type entry struct {
 	path string
 	hash plumbing.Hash
+	link bool
 }
 
 func isFile(m filemode.FileMode) bool {
@@ -574,8 +577,14 @@ func (r *reader) full(ctx context.Context, tree *object.Tree) error {
 		if err != nil {
 			return fmt.Errorf("walk tree: %w", err)
 		}
-		if isFile(e.Mode) && connectors.MatchPath(name, r.s.opts.Include, r.s.opts.Exclude) {
+		if !connectors.MatchPath(name, r.s.opts.Include, r.s.opts.Exclude) {
+			continue
+		}
+		switch {
+		case isFile(e.Mode):
 			entries = append(entries, entry{path: name, hash: e.Hash})
+		case e.Mode == filemode.Symlink:
+			entries = append(entries, entry{path: name, hash: e.Hash, link: true})
 		}
 	}
 	fragments, err := r.fragments(ctx, entries)
@@ -683,6 +692,8 @@ func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree 
 		}
 		if toDoc {
 			entries = append(entries, entry{path: to.Name, hash: to.TreeEntry.Hash})
+		} else if to.Name != "" && to.TreeEntry.Mode == filemode.Symlink && match(to.Name) {
+			entries = append(entries, entry{path: to.Name, hash: to.TreeEntry.Hash, link: true})
 		}
 	}
 	// A path both removed and written (a rename onto a replaced file) is
@@ -706,7 +717,9 @@ func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree 
 func (r *reader) read(ctx context.Context, entries []entry) error {
 	want := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		want[e.path] = true
+		if !e.link {
+			want[e.path] = true
+		}
 	}
 	last, err := r.lastCommits(ctx, want)
 	if err != nil {
@@ -715,6 +728,13 @@ func (r *reader) read(ctx context.Context, entries []entry) error {
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if e.link {
+			r.failed++
+			if err := r.l.Failed(ctx, r.s.name+":"+e.path, fmt.Errorf("%w: symbolic link, not read", connectors.ErrNotRegular)); err != nil {
+				return err
+			}
+			continue
 		}
 		doc, err := r.doc(e, last[e.path])
 		if err != nil {

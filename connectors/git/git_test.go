@@ -576,3 +576,47 @@ func TestNilLoggerDiscards(t *testing.T) {
 		t.Errorf("source without a Logger wrote to slog.Default:\n%s", global.String())
 	}
 }
+
+// TestSymlinksNamed: a symbolic link in the repository that matches the
+// patterns is never read and is named as failed (not retried), in a full
+// listing and in an incremental one.
+func TestSymlinksNamed(t *testing.T) {
+	r := MustInitRepo(t)
+	r.commit("Alice", t1, change{write: map[string]string{"ok.md": "# OK\n\nFine.\n"}})
+	if err := os.Symlink("/etc/passwd", filepath.Join(r.dir, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.wt.Add("passwd.md"); err != nil {
+		t.Fatal(err)
+	}
+	r.commit("Alice", t2, change{})
+	s, err := git.New("x", git.Options{Path: r.dir, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, ch connectorstest.Collected) {
+		t.Helper()
+		if len(ch.Failed) != 1 || ch.Failed[0].ID != "x:passwd.md" || ch.Failed[0].Retry ||
+			!strings.Contains(ch.Failed[0].Err, "not a regular file: symbolic link") {
+			t.Errorf("%s: failed %+v, want the link named, not retried", name, ch.Failed)
+		}
+		for _, d := range ch.Docs {
+			if strings.Contains(d.Body, "root:") {
+				t.Errorf("%s: the link's target was read", name)
+			}
+		}
+	}
+	first := mustList(t, s, "")
+	check("full", first)
+	if err := os.Remove(filepath.Join(r.dir, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("ok.md", filepath.Join(r.dir, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.wt.Add("passwd.md"); err != nil {
+		t.Fatal(err)
+	}
+	r.commit("Bob", t3, change{})
+	check("incremental", mustList(t, s, first.Cursor))
+}

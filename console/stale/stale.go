@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
@@ -296,7 +296,7 @@ func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[s
 		if _, ok := live[ch.DocID]; !ok {
 			return nil
 		}
-		h := answer.HeadingTerms(ch)
+		h := offline.HeadingTerms(ch)
 		for t := range h {
 			byTerm[t] = append(byTerm[t], len(chunks))
 		}
@@ -336,7 +336,7 @@ func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[s
 			if a.DocID == b.DocID {
 				continue
 			}
-			similar, onlyA, onlyB := answer.Versions(a, b)
+			similar, onlyA, onlyB := offline.Versions(a, b)
 			if !similar {
 				continue
 			}

@@ -21,6 +21,14 @@ var FS embed.FS
 //go:embed golden.yaml
 var Golden []byte
 
+// Synonyms is synonyms.txt: the handbook's own words for what its pages
+// call otherwise ("pto" for "paid time off"), in the format of
+// answerer.synonyms. A deployment of the handbook brings them; no other
+// package holds them.
+//
+//go:embed synonyms.txt
+var Synonyms []byte
+
 // Source returns the handbook pages as a file system rooted at the
 // handbook folder, ready for connectors/files. It holds markdown only.
 func Source() fs.FS { return FS }

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/docent-hq/docent/search"
 )
@@ -94,6 +95,14 @@ type Embedder struct {
 	fitMu sync.Mutex // serializes Fit
 	mu    sync.RWMutex
 	m     *model // nil until trained or loaded
+
+	seen fileStamp // the model file Reload last read (guarded by fitMu)
+}
+
+// fileStamp tells whether a file changed since it was last read.
+type fileStamp struct {
+	size int64
+	mod  time.Time
 }
 
 // NewEmbedder returns an embedder with the model stored at
@@ -103,29 +112,72 @@ type Embedder struct {
 func NewEmbedder(opts Options) *Embedder {
 	opts = opts.withDefaults()
 	e := &Embedder{opts: opts, log: opts.Logger, pr: defaultParams}
-	if opts.ModelPath == "" {
-		return e
+	if m := e.read(); m != nil {
+		e.m = m
+		e.log.Info("offline: loaded model", slog.String("name", m.name), slog.Int("vocab", len(m.terms)))
 	}
-	b, err := os.ReadFile(opts.ModelPath)
+	return e
+}
+
+// read returns the model stored at ModelPath, or nil when there is none
+// usable (logged unless the file is simply absent).
+func (e *Embedder) read() *model {
+	if e.opts.ModelPath == "" {
+		return nil
+	}
+	b, err := os.ReadFile(e.opts.ModelPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return e
+		return nil
 	case err != nil:
-		e.log.Warn("offline: read model", slog.String("path", opts.ModelPath), slog.Any("error", err))
-		return e
+		e.log.Warn("offline: read model", slog.String("path", e.opts.ModelPath), slog.Any("error", err))
+		return nil
 	}
 	m, err := decodeModel(b)
 	if err != nil {
-		e.log.Warn("offline: decode model", slog.String("path", opts.ModelPath), slog.Any("error", err))
-		return e
+		e.log.Warn("offline: decode model", slog.String("path", e.opts.ModelPath), slog.Any("error", err))
+		return nil
 	}
-	if m.dim != opts.Dim {
-		e.log.Warn("offline: model has another dimension", slog.Int("model", m.dim), slog.Int("want", opts.Dim))
-		return e
+	if m.dim != e.opts.Dim {
+		e.log.Warn("offline: model has another dimension", slog.Int("model", m.dim), slog.Int("want", e.opts.Dim))
+		return nil
+	}
+	return m
+}
+
+// Reload reads the model at ModelPath again and uses it when it differs
+// from the current one, reporting whether the model, and so Name,
+// changed. A process that reads an index another process syncs calls it
+// when the index changed: a sync that retrains writes the new model
+// (atomically) before it re-embeds any chunk. A missing or unreadable
+// file keeps the current model.
+func (e *Embedder) Reload() bool {
+	e.fitMu.Lock()
+	defer e.fitMu.Unlock()
+	if e.opts.ModelPath == "" {
+		return false
+	}
+	fi, err := os.Stat(e.opts.ModelPath)
+	if err != nil {
+		return false
+	}
+	stamp := fileStamp{size: fi.Size(), mod: fi.ModTime()}
+	if stamp.size == e.seen.size && stamp.mod.Equal(e.seen.mod) {
+		return false // the file Reload read last, unchanged: skip reading it
+	}
+	e.seen = stamp
+	m := e.read()
+	if m == nil {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m != nil && e.m.name == m.name {
+		return false
 	}
 	e.m = m
-	e.log.Info("offline: loaded model", slog.String("name", m.name), slog.Int("vocab", len(m.terms)))
-	return e
+	e.log.Info("offline: reloaded model", slog.String("name", m.name), slog.Int("vocab", len(m.terms)))
+	return true
 }
 
 // Name identifies the current model: "offline-ppmi-svd-<dim>@<hash>"

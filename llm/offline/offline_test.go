@@ -181,6 +181,36 @@ func TestPersistenceRoundTrip(t *testing.T) {
 	})
 }
 
+// TestReloadFollowsAnotherProcess: an embedder over the model file
+// another embedder trains (a reader beside the syncing server) keeps its
+// model until Reload, which then takes the new one and embeds as it does.
+func TestReloadFollowsAnotherProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "model.bin")
+	writer := NewEmbedder(Options{Dim: 32, ModelPath: path})
+	reader := NewEmbedder(Options{Dim: 32, ModelPath: path})
+	if reader.Reload() {
+		t.Fatal("Reload with no model file reported a change")
+	}
+	mustFit(t, writer, corpus(80, 1))
+	if reader.Trained() {
+		t.Fatal("the reader took the new model before Reload")
+	}
+	if !reader.Reload() || reader.Name() != writer.Name() {
+		t.Fatalf("after Reload the reader is %q, want %q", reader.Name(), writer.Name())
+	}
+	if reader.Reload() {
+		t.Error("a second Reload of the same model reported a change")
+	}
+	// A retrain on a drifted corpus replaces the file; Reload follows.
+	mustFit(t, writer, append(corpus(80, 1), repeat(strings.Repeat("glacier fjord tundra permafrost iceberg ", 6), 80)...))
+	if !reader.Reload() || reader.Name() != writer.Name() {
+		t.Fatalf("after the retrain the reader is %q, want %q", reader.Name(), writer.Name())
+	}
+	if a, b := mustEmbed(t, writer, "satellite orbit"), mustEmbed(t, reader, "satellite orbit"); !slices.Equal(a[0], b[0]) {
+		t.Error("the reloaded model embeds differently from the one trained")
+	}
+}
+
 func TestFitChangeRule(t *testing.T) {
 	base := corpus(100, 1)
 	for _, tc := range []struct {

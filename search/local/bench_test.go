@@ -306,3 +306,31 @@ func BenchmarkUpsert(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRefresh: a reader of the benchmark index (`docent mcp` beside
+// `docent serve`) reloading it after the writer's one-document upsert:
+// what following a sync costs per reload.
+func BenchmarkRefresh(b *testing.B) {
+	ix := benchIndex(b)
+	ctx := context.Background()
+	reader, err := Open(ctx, bench.path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reader.Close()
+	doc := bench.chunks[0]
+	for b.Loop() {
+		b.StopTimer()
+		doc.Text += " more"
+		doc.ID += "x"
+		if err := ix.Upsert(ctx, []docent.Chunk{doc}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		changed, err := reader.Refresh(ctx)
+		if err != nil || !changed {
+			b.Fatalf("Refresh = %v, %v", changed, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/reload")
+}

@@ -64,9 +64,12 @@ type Index struct {
 
 	insert *sql.Stmt // prepared chunk insert
 
-	mu      sync.RWMutex // guards vectors and keywords, serializes writes
+	mu      sync.RWMutex // guards vectors, keyword and gen, serializes writes
 	vectors *vectorStore
 	keyword *bm25.Index // keyed by chunks.rowid
+	gen     int64       // the database generation memory holds
+
+	refreshMu sync.Mutex // one Refresh reloads at a time
 }
 
 var (
@@ -136,12 +139,12 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 		db.Close()
 		return nil, fmt.Errorf("local: create schema: %w", err)
 	}
-	ix := &Index{db: db, opts: opts, vectors: newVectorStore(opts.ANNThreshold, opts.NProbe), keyword: bm25.New(opts.Keyword)}
+	ix := &Index{db: db, opts: opts}
 	if err := ix.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := ix.load(ctx); err != nil {
+	if ix.vectors, ix.keyword, ix.gen, err = ix.load(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -231,6 +234,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if err := setMetaTx(ctx, tx, "terms", termsVersion); err != nil {
 		return fmt.Errorf("local: migrate: %w", err)
 	}
+	if _, err := bumpGeneration(ctx, tx); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: migrate: commit: %w", err)
 	}
@@ -246,27 +252,40 @@ func keywordDoc(title string, section []string, text string) bm25.Doc {
 	return bm25.NewDoc([bm25.NumFields]string{title, strings.Join(section, " > "), strings.TrimSuffix(text, body) + prose, code})
 }
 
-// load reads every vector, its filter metadata and its terms into memory.
-func (ix *Index) load(ctx context.Context) error {
-	dim, err := ix.metaValue(ctx, "dim")
+// load reads every vector, its filter metadata and its terms into new
+// in-memory indexes, in one read transaction, so that they hold one
+// committed state of the database, and returns the generation of that
+// state.
+func (ix *Index) load(ctx context.Context) (*vectorStore, *bm25.Index, int64, error) {
+	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, nil, 0, fmt.Errorf("local: load: %w", err)
+	}
+	defer tx.Rollback() // read only
+	gen, err := generation(ctx, tx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	vs := newVectorStore(ix.opts.ANNThreshold, ix.opts.NProbe)
+	keyword := bm25.New(ix.opts.Keyword)
+	dim, err := metaValue(ctx, tx, "dim")
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	if dim != "" {
-		if _, err := fmt.Sscan(dim, &ix.vectors.dim); err != nil {
-			return fmt.Errorf("local: bad stored dim %q: %w", dim, err)
+		if _, err := fmt.Sscan(dim, &vs.dim); err != nil {
+			return nil, nil, 0, fmt.Errorf("local: bad stored dim %q: %w", dim, err)
 		}
 	}
 	var n int
-	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n); err != nil {
-		return fmt.Errorf("local: count chunks: %w", err)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n); err != nil {
+		return nil, nil, 0, fmt.Errorf("local: count chunks: %w", err)
 	}
-	vs := ix.vectors
 	vs.vecs = make([]float32, 0, n*vs.dim)
 	vs.meta = make([]slotMeta, 0, n)
-	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, vector, terms FROM chunks ORDER BY rowid`)
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, vector, terms FROM chunks ORDER BY rowid`)
 	if err != nil {
-		return fmt.Errorf("local: load vectors: %w", err)
+		return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -279,14 +298,14 @@ func (ix *Index) load(ctx context.Context) error {
 			terms  []byte
 		)
 		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &blob, &terms); err != nil {
-			return fmt.Errorf("local: load vectors: %w", err)
+			return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 		}
 		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
-			return fmt.Errorf("local: chunk %s labels: %w", c.ID, err)
+			return nil, nil, 0, fmt.Errorf("local: chunk %s labels: %w", c.ID, err)
 		}
 		c.UpdatedAt = fromUnixNano(upd)
 		if len(blob) != 4*vs.dim {
-			return fmt.Errorf("local: chunk %s: %w: stored %d bytes, dim %d", c.ID, search.ErrDimension, len(blob), vs.dim)
+			return nil, nil, 0, fmt.Errorf("local: chunk %s: %w: stored %d bytes, dim %d", c.ID, search.ErrDimension, len(blob), vs.dim)
 		}
 		slot := len(vs.meta)
 		vs.vecs = slices.Grow(vs.vecs, vs.dim)[:(slot+1)*vs.dim]
@@ -297,15 +316,77 @@ func (ix *Index) load(ctx context.Context) error {
 		vs.slotOf[c.ID] = slot
 		vs.ofRow[rowid] = slot
 		vs.chunks[m.doc]++
-		if err := ix.keyword.Add(rowid, terms); err != nil {
-			return fmt.Errorf("local: chunk %s terms: %w", c.ID, err)
+		if err := keyword.Add(rowid, terms); err != nil {
+			return nil, nil, 0, fmt.Errorf("local: chunk %s terms: %w", c.ID, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("local: load vectors: %w", err)
+		return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 	}
 	vs.reindex()
-	return nil
+	return vs, keyword, gen, nil
+}
+
+// Refresh brings memory up to date with the database when another
+// process has written to it since memory was loaded (each write
+// transaction moves the database's generation on), and reports whether it
+// reloaded. A process that reads an index another process syncs (`docent
+// mcp` beside `docent serve`) calls it before it searches; the process
+// that writes never needs it, since its own writes update its memory. The
+// new state is read whole, in one read transaction, and swapped in at
+// once: a search sees either the old state or the new one.
+func (ix *Index) Refresh(ctx context.Context) (bool, error) {
+	ix.refreshMu.Lock()
+	defer ix.refreshMu.Unlock()
+	gen, err := generation(ctx, ix.db)
+	if err != nil {
+		return false, err
+	}
+	ix.mu.RLock()
+	current := ix.gen
+	ix.mu.RUnlock()
+	if gen == current {
+		return false, nil
+	}
+	vs, keyword, gen, err := ix.load(ctx)
+	if err != nil {
+		return false, err
+	}
+	ix.mu.Lock()
+	ix.vectors, ix.keyword, ix.gen = vs, keyword, gen
+	ix.mu.Unlock()
+	return true, nil
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// generation is the database's write generation: 0 for a database no
+// write has bumped yet.
+func generation(ctx context.Context, q querier) (int64, error) {
+	v, err := metaValue(ctx, q, "generation")
+	if err != nil || v == "" {
+		return 0, err
+	}
+	var gen int64
+	if _, err := fmt.Sscan(v, &gen); err != nil {
+		return 0, fmt.Errorf("local: bad stored generation %q: %w", v, err)
+	}
+	return gen, nil
+}
+
+// bumpGeneration moves the generation on inside a write transaction and
+// returns the new one.
+func bumpGeneration(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var gen int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO meta(key, value) VALUES ('generation', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) RETURNING CAST(value AS INTEGER)`).Scan(&gen)
+	if err != nil {
+		return 0, fmt.Errorf("bump generation: %w", err)
+	}
+	return gen, nil
 }
 
 // Close releases the database.
@@ -403,10 +484,15 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 			return fmt.Errorf("local: upsert: %w", err)
 		}
 	}
+	gen, err := bumpGeneration(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("local: upsert: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: upsert: commit: %w", err)
 	}
 
+	ix.gen = gen
 	vs.dim = dim
 	if err := ix.forget(removed); err != nil {
 		return err
@@ -437,9 +523,14 @@ func (ix *Index) DeleteDocs(ctx context.Context, docIDs ...string) error {
 	if err != nil {
 		return fmt.Errorf("local: delete: %w", err)
 	}
+	gen, err := bumpGeneration(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("local: delete: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: delete: commit: %w", err)
 	}
+	ix.gen = gen
 	if err := ix.forget(removed); err != nil {
 		return err
 	}
@@ -615,16 +706,34 @@ func (ix *Index) EmbedderName(ctx context.Context) (string, error) {
 
 // SetEmbedderName records the embedder of the stored vectors.
 func (ix *Index) SetEmbedderName(ctx context.Context, name string) error {
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('embedder', ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, name); err != nil {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
 		return fmt.Errorf("local: set embedder name: %w", err)
 	}
+	defer tx.Rollback()
+	if err := setMetaTx(ctx, tx, "embedder", name); err != nil {
+		return fmt.Errorf("local: set embedder name: %w", err)
+	}
+	gen, err := bumpGeneration(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("local: set embedder name: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("local: set embedder name: commit: %w", err)
+	}
+	ix.gen = gen
 	return nil
 }
 
 func (ix *Index) metaValue(ctx context.Context, key string) (string, error) {
+	return metaValue(ctx, ix.db, key)
+}
+
+func metaValue(ctx context.Context, q querier, key string) (string, error) {
 	var v string
-	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

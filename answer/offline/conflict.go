@@ -1,0 +1,242 @@
+package offline
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
+)
+
+// minHeadingJaccard is how alike two chunks' headings must be (Jaccard
+// similarity of their title and section words) to be versions of the same
+// content.
+const minHeadingJaccard = 0.5
+
+// headingTerms are the analyzed words of a chunk's title and section path,
+// numbers left out (so "Expense policy (2021)" matches "Expense policy").
+func headingTerms(c docent.Chunk) map[string]bool {
+	set := termSet(c.Title + " " + strings.Join(c.Section, " "))
+	for t := range set {
+		if isNumber(t) {
+			delete(set, t)
+		}
+	}
+	return set
+}
+
+// similarHeadings reports whether two chunks from different documents have
+// headings alike enough to be versions of the same content.
+func similarHeadings(a, b docent.Chunk) bool {
+	if docKey(a) == docKey(b) {
+		return false
+	}
+	ha, hb := headingTerms(a), headingTerms(b)
+	if len(ha) == 0 || len(hb) == 0 {
+		return false
+	}
+	inter := 0
+	for t := range ha {
+		if hb[t] {
+			inter++
+		}
+	}
+	return float64(inter)/float64(len(ha)+len(hb)-inter) >= minHeadingJaccard
+}
+
+var amountRE = regexp.MustCompile(`(?i)([$€£])?\s?(\d[\d,]*(?:\.\d+)?)\s?(%|percent\b|k\b|(?:business |working |calendar )?days?\b|weeks?\b|months?\b|years?\b|hours?\b|nights?\b|minutes?\b|per [a-z]+\b)?`)
+
+// amounts returns the normalized amounts in text: numbers with their
+// currency and unit ("$250", "30 day", "15%"). Numbers glued to letters or
+// hyphens (error codes like VPN-E12, dates like 2026-01-05) and bare years
+// (1900-2099 without a currency or unit) are left out.
+func amounts(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, m := range amountRE.FindAllStringSubmatchIndex(text, -1) {
+		numStart := m[4]
+		if m[2] >= 0 {
+			numStart = m[2]
+		}
+		if numStart > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(text[:numStart])
+			if unicode.IsLetter(prev) || unicode.IsDigit(prev) || strings.ContainsRune("-_./:#", prev) {
+				continue
+			}
+		}
+		num := strings.ReplaceAll(text[m[4]:m[5]], ",", "")
+		if next := m[5]; m[6] < 0 && next < len(text) {
+			r, _ := utf8.DecodeRuneInString(text[next:])
+			if unicode.IsLetter(r) || r == '-' {
+				continue
+			}
+		}
+		cur, unit := "", ""
+		if m[2] >= 0 {
+			cur = text[m[2]:m[3]]
+		}
+		if m[6] >= 0 {
+			unit = strings.ToLower(text[m[6]:m[7]])
+			unit = strings.TrimSuffix(unit, "s")
+			if unit == "percent" {
+				unit = "%"
+			}
+		}
+		if cur == "" && unit == "" && len(num) == 4 && (strings.HasPrefix(num, "19") || strings.HasPrefix(num, "20")) {
+			continue
+		}
+		a := cur + num
+		if unit == "%" {
+			a += "%"
+		} else if unit != "" {
+			a += " " + unit
+		}
+		set[a] = true
+	}
+	return set
+}
+
+// statesAmount reports whether text states an amount with a currency or
+// a unit ("$75", "14 days", "15%"); a bare number may be a code.
+func statesAmount(text string) bool {
+	for a := range amounts(text) {
+		if !isNumber(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNumber(t string) bool {
+	for _, r := range t {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// Conflicts are judged on the units that answer the question: those that
+// state an amount and cover at least conflictCoverage of the question and
+// keepRatio of what the chunk's best unit covers (the units an answer
+// would quote).
+const (
+	conflictCoverage = 0.3
+	// minAlike is how alike (Jaccard similarity of their words, numbers
+	// left out) two units must be to state the same thing.
+	minAlike = 0.4
+)
+
+// answeringUnits returns the units of c that answer the question (see
+// conflictCoverage) and state an amount.
+func answeringUnits(c docent.Chunk, sc *scorer) []unit {
+	units := unitsOf(c)
+	covs := make([]float64, len(units))
+	best := 0.0
+	for i, u := range units {
+		covs[i] = sc.unitCoverage(u)
+		best = max(best, covs[i])
+	}
+	var out []unit
+	for i, u := range units {
+		if len(amounts(u.Text)) > 0 && covs[i] >= conflictCoverage && covs[i] >= keepRatio*best {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// wordsOnly returns a unit's terms without numbers.
+func wordsOnly(u unit) map[string]bool {
+	out := map[string]bool{}
+	for t := range u.Terms {
+		if !isNumber(t) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// conflicts reports whether a and b are versions of the same content that
+// disagree on what was asked: their headings are alike, and a unit of
+// each that answers the question states the same thing (alike words) with
+// an amount the other does not. It returns the amounts only a's unit has
+// and only b's has.
+func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
+	if !similarHeadings(a, b) {
+		return false, nil, nil
+	}
+	for _, ua := range answeringUnits(a, sc) {
+		for _, ub := range answeringUnits(b, sc) {
+			if jaccard(wordsOnly(ua), wordsOnly(ub)) < minAlike {
+				continue
+			}
+			aa, ab := amounts(ua.Text), amounts(ub.Text)
+			onlyA, onlyB := minus(aa, ab), minus(ab, aa)
+			if len(onlyA) > 0 && len(onlyB) > 0 {
+				return true, onlyA, onlyB
+			}
+		}
+	}
+	return false, nil, nil
+}
+
+func minus(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// detectConflict finds the first pair of sources (in rank order) that
+// conflict and returns it with a description for Trace.Conflict. One of
+// the two must be a lead source (by number: the closest page's, or a
+// part's first), so that two further sources that differ about
+// something else ("car" mileage under a question about a laptop stolen
+// from a car) make no note. The newer document is the one updated
+// later; on a tie, the better ranked.
+func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answer.Conflict, string) {
+	for i := range srcs {
+		for j := i + 1; j < len(srcs); j++ {
+			a, b := srcs[i], srcs[j]
+			if !lead[a.N] && !lead[b.N] {
+				continue
+			}
+			ok, onlyA, onlyB := conflicts(a.Hit.Chunk, b.Hit.Chunk, sc)
+			if !ok {
+				continue
+			}
+			if b.Hit.Chunk.UpdatedAt.After(a.Hit.Chunk.UpdatedAt) {
+				a, b = b, a
+				onlyA, onlyB = onlyB, onlyA
+			}
+			var shared []string
+			hb := headingTerms(b.Hit.Chunk)
+			for t := range headingTerms(a.Hit.Chunk) {
+				if hb[t] {
+					shared = append(shared, t)
+				}
+			}
+			sort.Strings(shared)
+			desc := fmt.Sprintf("newer %s (%s) says %s; older %s (%s) says %s",
+				a.Hit.Chunk.DocID, dateOf(a.Hit.Chunk), strings.Join(onlyA, ", "),
+				b.Hit.Chunk.DocID, dateOf(b.Hit.Chunk), strings.Join(onlyB, ", "))
+			return &answer.Conflict{Newer: a.N, Older: b.N, Terms: shared}, desc
+		}
+	}
+	return nil, ""
+}
+
+func dateOf(c docent.Chunk) string {
+	if c.UpdatedAt.IsZero() {
+		return "date unknown"
+	}
+	return "updated " + c.UpdatedAt.Format("2006-01-02")
+}
