@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -166,7 +166,15 @@ func (c Chunker) ChunkAtMost(doc docent.Document, limit int) (chunks []docent.Ch
 		}
 		for j, text := range texts {
 			if limit > 0 && len(chunks) >= limit {
-				return chunks, len(texts) - j + len(sections) - i - 1, nil
+				// The pieces left of this section that are not repeats,
+				// and at least one per section after it.
+				left := map[string]bool{}
+				for _, t := range texts[j:] {
+					if t == "" || !bodies[t] {
+						left[t] = true
+					}
+				}
+				return chunks, len(left) + len(sections) - i - 1, nil
 			}
 			if text != "" {
 				if bodies[text] {
@@ -399,11 +407,26 @@ func joiner(a, b chunkUnit) string {
 // nodes, which the chunker never renders (it cuts source bytes), and
 // autolinking alone costs a quarter of the chunking time. Tables are
 // mdsafe's, whose cells are bounded: goldmark's own pads a wide table
-// into gigabytes. Heading attributes ("## Options {#options}", the form
-// Hugo, kramdown, MkDocs and Docusaurus write custom anchors in) are
-// parsed, so that the id becomes the section's anchor and leaves the
-// heading's text.
-var mdParser = goldmark.New(goldmark.WithExtensions(mdsafe.Table), goldmark.WithParserOptions(parser.WithHeadingAttribute()))
+// into gigabytes.
+var mdParser = goldmark.New(goldmark.WithExtensions(mdsafe.Table))
+
+// headingIDRE is an attribute list at the end of a heading's text:
+// "Options {#options}" or "{ #options .wide }", the form Hugo, kramdown,
+// MkDocs and Docusaurus write custom anchors in.
+var headingIDRE = regexp.MustCompile(`\s*\{:?\s*#([\w-]+)[^{}]*\}\s*$`)
+
+// headingID splits a heading's attribute list off its text: the text, and
+// the id (the section's anchor), "" when there is none.
+func headingID(text string) (string, string) {
+	if !strings.HasSuffix(text, "}") {
+		return text, ""
+	}
+	m := headingIDRE.FindStringSubmatchIndex(text)
+	if m == nil {
+		return text, ""
+	}
+	return strings.TrimSpace(text[:m[0]]), text[m[2]:m[3]]
+}
 
 // markdownSections parses body and groups its top-level blocks by
 // heading. An H1 equal to title is not part of any heading path.
@@ -441,12 +464,10 @@ func markdownSections(body, title string) []mdSection {
 		}
 		raw := string(src[b.start:end])
 		if h, ok := b.node.(*gast.Heading); ok {
-			heading := inlineText(h, src)
+			heading, id := headingID(inlineText(h, src))
 			anchor := headingSlug(heading, slugs)
-			if id, ok := h.AttributeString("id"); ok {
-				if b, ok := id.([]byte); ok && len(b) > 0 {
-					anchor = string(b)
-				}
+			if id != "" {
+				anchor = id
 			}
 			isTitle := h.Level == 1 && titleH1 && strings.EqualFold(heading, strings.TrimSpace(title))
 			if h.Level == 1 {
