@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,33 @@ type Document struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Body is the document content as markdown, without front matter.
 	Body string `json:"-"`
+	// Normalized says what normalising the source's markup did to Body
+	// (static-site syntax removed or expanded, a front matter block that
+	// was not valid); zero for clean markdown.
+	Normalized Normalized `json:"normalized,omitzero"`
+}
+
+// Normalized is what the markdown normaliser did to one document (see
+// connectors.Normalize).
+type Normalized struct {
+	// Dropped counts the shortcodes, template tags and components that
+	// held no text and were removed.
+	Dropped int `json:"dropped,omitempty"`
+	// Included lists the files of the same source expanded into the body
+	// (snippets, include-markdown, Liquid includes, MDX partials).
+	Included []string `json:"included,omitempty"`
+	// Missing lists the include targets that could not be read; their
+	// directive was dropped.
+	Missing []string `json:"missing,omitempty"`
+	// FrontMatter says why the front matter block was not used (not valid
+	// YAML or TOML, a field of the wrong type); the body is indexed all
+	// the same. Empty when the block was fine or absent.
+	FrontMatter string `json:"front_matter,omitempty"`
+}
+
+// IsZero reports whether normalising changed nothing worth reporting.
+func (n Normalized) IsZero() bool {
+	return n.Dropped == 0 && len(n.Included) == 0 && len(n.Missing) == 0 && n.FrontMatter == ""
 }
 
 // Chunk is a retrievable piece of a document: a section or part of one.
@@ -65,6 +93,35 @@ type Chunk struct {
 	Text string `json:"text"`
 	// Vector is the chunk embedding; empty until the embedder has run.
 	Vector []float32 `json:"-"`
+}
+
+// ChunkHeading is the "Title > Section > Subsection" line the chunker
+// puts at the start of a chunk's Text: the title (when not blank) and the
+// section path joined by " > ".
+func ChunkHeading(title string, section []string) string {
+	parts := make([]string, 0, len(section)+1)
+	if t := strings.TrimSpace(title); t != "" {
+		parts = append(parts, t)
+	}
+	parts = append(parts, section...)
+	return strings.Join(parts, " > ")
+}
+
+// Body is the chunk's Text without its heading line (see ChunkHeading):
+// what the section itself says. A chunk whose Text does not start with
+// the heading line is all body.
+func (c Chunk) Body() string {
+	h := ChunkHeading(c.Title, c.Section)
+	if h == "" {
+		return c.Text
+	}
+	if rest, ok := strings.CutPrefix(c.Text, h+"\n\n"); ok {
+		return rest
+	}
+	if c.Text == h {
+		return ""
+	}
+	return c.Text
 }
 
 // Filter restricts retrieval by metadata. Zero fields do not restrict.
@@ -130,11 +187,27 @@ type Hit struct {
 	// Relevance is the answer pipeline's absolute relevance of the hit to
 	// the question, the value the not-found threshold is measured against.
 	Relevance float64 `json:"relevance,omitempty"`
+	// Duplicates are the chunks of other documents (or of other places
+	// in this one) whose text is exactly this chunk's: the ranking keeps
+	// one of them and lists the others here, so that every document that
+	// holds the text can still be cited.
+	Duplicates []ChunkRef `json:"duplicates,omitempty"`
 	// Injection, when set, is the passage of the chunk that addresses an
 	// AI assistant rather than a reader ("ignore previous instructions",
 	// "SYSTEM:"), found by internal/injection: flagged in the trace and
 	// the console, and never quoted as an answer.
 	Injection string `json:"injection,omitempty"`
+}
+
+// ChunkRef names a chunk and where it is: enough to cite it.
+type ChunkRef struct {
+	// ID and DocID identify the chunk and its document.
+	ID    string `json:"id"`
+	DocID string `json:"doc_id"`
+	// Title, Section and URL are the chunk's.
+	Title   string   `json:"title"`
+	Section []string `json:"section,omitempty"`
+	URL     string   `json:"url"`
 }
 
 // Question is what a person asked, with where they asked it.
@@ -393,6 +466,40 @@ type RunResult struct {
 	// Waited is the time the source spent waiting on backoff, Retry-After
 	// and its own rate limiter.
 	Waited time.Duration `json:"waited,omitempty"`
+	// Content counts what normalising and chunking the documents found:
+	// markup dropped, documents that gave no chunk, documents over the
+	// size limit, fragments left to the pages that include them, and the
+	// documents indexed with a warning.
+	Content ContentCounts `json:"content,omitzero"`
+}
+
+// ContentCounts are a sync run's counts of what the documents held (see
+// RunResult.Content).
+type ContentCounts struct {
+	// Dropped sums, over the documents the run read, the shortcodes,
+	// template tags and components without text that normalising removed.
+	Dropped int `json:"dropped,omitempty"`
+	// Empty counts the source's documents that give no chunk at all
+	// (front matter only, or nothing but markup): they are registered but
+	// nothing of them can be found.
+	Empty int `json:"empty,omitempty"`
+	// Oversized counts documents over a size limit: skipped (the source's
+	// max_bytes or the engine's) or indexed as only their first chunks
+	// (the engine's cap per document); they are among Errors too.
+	Oversized int `json:"oversized,omitempty"`
+	// Fragments counts files a source did not hand over as documents
+	// because other documents of the source include them whole: their
+	// text is indexed where it is included.
+	Fragments int `json:"fragments,omitempty"`
+	// Warnings lists documents indexed with a problem (front matter that
+	// was not valid, an include that could not be read); unlike Errors,
+	// their body is indexed.
+	Warnings []DocError `json:"warnings,omitempty"`
+}
+
+// IsZero reports whether there is nothing to report.
+func (c ContentCounts) IsZero() bool {
+	return c.Dropped == 0 && c.Empty == 0 && c.Oversized == 0 && c.Fragments == 0 && len(c.Warnings) == 0
 }
 
 // Duration is how long the run took.

@@ -239,14 +239,16 @@ var DefaultInclude = []string{"**/*.md", "**/*.mdx", "**/*.rst", "**/*.txt"}
 
 // DirConfig is a local folder source.
 type DirConfig struct {
-	// Path is the folder to read.
+	// Path is the folder to read; a relative path is relative to the
+	// config file's folder.
 	Path string `yaml:"path"`
 	// Include and Exclude are doublestar globs relative to Path. Include
 	// defaults to DefaultInclude.
 	Include []string `yaml:"include,omitempty"`
 	Exclude []string `yaml:"exclude,omitempty"`
-	// WebURL is where people read the files, prefixed to their paths in
-	// citations; empty means file paths are shown without links.
+	// WebURL is a template for citation links: {path} is replaced by the
+	// file's path inside Path (it must be there). Empty means file paths
+	// are shown without links.
 	WebURL string `yaml:"web_url,omitempty"`
 }
 
@@ -254,7 +256,8 @@ type DirConfig struct {
 type GitConfig struct {
 	// URL is a remote to clone and fetch.
 	URL string `yaml:"url,omitempty"`
-	// Path is an existing local repository.
+	// Path is an existing local repository; a relative path is relative
+	// to the config file's folder.
 	Path string `yaml:"path,omitempty"`
 	// Branch to read; empty means the remote HEAD (or the checked-out branch).
 	Branch string `yaml:"branch,omitempty"`
@@ -265,7 +268,7 @@ type GitConfig struct {
 	Include []string `yaml:"include,omitempty"`
 	Exclude []string `yaml:"exclude,omitempty"`
 	// WebURL is a template for citation links with {repo}, {branch} and
-	// {path} placeholders.
+	// {path} placeholders; {path} must be there.
 	WebURL string `yaml:"web_url,omitempty"`
 	// Token authenticates https fetches (secret).
 	Token string `yaml:"token,omitempty" secret:"true"`

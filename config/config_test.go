@@ -149,7 +149,8 @@ func TestLoadFullFile(t *testing.T) {
 				Token:  "ghp_secret1", Username: "x-access-token",
 			}},
 			{Name: "local_notes", Type: "dir", StaleAfterDays: 90, Dir: &DirConfig{
-				Path: "./notes", Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/",
+				// Relative to the config file's folder.
+				Path: filepath.Join("testdata", "notes"), Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/{path}",
 			}},
 			{Name: "wiki", Type: "confluence", Schedule: "@every 15m", Confluence: &ConfluenceConfig{
 				BaseURL: "https://acme.atlassian.net/wiki", Flavor: "cloud", Email: "docs-bot@acme.example", Token: "atl-token",
@@ -574,8 +575,9 @@ func TestResolve(t *testing.T) {
 		wantData string
 		wantErr  string
 	}{
-		{name: "flag beats everything", flag: flagFile, env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: flagFile, wantData: "from-flag"},
-		{name: "DOCENT_CONFIG beats ./docent.yaml", env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: envFile, wantData: "from-env"},
+		// A relative data_dir is relative to the file's folder.
+		{name: "flag beats everything", flag: flagFile, env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: flagFile, wantData: filepath.Join(dir, "from-flag")},
+		{name: "DOCENT_CONFIG beats ./docent.yaml", env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: envFile, wantData: filepath.Join(dir, "from-env")},
 		{name: "./docent.yaml when present", cwdFile: true, wantPath: "docent.yaml", wantData: "from-cwd"},
 		{name: "defaults when nothing", wantPath: "", wantData: "./data"},
 		{name: "DOCENT_DATA beats the file", flag: flagFile, env: map[string]string{"DOCENT_DATA": "/d"}, wantPath: flagFile, wantData: "/d"},
@@ -825,6 +827,53 @@ func runValidateCases(t *testing.T, tests []validateCase) {
 				t.Errorf("Validate() = %q, want %q ... %q", err, want, tc.wantMsg)
 			}
 		})
+	}
+}
+
+// TestRelativePaths: the relative paths a config file sets are relative
+// to its folder, wherever docent runs; absolute paths, paths from the
+// defaults and DOCENT_DATA stay as they are.
+func TestRelativePaths(t *testing.T) {
+	p := mustWrite(t, "docent.yaml", "data_dir: ./data-docs\nsources:\n  - name: d\n    type: dir\n    dir: {path: ./corpus}\n"+
+		"  - name: g\n    type: git\n    git: {path: ../repo}\n  - name: abs\n    type: dir\n    dir: {path: /srv/docs}\n")
+	dir := filepath.Dir(p)
+	c, err := Load(p, env(nil), Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{c.DataDir, c.Sources[0].Dir.Path, c.Sources[1].Git.Path, c.Sources[2].Dir.Path}
+	want := []string{filepath.Join(dir, "data-docs"), filepath.Join(dir, "corpus"), filepath.Join(filepath.Dir(dir), "repo"), "/srv/docs"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+	c, err = Load(p, env(map[string]string{"DOCENT_DATA": "rel-data"}), Builtin())
+	if err != nil || c.DataDir != "rel-data" {
+		t.Errorf("DOCENT_DATA: data_dir %q, %v; want it as given", c.DataDir, err)
+	}
+	noDataDir := mustWrite(t, "other.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: docs}\n")
+	if c, err := Load(noDataDir, env(nil), Builtin()); err != nil || c.DataDir != Default().DataDir {
+		t.Errorf("default data_dir became %q, %v", c.DataDir, err)
+	}
+}
+
+// TestWebURLNeedsPath: a file source's web_url without {path} would link
+// every citation to one page: an error naming the key and the line.
+func TestWebURLNeedsPath(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"dir", "sources:\n  - name: d\n    type: dir\n    dir:\n      path: ./docs\n      web_url: https://docs.example.com/\n",
+			"docent.yaml:6: sources[0].dir.web_url: must contain {path}"},
+		{"git", "sources:\n  - name: g\n    type: git\n    git:\n      url: https://github.com/acme/docs.git\n      web_url: https://github.com/acme/docs\n",
+			"docent.yaml:6: sources[0].git.web_url: must contain {path}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(mustWrite(t, "docent.yaml", tc.yaml), env(nil), Builtin())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Load(mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: x, web_url: \"https://x/{path}\"}\n"), env(nil), Builtin()); err != nil {
+		t.Errorf("a web_url with {path}: %v", err)
 	}
 }
 

@@ -215,6 +215,7 @@ func (d *DirConfig) validate(key string, bad func(key, format string, args ...an
 		bad(key+".path", "must not be empty")
 		return
 	}
+	checkPathTemplate(key+".web_url", d.WebURL, bad)
 	switch st, err := os.Stat(d.Path); {
 	case errors.Is(err, fs.ErrNotExist):
 		bad(key+".path", "no folder %s (resolved against %s)", d.Path, workDir())
@@ -237,6 +238,15 @@ func workDir() string {
 func (g *GitConfig) validate(key string, bad func(key, format string, args ...any)) {
 	if (g.URL == "") == (g.Path == "") {
 		bad(key, "set exactly one of url (a remote) or path (a local repository)")
+	}
+	checkPathTemplate(key+".web_url", g.WebURL, bad)
+}
+
+// checkPathTemplate requires a file source's web_url, when set, to hold
+// {path}: without it every citation would link the same page.
+func checkPathTemplate(key, tmpl string, bad func(key, format string, args ...any)) {
+	if tmpl != "" && !strings.Contains(tmpl, "{path}") {
+		bad(key, "must contain {path}, where each file's path goes (for example https://github.com/acme/docs/blob/main/{path}); without it every citation links %q", tmpl)
 	}
 }
 

@@ -159,6 +159,8 @@ type run struct {
 	// hashes; "" for a document whose index chunks disagree with the
 	// registry, so that it is re-indexed whatever the listing says.
 	known map[string]string
+	// empty holds the registry documents that have no chunk.
+	empty map[string]bool
 	// named flags every ID the listing named; deleted are the IDs it
 	// reported with Listing.Deleted.
 	named   map[string]uint8
@@ -191,10 +193,15 @@ type run struct {
 }
 
 var (
-	_ Listing         = (*run)(nil)
-	_ RequestReporter = (*run)(nil)
-	_ Holder          = (*run)(nil)
+	_ Listing          = (*run)(nil)
+	_ RequestReporter  = (*run)(nil)
+	_ Holder           = (*run)(nil)
+	_ FragmentReporter = (*run)(nil)
 )
+
+// Fragments counts the files the source left to the documents that
+// include them.
+func (r *run) Fragments(ids ...string) { r.res.Content.Fragments += len(ids) }
 
 // Holds reports whether the registry held id, in step with the index,
 // when the run started.
@@ -431,8 +438,12 @@ func (r *run) reconcile(ctx context.Context) (string, error) {
 	}
 	slices.Sort(orphans)
 	r.known = make(map[string]string, len(recs))
+	r.empty = map[string]bool{}
 	dirty := 0
 	for id, rec := range recs {
+		if len(rec.ChunkIDs) == 0 {
+			r.empty[id] = true
+		}
 		h := rec.ContentHash
 		if !sameIDs(rec.ChunkIDs, indexed[id]) {
 			h, dirty = "", dirty+1
@@ -510,13 +521,20 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 		return nil
 	}
 	r.named[doc.ID] |= namedBody
-	if msg := r.e.check(r.name, &doc); msg != "" {
+	if msg, oversized := r.e.check(r.name, &doc); msg != "" {
+		if oversized {
+			r.res.Content.Oversized++
+		}
 		r.skip(doc.ID, errors.New(msg), false)
 		return nil
 	}
+	r.noteContent(doc)
 	h := docHash(doc)
 	old, exists := r.known[doc.ID]
 	if exists && old == h {
+		if r.empty[doc.ID] {
+			r.res.Content.Empty++
+		}
 		r.res.Unchanged++
 		r.done++
 		r.report()
@@ -527,6 +545,7 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 		err = checkChunks(doc.ID, chunks)
 	}
 	if err == nil && rest > 0 {
+		r.res.Content.Oversized++
 		r.truncated(doc.ID, len(chunks), rest)
 	}
 	if a, ok := r.src.(Anchorer); ok && err == nil {
@@ -535,6 +554,10 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 	if err != nil {
 		r.skip(doc.ID, fmt.Errorf("chunk: %w", err), true)
 		return nil
+	}
+	if len(chunks) == 0 {
+		r.res.Content.Empty++
+		r.e.log.Info("document gives no chunk", slog.String("source", r.name), slog.String("id", doc.ID))
 	}
 	doc.Body = "" // the chunks hold the text now
 	p := &pendingDoc{Doc: doc, Hash: h, Chunks: chunks, Exists: exists}
@@ -561,8 +584,29 @@ func (r *run) Failed(ctx context.Context, id string, err error) error {
 		return nil
 	}
 	r.named[id] |= namedBody
+	if errors.Is(err, ErrTooLarge) {
+		r.res.Content.Oversized++
+	}
 	r.skip(id, err, Transient(err))
 	return nil
+}
+
+// noteContent adds what normalising doc found to the run's counts: the
+// markup it dropped, and a warning for a front matter block it could not
+// use or an include it could not read (the document is indexed anyway).
+func (r *run) noteContent(doc docent.Document) {
+	n := doc.Normalized
+	r.res.Content.Dropped += n.Dropped
+	var msgs []string
+	if n.FrontMatter != "" {
+		msgs = append(msgs, "front matter not used ("+n.FrontMatter+"); the body is indexed")
+	}
+	if len(n.Missing) > 0 {
+		msgs = append(msgs, "include not found: "+strings.Join(n.Missing, ", "))
+	}
+	if len(msgs) > 0 {
+		r.res.Content.Warnings = append(r.res.Content.Warnings, docent.DocError{ID: doc.ID, Err: strings.Join(msgs, "; ")})
+	}
 }
 
 // Deleted notes documents gone from the source; they are removed once the
@@ -764,20 +808,21 @@ func (r *run) report() {
 }
 
 // check validates a listed document and returns why it cannot be indexed,
-// or "". It fills in Source when the source left it empty.
-func (e *Engine) check(source string, d *docent.Document) string {
+// or "", and whether it is too large. It fills in Source when the source
+// left it empty.
+func (e *Engine) check(source string, d *docent.Document) (string, bool) {
 	switch {
 	case !strings.HasPrefix(d.ID, source+":") || len(d.ID) == len(source)+1:
-		return fmt.Sprintf("document ID must start with %q", source+":")
+		return fmt.Sprintf("document ID must start with %q", source+":"), false
 	case d.Source != "" && d.Source != source:
-		return fmt.Sprintf("document source %q is not %q", d.Source, source)
+		return fmt.Sprintf("document source %q is not %q", d.Source, source), false
 	case len(d.Body) > e.opts.MaxDocBytes:
-		return fmt.Sprintf("document is %d bytes, over the %d byte limit", len(d.Body), e.opts.MaxDocBytes)
+		return fmt.Sprintf("document is %d bytes, over the %d byte limit", len(d.Body), e.opts.MaxDocBytes), true
 	case !utf8.ValidString(d.Body) || strings.IndexByte(d.Body, 0) >= 0:
-		return "document is binary (not UTF-8 text)"
+		return "document is binary (not UTF-8 text)", false
 	}
 	d.Source = source
-	return ""
+	return "", false
 }
 
 // anchor replaces the heading anchors of chunk URLs with the source's own

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // Golden is a golden set: questions with the documents that answer them.
@@ -224,10 +226,17 @@ type GoldenReport struct {
 	// DocRecall5 is the mean share of a question's expected documents
 	// found within the top 5 (it matters for multi questions).
 	DocRecall5 float64 `json:"doc_recall_at_5"`
-	// SectionHitAt5 is the share of SectionQuestions (answerable questions
-	// that name at least one section) with a candidate chunk among the
-	// first 5 candidates whose document and section match an expectation.
+	// SectionHitAt1, SectionHitAt3 and SectionHitAt5 are the shares of
+	// SectionQuestions (answerable questions that name at least one
+	// section) with a candidate chunk among the first 1, 3 and 5
+	// candidates whose document and section match an expectation (see
+	// GoldenRow.SectionRank); SectionMRR10 is the mean reciprocal rank of
+	// the first such chunk within the first 10 candidates. Unlike the page
+	// figures, these rank chunks: the section a quote or a model needs.
+	SectionHitAt1    float64 `json:"section_hit_at_1"`
+	SectionHitAt3    float64 `json:"section_hit_at_3"`
 	SectionHitAt5    float64 `json:"section_hit_at_5"`
+	SectionMRR10     float64 `json:"section_mrr_at_10"`
 	SectionQuestions int     `json:"section_questions"`
 	// AnsweredRate, UncertainRate and FalseNotFoundRate are the shares
 	// of answerable questions that came back answered, uncertain and
@@ -325,8 +334,11 @@ type GoldenRow struct {
 	// the top 5.
 	Expected int `json:"expected"`
 	Found5   int `json:"found_at_5"`
-	// SectionHit reports a section match within the first 5 candidates.
-	SectionHit bool `json:"section_hit"`
+	// SectionHit reports a section match within the first 5 candidates;
+	// SectionRank is the candidate rank of the first chunk that matches an
+	// expected section, 0 when none does.
+	SectionHit  bool `json:"section_hit"`
+	SectionRank int  `json:"section_rank,omitempty"`
 	// Citations and CitationsCorrect count the answer's citations and
 	// those pointing at an expected document.
 	Citations        int `json:"citations"`
@@ -429,7 +441,9 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 		latencies                          []time.Duration
 		answered, uncertain, falseNotFound int
 		linked, correct, declined          int
-		notFound, sectionHits              int
+		notFound                           int
+		secHit1, secHit3, secHit5          int
+		secMRR                             float64
 		replied, linkedAny, asked          int
 		ctxPage, ctxSection                int
 		sources, tokens                    int
@@ -510,8 +524,13 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			ka.mrr += m
 			if hasSection(q) {
 				rep.SectionQuestions++
-				if row.SectionHit {
-					sectionHits++
+				if r := row.SectionRank; r > 0 {
+					secHit1 += b2i(r <= 1)
+					secHit3 += b2i(r <= 3)
+					secHit5 += b2i(r <= 5)
+					if r <= 10 {
+						secMRR += 1 / float64(r)
+					}
 				}
 			}
 			rep.Citations += row.Citations
@@ -569,7 +588,12 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 		rep.MRR10 = mrr / n
 		rep.DocRecall5 = rec5 / n
 	}
-	rep.SectionHitAt5 = ratio(sectionHits, rep.SectionQuestions)
+	rep.SectionHitAt1 = ratio(secHit1, rep.SectionQuestions)
+	rep.SectionHitAt3 = ratio(secHit3, rep.SectionQuestions)
+	rep.SectionHitAt5 = ratio(secHit5, rep.SectionQuestions)
+	if rep.SectionQuestions > 0 {
+		rep.SectionMRR10 = secMRR / float64(rep.SectionQuestions)
+	}
 	rep.AnsweredRate = ratio(answered, rep.Answerable)
 	rep.UncertainRate = ratio(uncertain, rep.Answerable)
 	rep.FalseNotFoundRate = ratio(falseNotFound, rep.Answerable)
@@ -630,7 +654,8 @@ func scoreAnswerable(q docent.GoldenQuestion, ans docent.Answer, row *GoldenRow)
 			row.Found5++
 		}
 	})
-	row.SectionHit = sectionHit(q.Expect, ans.Trace.Candidates, 5)
+	row.SectionRank = SectionRank(q.Expect, ans.Trace.Candidates)
+	row.SectionHit = row.SectionRank > 0 && row.SectionRank <= 5
 	row.Citations = len(ans.Citations)
 	for i, c := range ans.Citations {
 		if _, ok := expectedDoc(c.DocID, expected); ok {
@@ -725,10 +750,16 @@ func rankCandidateDocs(cands []docent.Hit, expected map[string]bool) []string {
 	return ranked
 }
 
-// sectionHit reports whether one of the first k candidates is a chunk of
-// an expected document whose section path contains the expected heading.
-func sectionHit(expect []docent.GoldenExpect, cands []docent.Hit, k int) bool {
-	for _, h := range cands[:min(k, len(cands))] {
+// SectionRank returns the 1-based rank of the first candidate that is a
+// chunk of an expected document in an expected section, 0 when none is. A
+// chunk is in the section when its section path holds the expected
+// heading (case-insensitive), or its body does (a small section merged
+// into the chunk, search.BodyHeadings), or when the expected heading is the page's
+// own title (its top heading, which the chunker leaves out of section
+// paths) and the chunk is the page's opening chunk: the text under that
+// heading before any other.
+func SectionRank(expect []docent.GoldenExpect, cands []docent.Hit) int {
+	for i, h := range cands {
 		for _, e := range expect {
 			if e.Section == "" {
 				continue
@@ -736,14 +767,25 @@ func sectionHit(expect []docent.GoldenExpect, cands []docent.Hit, k int) bool {
 			if _, ok := expectedDoc(h.Chunk.DocID, map[string]bool{e.Doc: true}); !ok {
 				continue
 			}
-			for _, s := range h.Chunk.Section {
-				if strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(e.Section)) {
-					return true
+			want := strings.TrimSpace(e.Section)
+			for _, s := range append(slices.Clip(h.Chunk.Section), search.BodyHeadings(h.Chunk.Body())...) {
+				if strings.EqualFold(strings.TrimSpace(s), want) {
+					return i + 1
 				}
+			}
+			if strings.EqualFold(strings.TrimSpace(h.Chunk.Title), want) && (len(h.Chunk.Section) == 0 || h.Chunk.Ord == 0) {
+				return i + 1
 			}
 		}
 	}
-	return false
+	return 0
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func hasSection(q docent.GoldenQuestion) bool {

@@ -129,6 +129,33 @@ func cite(docIDs ...string) []docent.Citation {
 	return cs
 }
 
+// TestSectionRank: a chunk is in the expected section when its path holds
+// the heading, or when the heading is the page's title and the chunk is
+// the page's opening one; never on another page.
+func TestSectionRank(t *testing.T) {
+	expect := []docent.GoldenExpect{{Doc: "ops/ping.md", Section: "Ping"}}
+	hit := func(doc, title string, ord int, section ...string) docent.Hit {
+		return docent.Hit{Chunk: docent.Chunk{DocID: "src:" + doc, Title: title, Ord: ord, Section: section}}
+	}
+	for _, tc := range []struct {
+		name  string
+		cands []docent.Hit
+		want  int
+	}{
+		{"heading in the path", []docent.Hit{hit("a.md", "A", 0), hit("ops/ping.md", "Ops", 3, "Health", "ping")}, 2},
+		{"the title's opening chunk", []docent.Hit{hit("ops/ping.md", "Ping", 0, "Configuration")}, 1},
+		{"the title's intro", []docent.Hit{hit("ops/ping.md", "Ping", 2)}, 1},
+		{"a later chunk of the titled page", []docent.Hit{hit("ops/ping.md", "Ping", 2, "Configuration")}, 0},
+		{"the heading on another page", []docent.Hit{hit("other.md", "Ping", 0, "Ping")}, 0},
+		{"a small section merged into the chunk", []docent.Hit{{Chunk: docent.Chunk{DocID: "src:ops/ping.md", Title: "Ops",
+			Section: []string{"Health", "status"}, Text: "Ops > Health > status\n\n### ping\n\nAnswers 200.\n\n### status\n\nText."}}}, 1},
+	} {
+		if got := SectionRank(expect, tc.cands); got != tc.want {
+			t.Errorf("%s: SectionRank = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestRunGolden(t *testing.T) {
 	g := &Golden{Questions: []docent.GoldenQuestion{
 		{ID: "q1", Question: "reset vpn token", Kind: docent.KindParaphrase,
@@ -196,8 +223,8 @@ func TestRunGolden(t *testing.T) {
 
 	wantRows := []GoldenRow{
 		{ID: "q1", Kind: docent.KindParaphrase, Status: docent.StatusAnswered, FirstRank: 2, Expected: 1, Found5: 1,
-			SectionHit: true, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
-		{ID: "q2", Kind: docent.KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1, FactsOK: true},
+			SectionHit: true, SectionRank: 3, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
+		{ID: "q2", Kind: docent.KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1, FactsOK: true, SectionRank: 7},
 		{ID: "q3", Kind: docent.KindMulti, Status: docent.StatusAnswered, FirstRank: 1, Expected: 2, Found5: 2,
 			Citations: 3, CitationsCorrect: 2, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
 		{ID: "q4", Kind: docent.KindUnanswerable, Status: docent.StatusNotFound, Pass: true},
@@ -233,7 +260,8 @@ func TestRunGolden(t *testing.T) {
 	//   hit@1: q3, q7, q9, q10 -> 4/7; hit@3 and hit@5: + q1 -> 5/7.
 	//   MRR@10: (1/2 + 1/6 + 1 + 0 + 1 + 1 + 1) / 7.
 	//   doc recall@5: (1 + 0 + 1 + 0 + 1 + 1 + 1) / 7 = 5/7.
-	//   section: q1 hit, q2 miss -> 1/2 over 2 questions.
+	//   section: q1 at chunk rank 3, q2 at 7 (outside the top 5) -> hit@5
+	//   1/2, hit@3 1/2, hit@1 0, MRR@10 (1/3 + 1/7)/2 over 2 questions.
 	//   answered: q1, q3, q9, q10 -> 4/7; uncertain: q7 -> 1/7; false not-found: q2 -> 1/7.
 	//   linked (answered or uncertain, right page first): q1, q3, q7, q9, q10 -> 5/7.
 	//   correct: q1, q3, q10 -> 3/7.
@@ -247,7 +275,8 @@ func TestRunGolden(t *testing.T) {
 	}{
 		{"HitAt1", rep.HitAt1, 4.0 / 7}, {"HitAt3", rep.HitAt3, 5.0 / 7}, {"HitAt5", rep.HitAt5, 5.0 / 7},
 		{"MRR10", rep.MRR10, (0.5 + 1.0/6 + 4) / 7}, {"DocRecall5", rep.DocRecall5, 5.0 / 7},
-		{"SectionHitAt5", rep.SectionHitAt5, 0.5}, {"AnsweredRate", rep.AnsweredRate, 4.0 / 7},
+		{"SectionHitAt5", rep.SectionHitAt5, 0.5}, {"SectionHitAt1", rep.SectionHitAt1, 0}, {"SectionHitAt3", rep.SectionHitAt3, 0.5},
+		{"SectionMRR10", rep.SectionMRR10, (1.0/3 + 1.0/7) / 2}, {"AnsweredRate", rep.AnsweredRate, 4.0 / 7},
 		{"UncertainRate", rep.UncertainRate, 1.0 / 7}, {"FalseNotFoundRate", rep.FalseNotFoundRate, 1.0 / 7},
 		{"LinkedFirstRate", rep.LinkedFirstRate, 5.0 / 7}, {"CorrectRate", rep.CorrectRate, 3.0 / 7},
 		{"CitationPrecision", rep.CitationPrecision, 0.75},

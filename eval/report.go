@@ -72,7 +72,9 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "hit@1 / @3 / @5\t%.3f / %.3f / %.3f\n", r.HitAt1, r.HitAt3, r.HitAt5)
 	fmt.Fprintf(tw, "MRR@10\t%.3f\n", r.MRR10)
 	fmt.Fprintf(tw, "doc recall@5\t%.3f\n", r.DocRecall5)
-	fmt.Fprintf(tw, "section hit@5\t%.3f (%d questions with a section)\n", r.SectionHitAt5, r.SectionQuestions)
+	fmt.Fprintf(tw, "section hit@1 / @3 / @5\t%.3f / %.3f / %.3f (%d questions with a section)\n",
+		r.SectionHitAt1, r.SectionHitAt3, r.SectionHitAt5, r.SectionQuestions)
+	fmt.Fprintf(tw, "section MRR@10\t%.3f\n", r.SectionMRR10)
 	fmt.Fprintf(tw, "answered / uncertain / not found\t%s / %s / %s of answerable\n",
 		pct(r.AnsweredRate), pct(r.UncertainRate), pct(r.FalseNotFoundRate))
 	fmt.Fprintf(tw, "right page cited first\t%s of answerable (answered or uncertain)\n", pct(r.LinkedFirstRate))

@@ -17,6 +17,7 @@ func TestAnalyze(t *testing.T) {
 		{"stopwords dropped", "the and of a", nil},
 		{"stems and lowercases", "Running Runners ran", []string{"run", "runner", "ran"}},
 		{"splits punctuation", "COVID-19 vaccines, (mRNA)", []string{"covid", "19", "vaccin", "mrna"}},
+		{"camel case stays whole for the embedder", "excludedContentTypes", []string{"excludedcontenttyp"}},
 		{"drops one letter words keeps digits", "x 7 b12", []string{"7", "b12"}},
 		{"unicode letters", "Café naïve", []string{"café", "naïv"}},
 		{"long term cut", strings.Repeat("é", 30), []string{strings.Repeat("é", 20)}},
@@ -26,6 +27,16 @@ func TestAnalyze(t *testing.T) {
 				t.Fatalf("Analyze(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestWordsKeepsCamelCase: the words handed to an engine that tokenizes
+// on its own (Typesense) are not split, since it indexes them whole.
+func TestWordsKeepsCamelCase(t *testing.T) {
+	var got []string
+	Words("excludedContentTypes", func(w string) { got = append(got, w) })
+	if !slices.Equal(got, []string{"excludedcontenttypes"}) {
+		t.Errorf("Words = %q", got)
 	}
 }
 
@@ -53,6 +64,20 @@ func TestCountTokens(t *testing.T) {
 	for in, want := range map[string]int{"": 0, "  ,, ": 0, "The cat, a dog!": 4, "COVID-19 x": 3, "naïve café": 2} {
 		if got := CountTokens(in); got != want {
 			t.Errorf("CountTokens(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestAnalyzeKeywordsCamelCase(t *testing.T) {
+	for in, want := range map[string][]string{
+		"set excludedContentTypes on the HTTPRouter": {"set", "excludedcontenttyp", "exclud", "content", "type", "httprouter", "http", "router"},
+		"IPv4, JSON, siRNA, HeLa and macOS":          {"ipv4", "json", "sirna", "hela", "maco"},
+		"ipStrategy":                                 {"ipstrategi", "ip", "strategi"},
+	} {
+		var got []string
+		AnalyzeKeywords(in, func(t string) { got = append(got, t) })
+		if !slices.Equal(got, want) {
+			t.Errorf("AnalyzeKeywords(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

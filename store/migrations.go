@@ -289,4 +289,9 @@ var migrations = []string{
 		id   INTEGER PRIMARY KEY,
 		data BLOB NOT NULL
 	);`,
+
+	// v14: what a run's documents held (store.FinishRun): markup dropped,
+	// documents without chunks, oversized documents, fragments and the
+	// documents indexed with a warning, as JSON.
+	`ALTER TABLE sync_runs ADD COLUMN content TEXT NOT NULL DEFAULT '{}';`,
 }

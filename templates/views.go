@@ -293,6 +293,46 @@ type SourcesPage struct {
 	Runs    []docent.SyncRun
 }
 
+// SourceDocuments lists one page of a source's live documents.
+type SourceDocuments struct {
+	Meta
+	Source string
+	// Total counts the source's live documents; Docs is this page of them.
+	Total int
+	Docs  []docent.DocRecord
+	Pager Pager
+}
+
+// Document is one document's record and its chunks as indexed.
+type Document struct {
+	Meta
+	Doc    docent.DocRecord
+	Chunks []docent.Chunk
+	// Missing counts the chunks the registry lists that the index does
+	// not hold (a sync in progress, or one to heal).
+	Missing int
+}
+
+// DocumentURL is the console page of a document.
+func DocumentURL(id string) string { return "/document?id=" + url.QueryEscape(id) }
+
+// ContentSummary is a run's content counts in words, "" when there is
+// nothing to say.
+func ContentSummary(c docent.ContentCounts) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, Itoa(n)+" "+what)
+		}
+	}
+	add(c.Dropped, "markup dropped")
+	add(c.Empty, "empty")
+	add(c.Oversized, "oversized")
+	add(c.Fragments, "fragments")
+	add(len(c.Warnings), "warnings")
+	return strings.Join(parts, " · ")
+}
+
 // PlaygroundChannel is a scope to ask from.
 type PlaygroundChannel struct {
 	// Key identifies it in the form; Label shows it.

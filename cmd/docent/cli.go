@@ -37,6 +37,9 @@ var commands = []cliCommand{
 	{"eval", "--golden FILE | --beir DIR [flags]", "score a question set or a BEIR data set",
 		"Scores a question set (docent's golden YAML) through the answer pipeline, or retrieval on a BEIR\n" +
 			"data set, in a throwaway index."},
+	{"chunks", "[flags]", "print the chunks as indexed (--source, --doc, --sample N --seed N, --json)",
+		"Prints the chunks of the index as they were indexed: id, document, title, section path, URL and\n" +
+			"text; --json prints one object per chunk, --sample N a random, reproducible (--seed) sample."},
 	{"bench", "[flags]", "index throughput, query latency and peak memory", ""},
 	{"load", "[flags]", "load-test a docent serve it starts", ""},
 	{"config", "[flags]", "print the effective configuration, secrets redacted",

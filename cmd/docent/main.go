@@ -9,6 +9,7 @@
 //	docent eval --beir DIR       score retrieval on a BEIR data set
 //	docent bench                 index and query benchmarks
 //	docent reindex --to typesense  copy the local index into Typesense
+//	docent chunks [--sample N]   print the chunks as indexed
 //	docent load                  load test of a server it starts
 //	docent admin hash-password   print a bcrypt hash for auth.admins
 //	docent help [COMMAND]        the commands, or one command's flags
@@ -108,6 +109,8 @@ func (m *Main) dispatch(ctx context.Context, cmd string, args []string) error {
 		return m.Load(ctx, args)
 	case "config":
 		return m.PrintConfig(ctx, args)
+	case "chunks":
+		return m.Chunks(ctx, args)
 	case "reindex":
 		return m.Reindex(ctx, args)
 	case "admin":

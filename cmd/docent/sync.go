@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -114,5 +115,31 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 			}
 			fmt.Fprintf(w, "%s: %s %s: %s%s\n", r.Source, what, e.ID, e.Err, retry)
 		}
+		if line := contentLine(r.Content); line != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Source, line)
+		}
+		for _, e := range r.Content.Warnings {
+			fmt.Fprintf(w, "%s: warning %s: %s\n", r.Source, e.ID, e.Err)
+		}
 	}
+}
+
+// contentLine summarises what a run's documents held, "" when there is
+// nothing to say.
+func contentLine(c docent.ContentCounts) string {
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(c.Dropped, "shortcode or component without text dropped", "shortcodes or components without text dropped")
+	add(c.Empty, "document gives no chunk", "documents give no chunk")
+	add(c.Oversized, "document over the size limit", "documents over the size limit")
+	add(c.Fragments, "fragment indexed where it is included", "fragments indexed where they are included")
+	add(len(c.Warnings), "document indexed with a warning", "documents indexed with a warning")
+	return strings.Join(parts, ", ")
 }

@@ -233,6 +233,9 @@ type Collected struct {
 	// Requests is what the listing cost a remote API, as the source
 	// reported it (connectors.ReportRequests).
 	Requests connectors.RequestStats
+	// Fragments are the IDs the source left to the documents that include
+	// them (connectors.ReportFragments), in order.
+	Fragments []string
 	// Listed is what List returned.
 	connectors.Listed
 }
@@ -258,9 +261,14 @@ func Collect(ctx context.Context, src connectors.Source, cursor string) (Collect
 // collector is the Listing behind Collect.
 type collector struct{ out Collected }
 
-var _ connectors.RequestReporter = (*collector)(nil)
+var (
+	_ connectors.RequestReporter  = (*collector)(nil)
+	_ connectors.FragmentReporter = (*collector)(nil)
+)
 
 func (c *collector) Requests(s connectors.RequestStats) { c.out.Requests = c.out.Requests.Add(s) }
+
+func (c *collector) Fragments(ids ...string) { c.out.Fragments = append(c.out.Fragments, ids...) }
 
 func (c *collector) Document(ctx context.Context, doc docent.Document) error {
 	if err := ctx.Err(); err != nil {
