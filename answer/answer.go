@@ -582,22 +582,34 @@ func (p *Pipeline) uncertain(a *docent.Answer, ev Evidence) {
 }
 
 // outage turns a into the reply when the model could not be reached: the
-// uncertain reply, linking the best candidate, after OutageLead.
-// It links the candidate the gate found most relevant (the first, on a
-// tie), or answers not found without one.
+// uncertain reply after OutageLead, linking the closest distinct pages
+// among the candidates (by the relevance a gate measured, else in rank
+// order), or not found without any.
 func (p *Pipeline) outage(a *docent.Answer, candidates []docent.Hit) {
-	if len(candidates) == 0 {
-		p.notFound(a)
-		return
-	}
-	best := candidates[0]
-	for _, h := range candidates[1:] {
-		if h.Relevance > best.Relevance {
-			best = h
+	order := slices.Clone(candidates)
+	slices.SortStableFunc(order, func(x, y docent.Hit) int { return cmpDesc(x.Relevance, y.Relevance) })
+	var pages []Page
+	seen := map[string]bool{}
+	for _, h := range order {
+		if !seen[h.Chunk.DocID] && len(pages) < MaxPages {
+			seen[h.Chunk.DocID] = true
+			pages = append(pages, Page{Hit: h})
 		}
 	}
-	p.uncertain(a, Evidence{Pages: []Page{{Hit: best}}})
-	a.Text = OutageLead + " " + a.Text
+	p.uncertain(a, Evidence{Pages: pages})
+	if a.Status == docent.StatusUncertain {
+		a.Text = OutageLead + " " + a.Text
+	}
+}
+
+func cmpDesc(x, y float64) int {
+	switch {
+	case x > y:
+		return -1
+	case x < y:
+		return 1
+	}
+	return 0
 }
 
 // finish fills the trace's token counts and stage list.

@@ -46,6 +46,10 @@ type Features struct {
 	// Unknown is the IDF-weighted share of the question's terms that no
 	// indexed chunk holds at all.
 	Unknown float64 `json:"unknown"`
+	// Gap is the share of the question's weight that its weightiest term
+	// absent from the closest page carries (0 when the page holds them
+	// all): a near miss is usually one specific word the page lacks.
+	Gap float64 `json:"gap"`
 	// Length is the number of the question's content terms over 30
 	// (at most 1): long, pasted questions cover less of themselves.
 	Length float64 `json:"length"`
@@ -53,11 +57,11 @@ type Features struct {
 
 // FeatureNames are the names of the features, in the order Values
 // returns them: the keys of a Logistic rule's weights.
-var FeatureNames = []string{"passage", "runner", "coverage", "chunk", "page", "cosine", "keyword", "agreement", "asks", "kind", "missing", "unknown", "length"}
+var FeatureNames = []string{"passage", "runner", "coverage", "chunk", "page", "cosine", "keyword", "agreement", "asks", "kind", "missing", "unknown", "gap", "length"}
 
 // Values returns the features in the order of FeatureNames.
 func (f Features) Values() []float64 {
-	return []float64{f.Passage, f.Runner, f.Coverage, f.Chunk, f.Page, f.Cosine, f.Keyword, f.Agreement, f.Asks, f.Kind, f.Missing, f.Unknown, f.Length}
+	return []float64{f.Passage, f.Runner, f.Coverage, f.Chunk, f.Page, f.Cosine, f.Keyword, f.Agreement, f.Asks, f.Kind, f.Missing, f.Unknown, f.Gap, f.Length}
 }
 
 // Map returns the features by name, for traces.
@@ -98,6 +102,8 @@ func FeaturesFromMap(m map[string]float64) Features {
 			f.Missing = v
 		case "unknown":
 			f.Unknown = v
+		case "gap":
+			f.Gap = v
 		case "length":
 			f.Length = v
 		}

@@ -65,7 +65,7 @@ func TestAnswerDegradesOnProviderOutage(t *testing.T) {
 		{name: "generator down: uncertain with the best source",
 			stages:     Stages{Retriever: &fakeSearcher{hits: hits}, Generator: &fakeGenerator{err: outage}},
 			wantStatus: docent.StatusUncertain,
-			wantText:   []string{OutageLead, "I couldn't confirm this in the docs", "The closest page is [1] Time off › Vacation", HandoffOffer},
+			wantText:   []string{OutageLead, "I couldn't confirm this in the docs", "The closest pages: [1] Time off › Vacation; [2] Sick leave", HandoffOffer},
 			wantErr:    []string{"answer: generate: gemini: generate: provider unavailable"},
 			detail:     map[string]string{StageGenerate: "failed: model unavailable", StageVerify: "skipped"}},
 		{name: "everything down and the gate cannot tell: uncertain, not not-found",

@@ -319,8 +319,67 @@ func logistic(x [][]float64, y, w []float64) (float64, []float64) {
 	return logisticL2(x, y, w, fitL2)
 }
 
-// logisticL2 is logistic with the L2 penalty l2.
+// logisticL2 is logistic with the L2 penalty l2, on features standardised
+// to mean 0 and variance 1 (so that the penalty weighs every feature
+// alike, whatever its spread), the coefficients returned for the
+// features as given.
 func logisticL2(x [][]float64, y, w []float64, l2 float64) (float64, []float64) {
+	if len(x) == 0 {
+		return 0, nil
+	}
+	mean, sd := moments(x, w)
+	z := standardise(x, mean, sd)
+	b, coef := logisticRaw(z, y, w, l2)
+	for k := range coef {
+		coef[k] /= sd[k]
+		b -= coef[k] * mean[k]
+	}
+	return b, coef
+}
+
+// moments returns the weighted mean and standard deviation of each
+// feature (a constant feature gets 1, so it is left as it is).
+func moments(x [][]float64, w []float64) (mean, sd []float64) {
+	d := len(x[0])
+	mean, sd = make([]float64, d), make([]float64, d)
+	total := 0.0
+	for i, row := range x {
+		total += w[i]
+		for k, v := range row {
+			mean[k] += w[i] * v
+		}
+	}
+	for k := range mean {
+		mean[k] /= total
+	}
+	for i, row := range x {
+		for k, v := range row {
+			sd[k] += w[i] * (v - mean[k]) * (v - mean[k])
+		}
+	}
+	for k := range sd {
+		sd[k] = math.Sqrt(sd[k] / total)
+		if sd[k] < 1e-9 {
+			sd[k], mean[k] = 1, 0
+		}
+	}
+	return mean, sd
+}
+
+// standardise returns (x − mean)/sd, row by row.
+func standardise(x [][]float64, mean, sd []float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i, row := range x {
+		out[i] = make([]float64, len(row))
+		for k, v := range row {
+			out[i][k] = (v - mean[k]) / sd[k]
+		}
+	}
+	return out
+}
+
+// logisticRaw fits logistic regression by Newton's method on x as given.
+func logisticRaw(x [][]float64, y, w []float64, l2 float64) (float64, []float64) {
 	if len(x) == 0 {
 		return 0, nil
 	}

@@ -96,7 +96,34 @@ func FitPassages(rows []PassageRow, names []string) (bias float64, weights map[s
 	for _, g := range gs {
 		gw = append(gw, 1/perSet[g[0].Set])
 	}
-	beta := softmaxFit(gs, gw, len(names), passageL2)
+	// Standardised features (see logisticL2); the mean cancels within a
+	// question, so only the scale is undone.
+	var all [][]float64
+	var aw []float64
+	for gi, g := range gs {
+		for _, r := range g {
+			all = append(all, r.Features)
+			aw = append(aw, gw[gi]/float64(len(g)))
+		}
+	}
+	var beta []float64
+	if len(all) > 0 {
+		mean, sd := moments(all, aw)
+		scaled := make([][]PassageRow, len(gs))
+		for gi, g := range gs {
+			scaled[gi] = make([]PassageRow, len(g))
+			for i, r := range g {
+				z := standardise([][]float64{r.Features}, mean, sd)[0]
+				scaled[gi][i] = PassageRow{Label: r.Label, Features: z}
+			}
+		}
+		beta = softmaxFit(scaled, gw, len(names), passageL2)
+		for k := range beta {
+			beta[k] /= sd[k]
+		}
+	} else {
+		beta = make([]float64, len(names))
+	}
 	weights = make(map[string]float64, len(names))
 	for i, n := range names {
 		weights[n] = round4(beta[i])

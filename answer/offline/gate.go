@@ -251,6 +251,9 @@ func (m measurement) features() answer.Features {
 			if t.DF == 0 {
 				f.Unknown += t.IDF
 			}
+			if !p.terms[t.Term] {
+				f.Gap = max(f.Gap, t.IDF*float64(t.Share)/q.total)
+			}
 		}
 		f.Unknown /= q.total
 	}

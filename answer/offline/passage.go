@@ -74,11 +74,11 @@ var PassageFeatureNames = []string{"own", "cover", "heading", "chunk", "rank", "
 // docs/answerer.md).
 var DefaultPassage = PassageModel{
 	Weights: map[string]float64{
-		"own": -0.7848, "cover": 1.5606, "heading": 0.1407, "chunk": -0.9812, "rank": 0.9604,
-		"fused": 2.7849, "keyword": 0.4687, "cosine": -1.5934, "kind": 0.5777, "lacks": -0.5777,
-		"entry": 0.3876, "keyed": 1.2094, "codes": 0.1259, "meta": -0.4404, "early": -0.8657,
-		"lead": 0.2565, "length": 0.5091, "page": 2.1534, "pagerank": 0.6964, "listed": -0.2619,
-		"steps": -0.9913, "sim": 1.2007, "score": 1.925, "pairs": 0.0977, "chunkpairs": 1.9568,
+		"own": -1.109, "cover": 0.9375, "heading": -1.1023, "chunk": -2.0645, "rank": 1.0209,
+		"fused": 5.2674, "keyword": -0.219, "cosine": -3.8263, "kind": 0.5753, "lacks": -0.3732,
+		"entry": 0.3596, "keyed": -17.9628, "codes": 0.4096, "meta": -0.4344, "early": -1.0579,
+		"lead": 0.2866, "length": 0.8935, "page": 2.4402, "pagerank": 0.6633, "listed": -0.5211,
+		"steps": -0.8565, "sim": 1.3338, "score": 3.8582, "pairs": -0.1288, "chunkpairs": 2.0509,
 	},
 }
 

@@ -52,12 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -2.4506,
+	Bias: -44.812,
 	Weights: map[string]float64{
-		"passage": 0.2157, "runner": -0.1788, "coverage": 0.7606, "chunk": 0.5918, "page": 0.996,
-		"cosine": 0.8041, "keyword": 0.4614, "agreement": 0.6152, "asks": -0.3237, "kind": 0.362,
-		"missing": -0.329, "unknown": -0.5627, "length": -0.3314,
+		"passage": 44.3834, "runner": -0.5666, "coverage": -0.5622, "chunk": 0.3078, "page": 0.1809,
+		"cosine": 2.0215, "keyword": 0.6834, "agreement": 0.4919, "asks": -0.5085, "kind": 0.5963,
+		"missing": -0.88, "unknown": -1.3833, "gap": -1.8197, "length": -0.5531,
 	},
-	AnswerAt:   0.5166,
-	NotFoundAt: 0.1911,
+	AnswerAt:   0.5005,
+	NotFoundAt: 0.0844,
 }
