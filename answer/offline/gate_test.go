@@ -275,8 +275,8 @@ func TestGateFeatures(t *testing.T) {
 		if f.Asks != 1 || f.Kind != 1 {
 			t.Errorf("asks %v kind %v, want a where-question answered by a floor", f.Asks, f.Kind)
 		}
-		if f.Missing != 0 || f.Unknown != 0 {
-			t.Errorf("missing %v unknown %v", f.Missing, f.Unknown)
+		if f.Missing != 0 || f.Unknown != 0 || f.Gap != 0 {
+			t.Errorf("missing %v unknown %v gap %v, want none: the page holds every term", f.Missing, f.Unknown, f.Gap)
 		}
 		if want := 2.0 / lengthScale; math.Abs(f.Length-want) > 1e-9 {
 			t.Errorf("length %v, want %v", f.Length, want)
@@ -313,6 +313,17 @@ func TestGateFeatures(t *testing.T) {
 		oslo := c.IDF("oslo") / terms.total
 		if math.Abs(ev.Features.Missing-oslo) > 1e-9 || math.Abs(ev.Features.Unknown-oslo) > 1e-9 {
 			t.Errorf("missing %v unknown %v, want %v", ev.Features.Missing, ev.Features.Unknown, oslo)
+		}
+		// The gap is the weightiest term the page lacks: Oslo, in no chunk,
+		// over padlocks, which another chunk holds.
+		if !near(ev.Features.Gap, oslo) || c.IDF("padlock") >= c.IDF("oslo") {
+			t.Errorf("gap %v, want %v", ev.Features.Gap, oslo)
+		}
+		// A word written in parts weighs as one word.
+		ev = mustGate(t, g, "are zither-harps on the floor", []docent.Hit{candidate(lockB, 1, 1, 0.5)})
+		zq := analyzedQuestion(t, "are zither-harps on the floor", corp)
+		if want := c.IDF("zither") / zq.total; !near(ev.Features.Gap, want) {
+			t.Errorf("gap %v, want %v", ev.Features.Gap, want)
 		}
 		ev = mustGate(t, g, "are padlocks sold with zithers", []docent.Hit{candidate(lockB, 1, 1, 0.5)})
 		if ev.Features.Missing != 0 || ev.Features.Unknown == 0 {

@@ -92,7 +92,8 @@ package offline
 //     overtake more probable .................. TestGateClosestPage
 //   features: Passage, Runner, Coverage, Chunk, Page, Cosine (clamped),
 //     Keyword (1/rank), Agreement (first agreementTop), Asks, Kind,
-//     Missing, Unknown, Length (lengthScale) ... TestGateFeatures, TestGateClosestPage
+//     Missing, Unknown, Gap (the weightiest term the page lacks, a word
+//     in parts as one), Length (lengthScale) ... TestGateFeatures, TestGateClosestPage
 //   sources: the best chunk, chunksPerPage of its page at sourceShare,
 //     one chunk of each further page at sourceShare in rank order,
 //     MaxSources, superseded pages left out ... TestGateSources
