@@ -14,6 +14,7 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
 	offlineans "github.com/docent-hq/docent/answer/offline"
+	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/search"
@@ -148,7 +149,7 @@ func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) erro
 	current := m.Pipeline.Rule()
 	m.Pipeline.SetRule(answer.Always{})
 	defer m.Pipeline.SetRule(current)
-	fit, err := calibrateOn(ctx, m.Pipeline, m.OfflineGate, g, set, m.Config.Answerer.Passage == nil, current, a.saveRows)
+	fit, err := calibrateOn(ctx, m.Pipeline, m.OfflineGate, g, set, corpusName(m.Config), m.Config.Answerer.Passage == nil, current, a.saveRows)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) erro
 // labelled by whether it was right). current is the rule in force,
 // reported beside the fit; saveRows, when set, is the prefix the rows
 // are written under.
-func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string,
+func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set, corpus string,
 	fitPassage bool, current answer.Rule, saveRows string) (eval.Fit, error) {
 	var passage *eval.PassageFit
 	if fitPassage {
@@ -184,7 +185,7 @@ func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate,
 	if err != nil {
 		return eval.Fit{}, err
 	}
-	rows := eval.CalibrationRows(set, rep)
+	rows := eval.CalibrationRows(set, corpus, rep)
 	if saveRows != "" {
 		if err := writeRowsFile(saveRows+".decision.jsonl", func(w io.Writer) error { return eval.WriteRows(w, rows) }); err != nil {
 			return eval.Fit{}, err
@@ -193,6 +194,15 @@ func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate,
 	fit := eval.FitDecision(rows, eval.DefaultMinDeclined, current)
 	fit.Passage = passage
 	return fit, nil
+}
+
+// corpusName names the docs a config asks of: its sources' names.
+func corpusName(cfg config.Config) string {
+	var names []string
+	for _, s := range cfg.Sources {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, "+")
 }
 
 // passageRows runs g through p and labels every passage gate scored.
