@@ -36,7 +36,7 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
 	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight (default: the config's)")
 	calibrate := fl.Bool("calibrate", false, "with --golden: fit the offline answerer's decision rule (answerer.decision) on the set "+
-		"(every question is answered; the rule answers the most correctly while declining >= 90% of the unanswerable ones) and print the config")
+		"(every question is answered; the rule answers the most correctly while declining >= 85% of the unanswerable ones, the mean over the corpora the sets ask of) and print the config")
 	saveRows := fl.String("save-rows", "", "with --calibrate: also write the calibration rows to `PREFIX`.passages.jsonl and PREFIX.decision.jsonl")
 	fit := fl.String("fit", "", "fit the passage model and the decision rule on rows saved with --save-rows (comma-separated `PREFIXES`; each weighs the same)")
 	half := fl.String("half", "", "with --golden: score only the questions at odd or even positions of the file "+
