@@ -137,6 +137,8 @@ type pendingDoc struct {
 	Hash   string
 	Chunks []docent.Chunk
 	Exists bool // live in the registry before the run
+
+	reused int // chunks that kept their stored vector (not staged)
 }
 
 // Flags of the IDs a listing named.
@@ -179,6 +181,10 @@ type run struct {
 	// fails to embed still holds the old model's vectors, which must go,
 	// and the index is named after the model once the run is through.
 	reembedded bool
+	// reuse is set once the index's stored vectors are known to be the
+	// embedder's for the rest of the run: a changed document's chunks
+	// that the index holds under the same ID keep their vector.
+	reuse bool
 
 	listing     bool
 	handed      int // Document and Failed calls
@@ -641,6 +647,11 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if r.reuse {
+		if _, err := e.reuseVectors(ctx, group); err != nil {
+			return err
+		}
+	}
 	errs, err := e.embedGroup(ctx, group)
 	if err != nil {
 		return err
@@ -649,6 +660,8 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	for i, p := range group {
 		if errs[i] == nil {
 			embedded = append(embedded, p)
+			r.res.Content.Reused += p.reused
+			r.res.Content.Embedded += len(p.Chunks) - p.reused
 			continue
 		}
 		r.skip(p.Doc.ID, fmt.Errorf("embed: %w", errs[i]), true)
