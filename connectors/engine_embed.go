@@ -179,10 +179,23 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 		text string
 	}
 	var pieces []piece
+	// The scan is the run's corpus pass too (endPass decides whether the
+	// index turned out as it saw it).
+	r.e.passMu.Lock()
+	r.pass = r.e.beginPass()
+	if r.pass == nil {
+		r.e.passMu.Unlock()
+	}
+	see := func(c docent.Chunk) {
+		pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+		if r.pass != nil {
+			r.pass.add(c)
+		}
+	}
 	if r.stage != nil {
 		err := r.stage.each(func(p *pendingDoc) error {
 			for _, c := range p.Chunks {
-				pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+				see(c)
 			}
 			return nil
 		})
@@ -192,7 +205,7 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 	}
 	err := r.e.idx.Scan(ctx, func(c docent.Chunk) error {
 		if !r.stagedIDs[c.DocID] && !gone[c.DocID] {
-			pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+			see(c)
 		}
 		return nil
 	})
