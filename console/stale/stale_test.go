@@ -81,12 +81,12 @@ func TestReport(t *testing.T) {
 		}
 	}
 	chunks := chunkList{
-		{ID: "e1", DocID: "hb:expense.md", Title: "Travel and Expense Policy", Section: []string{"Meal per diem"},
+		{ID: "e1", DocID: "hb:expense.md", UpdatedAt: day("2026-01-15"), Title: "Travel and Expense Policy", Section: []string{"Meal per diem"},
 			Text: "Travel and Expense Policy > Meal per diem\n\n| United States | $75 |\n| Europe | €60 |"},
-		{ID: "e2", DocID: "hb:expense-2021.md", Title: "Travel and Expense Policy (2021)", Section: []string{"Meal per diem"},
+		{ID: "e2", DocID: "hb:expense-2021.md", UpdatedAt: day("2021-03-01"), Title: "Travel and Expense Policy (2021)", Section: []string{"Meal per diem"},
 			Text: "Travel and Expense Policy (2021) > Meal per diem\n\n| United States | $50 |\n| Europe | €45 |"},
-		{ID: "v1", DocID: "hb:fresh.md", Title: "VPN", Section: []string{"Setup"}, Text: "VPN > Setup\n\nInstall the client."},
-		{ID: "w1", DocID: "wiki:page", Title: "Wiki page", Text: "Wiki page\n\nNotes."},
+		{ID: "v1", DocID: "hb:fresh.md", UpdatedAt: day("2026-10-01"), Title: "VPN", Section: []string{"Setup"}, Text: "VPN > Setup\n\nInstall the client."},
+		{ID: "w1", DocID: "wiki:page", UpdatedAt: day("2026-05-01"), Title: "Wiki page", Text: "Wiki page\n\nNotes."},
 	}
 	policy := map[string]int{"hb": 365, "wiki": 90}
 	c := New(db, chunks, Options{MaxAgeDays: func(s string) int { return policy[s] }, ExcludePlatform: "eval",
