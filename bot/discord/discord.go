@@ -69,6 +69,12 @@ type Config struct {
 	StreamInterval time.Duration
 	// Timeout bounds the handling of one event; 2m when zero.
 	Timeout time.Duration
+	// Workers and Backlog bound the events handled at once and waiting
+	// (bot.NewIntake's defaults when 0): a burst of events holds a bounded
+	// number of goroutines, and answers queue in the shared admission
+	// control, not here. Interactions are acknowledged on workers of their
+	// own, so that Discord's 3 seconds never wait behind the backlog.
+	Workers, Backlog int
 }
 
 // Client connects the bot core to Discord through a discordgo session:
@@ -80,14 +86,13 @@ type Client struct {
 	s    *discordgo.Session
 	pub  ed25519.PublicKey
 
-	// ctx is cancelled by Close; handlers run under it.
-	ctx    context.Context
-	cancel context.CancelFunc
+	// acks acknowledge interactions; work handles events and what an
+	// acknowledgement hands on.
+	acks, work *bot.Intake
 
 	mu        sync.Mutex
 	closing   bool
 	connected bool
-	inflight  sync.WaitGroup
 	botID     string
 	appID     string
 
@@ -174,17 +179,18 @@ func NewClient(cfg Config, core *bot.Bot, log *slog.Logger) (*Client, error) {
 		c.spawn(func(ctx context.Context) { c.onMessage(ctx, e.Message) })
 	})
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.InteractionCreate) {
-		c.spawn(func(ctx context.Context) {
+		c.spawnAck(func(ctx context.Context) {
 			work, err := c.acknowledge(ctx, e.Interaction)
 			if err != nil {
 				c.log.ErrorContext(ctx, "discord: acknowledge interaction", slog.String("interaction", e.ID), slog.Any("error", err))
 				return
 			}
-			work(ctx)
+			c.spawn(work)
 		})
 	})
 	c.s = s
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.acks = bot.NewIntake(8, cfg.Backlog)
+	c.work = bot.NewIntake(cfg.Workers, cfg.Backlog)
 	return c, nil
 }
 
@@ -256,20 +262,14 @@ func (c *Client) Stop() {
 }
 
 // Close stops taking events, closes the gateway, and waits for the
-// answers in flight to be posted (until ctx ends, when they are
-// cancelled).
+// events taken to be handled and the core's answers in flight to be
+// posted (until ctx ends, when they are cancelled).
 func (c *Client) Close(ctx context.Context) error {
 	c.Stop()
-	done := make(chan struct{})
-	go func() { c.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		c.log.Warn("discord: answers still in flight at shutdown; cancelling them")
-		c.cancel()
-		<-done
+	err := errors.Join(c.acks.Close(ctx), c.work.Close(ctx), c.core.Shutdown(ctx))
+	if err != nil {
+		c.log.Warn("discord: answers still in flight at shutdown were cancelled", slog.Any("error", err))
 	}
-	c.cancel()
 	return nil
 }
 
@@ -280,23 +280,33 @@ func (c *Client) beating() bool {
 	return c.s.DataReady
 }
 
-// spawn runs fn for one event in its own goroutine, unless the client is
-// closing, and tracks it so Close can wait for it.
+// spawn queues fn for one event on the work intake (bounded workers,
+// bounded backlog), unless the client is closing or the backlog is full.
 func (c *Client) spawn(fn func(ctx context.Context)) bool {
+	return c.queue(c.work, fn)
+}
+
+// spawnAck queues an interaction's acknowledgement on its own workers.
+func (c *Client) spawnAck(fn func(ctx context.Context)) bool {
+	return c.queue(c.acks, fn)
+}
+
+func (c *Client) queue(in *bot.Intake, fn func(ctx context.Context)) bool {
 	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
 		return false
 	}
-	c.inflight.Add(1)
-	c.mu.Unlock()
-	go func() {
-		defer c.inflight.Done()
-		ctx, cancel := context.WithTimeout(c.ctx, c.cfg.Timeout)
+	ok := in.Go(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 		fn(ctx)
-	}()
-	return true
+	})
+	if !ok {
+		c.log.Warn("discord: event not taken: shutting down, or the backlog is full")
+	}
+	return ok
 }
 
 func (c *Client) onReady(_ *discordgo.Session, r *discordgo.Ready) {

@@ -33,6 +33,8 @@ func (c *Client) onMessage(ctx context.Context, m *discordgo.Message) {
 		Text:       stripMention(m.Content, me),
 		Mentioned:  slices.ContainsFunc(m.Mentions, func(u *discordgo.User) bool { return u.ID == me }),
 		ReplyToBot: m.ReferencedMessage != nil && m.ReferencedMessage.Author != nil && m.ReferencedMessage.Author.ID == me,
+		// Holders of the escalation role answer for the team.
+		Staff: c.cfg.EscalationRole != "" && m.Member != nil && slices.Contains(m.Member.Roles, c.cfg.EscalationRole),
 	}
 	if m.GuildID == "" {
 		msg.Direct = true

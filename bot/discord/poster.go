@@ -66,7 +66,8 @@ func (p *poster) Reply(ctx context.Context, t bot.Thread, r bot.Reply) error {
 	// inline; a notice about a message with no thread yet is a reply to
 	// it in the channel.
 	place := placeAnswer
-	if r.Kind == bot.ReplyNote || r.Kind == bot.ReplyRateLimited {
+	switch r.Kind {
+	case bot.ReplyNote, bot.ReplyRateLimited, bot.ReplyBusy, bot.ReplyStatus:
 		place = placeNotice
 	}
 	target, ref, err := p.c.target(ctx, t, place, p.question)

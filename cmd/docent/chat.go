@@ -92,7 +92,7 @@ func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
 	}
 	log := m.Log.With(slog.String("platform", "slack"))
 	bc := slackBotConfig(sc)
-	bc.Ready = m.ready
+	bc = m.chatConfig("slack", bc)
 	core := bot.New("slack", m.chatAsker(), m.chatStore(), m.staleChecker(), bc, log)
 	var prompts []slack.Prompt
 	for _, p := range sc.Assistant.Prompts {

@@ -41,7 +41,7 @@ func openDiscord(_ context.Context, m *Main) (chatAdapter, error) {
 		inline[c.ID] = c.Reply == "inline"
 	}
 	bc := discordBotConfig(dc)
-	bc.Ready = m.ready
+	bc = m.chatConfig(discord.Platform, bc)
 	core := bot.New(discord.Platform, m.chatAsker(), m.chatStore(), m.staleChecker(), bc, log)
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,

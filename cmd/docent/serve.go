@@ -13,6 +13,7 @@ import (
 
 	"github.com/docent-hq/docent"
 
+	"github.com/docent-hq/docent/admission"
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
@@ -53,14 +54,13 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc, api.DocsOptions{Log: m.Log})
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
-		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed})
-	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
-	m.admission = server.Limiter()
+		api.Options{Admission: m.openAdmission(), OnShed: m.shedNotReady("api")})
+	m.ready = server.Ready               // the console's playground and the chat adapters wait for it too
 	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		server.AddCheck(hc.Health) // a remote index: ready only while it can serve
 	}
-	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log, connectors.SchedulerOptions{
+	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL, m.markLoaded}, m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,
 		History: m.Store,
 		OnHealth: func(source string, h connectors.Health) {
@@ -118,7 +118,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      api.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
+		WriteTimeout:      admission.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
 		IdleTimeout:       2 * time.Minute,
 	}
 	serveErr := make(chan error, 1)
@@ -134,6 +134,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
 			server.SetReady(true)
+			m.markLoaded()
 			m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL))
 		}
 		if err := sched.Start(syncCtx); err != nil {
@@ -250,25 +251,16 @@ type readySyncer struct {
 	server *api.Server
 	log    *slog.Logger
 	url    string
+	// loaded tells the chat cores.
+	loaded func()
 }
 
 func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
 	res, err := s.Syncer.Sync(ctx, src, progress)
 	if err == nil && !s.server.Ready() {
 		s.server.SetReady(true)
+		s.loaded()
 		s.log.Info("ready", slog.String("url", s.url))
 	}
 	return res, err
-}
-
-// askLimits are the API's admission limits for an answer provider. The
-// offline answerer is CPU-bound, so the defaults (a few asks per core)
-// keep latency in a queue instead of in the scheduler; a model-backed
-// answer spends its seconds waiting on the provider, so many more may be
-// in flight at once.
-func askLimits(provider string) api.Limits {
-	if provider == config.ProviderOffline {
-		return api.Limits{}
-	}
-	return api.Limits{MaxInFlight: 64}
 }

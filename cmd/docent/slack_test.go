@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/discord/discordtest"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
@@ -139,31 +138,6 @@ func TestSlackEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSecrets(t, logs.String(), ws)
-}
-
-// TestSlackBeforeFirstSync: a mention while the first sync of an empty
-// index runs gets a notice to ask again, not "not in the docs", and is
-// stored as no turn.
-func TestSlackBeforeFirstSync(t *testing.T) {
-	ws := workspacetest.New(t)
-	dir := t.TempDir()
-	release := make(chan struct{})
-	remote := newHangingRemote(t, release)
-	cfg := mustSlackConfig(t, dir, ws, "  - name: slow\n    type: git\n    git:\n      url: "+remote+"/team/docs.git\n", "")
-	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
-	_, stop := MustServeMain(t, m)
-	defer func() { close(release); _ = stop() }()
-	ws.WaitConnected(t)
-
-	mention, _ := ws.Mention(workspacetest.Said{Channel: slackHelp, User: slackAsker, Text: "What does Gatekeeper error GK-409 mean?"})
-	ws.Send(t, "events_api", mention.Body)
-	reply := ws.WaitBotMessages(t, slackHelp, mention.TS, 1)[0]
-	if text := reply.AllText(); !strings.Contains(text, bot.NotReadyText) {
-		t.Errorf("reply before the first sync:\n%s\nwant the not-ready notice", text)
-	}
-	if turns, err := m.Store.ListTurns(context.Background(), store.TurnFilter{}); err != nil || len(turns) != 0 {
-		t.Errorf("%d turns stored before ready (%v), want 0", len(turns), err)
-	}
 }
 
 // TestSlackChannelScope: in a public channel scoped to the public source

@@ -374,6 +374,15 @@ func ReplyTo(m Message) PostOption {
 	}
 }
 
+// WithRoles gives the author these guild roles (in the message's member).
+func WithRoles(roles ...string) PostOption {
+	return func(msg *Message) {
+		if msg.Member != nil {
+			msg.Member.Roles = append(msg.Member.Roles, roles...)
+		}
+	}
+}
+
 var (
 	userMention = regexp.MustCompile(`<@!?(\d+)>`)
 	roleMention = regexp.MustCompile(`<@&(\d+)>`)
