@@ -167,7 +167,7 @@ func TestAskShedsEarly(t *testing.T) {
 	adm := admission.New(admission.Options{Slots: 1, MaxQueue: 1, MaxWait: 300 * time.Millisecond})
 	s := New(asker, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{
 		Admission: adm,
-		OnShed: func(code string) { mu.Lock(); shed[code]++; mu.Unlock() },
+		OnShed:    func(code string) { mu.Lock(); shed[code]++; mu.Unlock() },
 	})
 	s.SetReady(true)
 	ts := httptest.NewServer(s.Handler())

@@ -97,7 +97,9 @@ func New() *Metrics {
 }
 
 // ObserveShed counts a question from platform refused before any work.
-func (m *Metrics) ObserveShed(platform, reason string) { m.shed.WithLabelValues(platform, reason).Inc() }
+func (m *Metrics) ObserveShed(platform, reason string) {
+	m.shed.WithLabelValues(platform, reason).Inc()
+}
 
 // ObserveDelivery counts a chat answer posted to its thread, or not.
 func (m *Metrics) ObserveDelivery(platform string, posted bool) {
