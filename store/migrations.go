@@ -289,14 +289,19 @@ var migrations = []string{
 		id   INTEGER PRIMARY KEY,
 		data BLOB NOT NULL
 	);`,
-	// v14: chat delivery in the turn (posted, or failed with the
+
+	// v14: what a run's documents held (store.FinishRun): markup dropped,
+	// documents without chunks, oversized documents, fragments and the
+	// documents indexed with a warning, as JSON.
+	`ALTER TABLE sync_runs ADD COLUMN content TEXT NOT NULL DEFAULT '{}';`,
+	// v15: chat delivery in the turn (posted, or failed with the
 	// platform's error); the returned handoff state (the asker brought the
 	// bot back) and the question the asker put to the bot while handed
 	// off. handoffs is rebuilt for its CHECK constraint, as in v10.
 	`ALTER TABLE turns ADD COLUMN delivery TEXT NOT NULL DEFAULT '';
 	ALTER TABLE turns ADD COLUMN delivery_error TEXT NOT NULL DEFAULT '';
-	CREATE TABLE handoffs_v13 AS SELECT * FROM handoffs;
-	CREATE TABLE knowledge_candidates_v13 AS SELECT * FROM knowledge_candidates;
+	CREATE TABLE handoffs_v14 AS SELECT * FROM handoffs;
+	CREATE TABLE knowledge_candidates_v14 AS SELECT * FROM knowledge_candidates;
 	DROP TABLE knowledge_candidates;
 	DROP TABLE handoffs;
 	CREATE TABLE handoffs (
@@ -318,7 +323,7 @@ var migrations = []string{
 		last_reply     TEXT NOT NULL DEFAULT '',
 		asked_again    TEXT NOT NULL DEFAULT ''
 	);
-	INSERT INTO handoffs SELECT *, '' FROM handoffs_v13;
+	INSERT INTO handoffs SELECT *, '' FROM handoffs_v14;
 	CREATE INDEX handoffs_thread ON handoffs (platform, channel, thread, id);
 	CREATE INDEX handoffs_state ON handoffs (state, requested_at);
 	CREATE TABLE knowledge_candidates (
@@ -330,7 +335,7 @@ var migrations = []string{
 		author     TEXT NOT NULL DEFAULT '',
 		created_at TEXT NOT NULL
 	);
-	INSERT INTO knowledge_candidates SELECT * FROM knowledge_candidates_v13;
-	DROP TABLE knowledge_candidates_v13;
-	DROP TABLE handoffs_v13;`,
+	INSERT INTO knowledge_candidates SELECT * FROM knowledge_candidates_v14;
+	DROP TABLE knowledge_candidates_v14;
+	DROP TABLE handoffs_v14;`,
 }

@@ -61,14 +61,24 @@ func (m *Main) shedNotReady(platform string) func(code string) {
 	}
 }
 
-// chatConfig adds to a chat core's configuration what serve shares: the
-// loaded signal, the admission control and the delivery metric.
-func (m *Main) chatConfig(platform string, bc bot.Config) bot.Config {
-	bc.Loaded = m.loaded
+// chatDeps are what the chat adapters are built on: answers through the
+// Recorder (links signed), state in the store, and what serve shares —
+// the loaded signal, the admission control, the delivery metric.
+func (m *Main) chatDeps() chatDeps {
+	d := chatDeps{asker: m.chatAsker(), store: m.chatStore(), stale: m.staleChecker(), loaded: m.loaded,
+		delivered: m.Metrics.ObserveDelivery}
 	if m.admission != nil {
-		bc.Admission = m.admission
+		d.admission = m.admission
 	}
-	bc.OnDelivery = func(posted bool) { m.Metrics.ObserveDelivery(platform, posted) }
+	return d
+}
+
+// botConfig adds to a chat core's configuration what serve shares.
+func (d chatDeps) botConfig(platform string, bc bot.Config) bot.Config {
+	bc.Loaded, bc.Admission = d.loaded, d.admission
+	if d.delivered != nil {
+		bc.OnDelivery = func(posted bool) { d.delivered(platform, posted) }
+	}
 	return bc
 }
 

@@ -56,6 +56,7 @@ func neturl(s string) (*url.URL, error) { return url.Parse(s) }
 // sync lands it is answered in the same thread, with citations, within
 // 30 s, and its turn records the delivery.
 func TestSlackHoldsQuestionsDuringTheFirstSync(t *testing.T) {
+	t.Parallel()
 	ws := workspacetest.New(t)
 	dir := t.TempDir()
 	notion, syncing, release := gatedNotion(t, notiontest.Page{Title: "Gatekeeper error codes", Blocks: []*notiontest.Block{
