@@ -803,6 +803,8 @@ type TurnSummary struct {
 	ReviewedAt time.Time
 	ReviewedBy string
 	Assignee   string
+	// Delivery says whether a chat turn's reply was posted.
+	Delivery Delivery
 }
 
 // TurnStats are the overview's aggregates over a window of turns.
