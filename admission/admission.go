@@ -13,10 +13,11 @@
 //
 // Refusals come early, before any work: a question whose expected wait
 // (its place in that fair order times the measured time per answer) is
-// over MaxWait is refused at once; when the queue is full, the newest
+// over its bound (MaxWait for a request holding a connection, JobWait
+// for a chat question already acknowledged) is refused at once; when the queue is full, the newest
 // question of the platform and then the channel with the most waiting
 // gives way (the newcomer itself, when that is its own); a question that
-// still waits MaxWait is refused then. Each entrance turns a refusal into
+// still waits its bound is refused then. Each entrance turns a refusal into
 // its platform's busy reply (503 with Retry-After on HTTP).
 package admission
 
@@ -72,9 +73,13 @@ type Options struct {
 	// MaxQueue bounds the questions waiting for a slot, across every
 	// entrance. Default 1024.
 	MaxQueue int
-	// MaxWait is the longest a question waits for a slot. Default
-	// DefaultMaxWait.
+	// MaxWait is the longest a blocked Acquire (an HTTP request holding
+	// its connection) waits for a slot. Default DefaultMaxWait.
 	MaxWait time.Duration
+	// JobWait is the longest a queued Go job (a chat question, acked
+	// already, its asker shown that it is being worked on) waits. Default
+	// DefaultJobWait.
+	JobWait time.Duration
 	// Now is the clock answer times are measured on (time.Now when nil).
 	Now func() time.Time
 	// OnShed, when set, is told of every refusal, with the question's
@@ -82,8 +87,11 @@ type Options struct {
 	OnShed func(platform string, reason Reason)
 }
 
-// DefaultMaxWait is how long a question waits for a slot by default.
-const DefaultMaxWait = 10 * time.Second
+// Default waits for a slot.
+const (
+	DefaultMaxWait = 10 * time.Second
+	DefaultJobWait = time.Minute
+)
 
 // serviceWeight is the weight of the latest answer time in the running
 // mean the wait estimate uses.
@@ -132,6 +140,8 @@ type waiter struct {
 	ctx               context.Context
 	// err is set before grant is closed when the waiter is refused.
 	err error
+	// bound is the longest it may wait (MaxWait or JobWait).
+	bound time.Duration
 	// queued is true while it waits; stop cancels its timer and its
 	// context watch.
 	queued bool
@@ -149,6 +159,9 @@ func New(o Options) *Controller {
 	if o.MaxWait <= 0 {
 		o.MaxWait = DefaultMaxWait
 	}
+	if o.JobWait <= 0 {
+		o.JobWait = DefaultJobWait
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -163,7 +176,7 @@ func (c *Controller) Acquire(ctx context.Context, platform, channel string) (rel
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := &waiter{platform: platform, channel: channel, grant: make(chan struct{}), ctx: ctx}
+	w := &waiter{platform: platform, channel: channel, grant: make(chan struct{}), ctx: ctx, bound: c.opts.MaxWait}
 	c.mu.Lock()
 	if c.freeLocked() {
 		c.running++
@@ -204,14 +217,14 @@ func (c *Controller) Acquire(ctx context.Context, platform, channel string) (rel
 // called exactly once: with a nil error when admitted; with a *BusyError
 // when the question is refused — at once, on the caller's goroutine,
 // when it is refused on arrival, or later on its own goroutine when it
-// waited MaxWait or gave way to another channel's; with ctx's error when
+// waited JobWait or gave way to another channel's; with ctx's error when
 // ctx ends while it waits. Waiting jobs hold no goroutine.
 func (c *Controller) Go(ctx context.Context, platform, channel string, job func(ctx context.Context, err error)) {
 	if err := ctx.Err(); err != nil {
 		job(ctx, err)
 		return
 	}
-	w := &waiter{platform: platform, channel: channel, job: job, ctx: ctx}
+	w := &waiter{platform: platform, channel: channel, job: job, ctx: ctx, bound: c.opts.JobWait}
 	c.mu.Lock()
 	if c.freeLocked() {
 		c.running++
@@ -278,8 +291,8 @@ func (c *Controller) release(held time.Duration) {
 
 // enqueueLocked queues w or refuses it with a *BusyError.
 func (c *Controller) enqueueLocked(w *waiter) error {
-	if wait := c.estimateLocked(w.platform, w.channel); c.service > 0 && wait > c.opts.MaxWait {
-		return &BusyError{Reason: ReasonWait, RetryAfter: retryAfter(wait - c.opts.MaxWait)}
+	if wait := c.estimateLocked(w.platform, w.channel); c.service > 0 && wait > w.bound {
+		return &BusyError{Reason: ReasonWait, RetryAfter: retryAfter(wait - w.bound)}
 	}
 	if c.waiting >= c.opts.MaxQueue {
 		victim := c.victimLocked(w.platform, w.channel)
@@ -311,7 +324,7 @@ func (c *Controller) enqueueLocked(w *waiter) error {
 	p.n++
 	c.waiting++
 	w.queued = true
-	timer := time.AfterFunc(c.opts.MaxWait, func() { c.expire(w) })
+	timer := time.AfterFunc(w.bound, func() { c.expire(w) })
 	stopCtx := func() bool { return true }
 	if w.job != nil {
 		stopCtx = context.AfterFunc(w.ctx, func() { c.cancel(w) })

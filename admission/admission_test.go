@@ -154,7 +154,7 @@ func TestShedsEarlyByItsPlaceInTheFairOrder(t *testing.T) {
 	clk := &clock{now: time.Unix(1_700_000_000, 0)}
 	var shedMu sync.Mutex
 	shed := map[string]int{}
-	c := admission.New(admission.Options{Slots: 1, MaxWait: 25 * time.Second, Now: clk.Now,
+	c := admission.New(admission.Options{Slots: 1, MaxWait: 25 * time.Second, JobWait: 25 * time.Second, Now: clk.Now,
 		OnShed: func(platform string, r admission.Reason) {
 			shedMu.Lock()
 			shed[platform+"/"+string(r)]++
@@ -196,7 +196,7 @@ func TestShedsEarlyByItsPlaceInTheFairOrder(t *testing.T) {
 }
 
 func TestWaitIsBoundedByMaxWait(t *testing.T) {
-	c := admission.New(admission.Options{Slots: 1, MaxWait: 50 * time.Millisecond})
+	c := admission.New(admission.Options{Slots: 1, MaxWait: 50 * time.Millisecond, JobWait: 50 * time.Millisecond})
 	release := hold(t, c)
 	defer release()
 	_, err := c.Acquire(context.Background(), "api", "")
