@@ -23,11 +23,18 @@ func env(m map[string]string) func(string) (string, bool) {
 }
 
 // mustWrite writes content to name in a temp dir and returns the path.
-func mustWrite(tb testing.TB, name, content string) string {
+func mustWrite(tb testing.TB, name, content string, dirs ...string) string {
 	tb.Helper()
 	p := filepath.Join(tb.TempDir(), name)
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 		tb.Fatal(err)
+	}
+	// Folders the config names, made beside it (a dir source's path must
+	// exist).
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(filepath.Dir(p), d), 0o755); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	return p
 }
@@ -150,7 +157,7 @@ func TestLoadFullFile(t *testing.T) {
 			}},
 			{Name: "local_notes", Type: "dir", StaleAfterDays: 90, Dir: &DirConfig{
 				// Relative to the config file's folder.
-				Path: filepath.Join("testdata", "notes"), Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/{path}",
+				Path: filepath.Join(filepath.Dir(full), "notes"), Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/{path}",
 			}},
 			{Name: "wiki", Type: "confluence", Schedule: "@every 15m", Confluence: &ConfluenceConfig{
 				BaseURL: "https://acme.atlassian.net/wiki", Flavor: "cloud", Email: "docs-bot@acme.example", Token: "atl-token",
@@ -177,7 +184,7 @@ func TestLoadFullFile(t *testing.T) {
 				Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: "openai"},
-		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: "synonyms.txt",
+		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: filepath.Join(filepath.Dir(full), "synonyms.txt"),
 			Decision: &DecisionConfig{Bias: -3.5, Weights: map[string]float64{"coverage": 4, "missing": -2}, AnswerAt: 0.5, NotFoundAt: 0.1}},
 		Chunker: ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
 		Sync:    SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, MaxChunksPerDoc: 2000, Workers: 4},
@@ -214,6 +221,14 @@ func TestLoadFullFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
+		if !reflect.DeepEqual(c.Answerer, want.Answerer) {
+			t.Errorf("answerer %+v %+v, want %+v %+v", c.Answerer, *c.Answerer.Decision, want.Answerer, *want.Answerer.Decision)
+		}
+		for i := range c.Sources {
+			if !reflect.DeepEqual(c.Sources[i], want.Sources[i]) {
+				t.Errorf("source %d: %+v %+v %+v, want %+v %+v %+v", i, c.Sources[i], c.Sources[i].Dir, c.Sources[i].Git, want.Sources[i], want.Sources[i].Dir, want.Sources[i].Git)
+			}
+		}
 	}
 }
 
@@ -835,14 +850,14 @@ func runValidateCases(t *testing.T, tests []validateCase) {
 // defaults and DOCENT_DATA stay as they are.
 func TestRelativePaths(t *testing.T) {
 	p := mustWrite(t, "docent.yaml", "data_dir: ./data-docs\nsources:\n  - name: d\n    type: dir\n    dir: {path: ./corpus}\n"+
-		"  - name: g\n    type: git\n    git: {path: ../repo}\n  - name: abs\n    type: dir\n    dir: {path: /srv/docs}\n")
+		"  - name: g\n    type: git\n    git: {path: ../repo}\n  - name: abs\n    type: dir\n    dir: {path: "+os.TempDir()+"}\n", "corpus")
 	dir := filepath.Dir(p)
 	c, err := Load(p, env(nil), Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := []string{c.DataDir, c.Sources[0].Dir.Path, c.Sources[1].Git.Path, c.Sources[2].Dir.Path}
-	want := []string{filepath.Join(dir, "data-docs"), filepath.Join(dir, "corpus"), filepath.Join(filepath.Dir(dir), "repo"), "/srv/docs"}
+	want := []string{filepath.Join(dir, "data-docs"), filepath.Join(dir, "corpus"), filepath.Join(filepath.Dir(dir), "repo"), os.TempDir()}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("paths %q, want %q", got, want)
 	}
@@ -850,7 +865,7 @@ func TestRelativePaths(t *testing.T) {
 	if err != nil || c.DataDir != "rel-data" {
 		t.Errorf("DOCENT_DATA: data_dir %q, %v; want it as given", c.DataDir, err)
 	}
-	noDataDir := mustWrite(t, "other.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: docs}\n")
+	noDataDir := mustWrite(t, "other.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: docs}\n", "docs")
 	if c, err := Load(noDataDir, env(nil), Builtin()); err != nil || c.DataDir != Default().DataDir {
 		t.Errorf("default data_dir became %q, %v", c.DataDir, err)
 	}
@@ -866,20 +881,20 @@ func TestWebURLNeedsPath(t *testing.T) {
 			"docent.yaml:6: sources[0].git.web_url: must contain {path}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(mustWrite(t, "docent.yaml", tc.yaml), env(nil), Builtin())
+			_, err := Load(mustWrite(t, "docent.yaml", tc.yaml, "docs"), env(nil), Builtin())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Load(mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: x, web_url: \"https://x/{path}\"}\n"), env(nil), Builtin()); err != nil {
+	if _, err := Load(mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: x, web_url: \"https://x/{path}\"}\n", "x"), env(nil), Builtin()); err != nil {
 		t.Errorf("a web_url with {path}: %v", err)
 	}
 }
 
 func TestNormalizeIncludes(t *testing.T) {
 	chdirWith(t, "x")
-	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n")
+	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n", "x")
 	c, err := Load(p, env(nil), Builtin())
 	if err != nil {
 		t.Fatal(err)

@@ -155,7 +155,8 @@ func parse(file string, raw []byte, getenv func(string) (string, bool)) (Config,
 }
 
 // resolvePaths makes the relative paths the file sets (data_dir, a dir
-// source's path, a local git repository's path) relative to dir, the
+// source's path, a local git repository's path, answerer.synonyms)
+// relative to dir, the
 // config file's folder, so that a config means the same files whatever
 // folder docent runs from. Paths from defaults and the environment
 // (DOCENT_DATA) stay relative to the working directory.
@@ -172,6 +173,7 @@ func (c *Config) resolvePaths(dir string, set map[string]int) {
 	if _, ok := set["data_dir"]; ok {
 		c.DataDir = resolve(c.DataDir)
 	}
+	c.Answerer.Synonyms = resolve(c.Answerer.Synonyms)
 	for i := range c.Sources {
 		s := &c.Sources[i]
 		if s.Dir != nil {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -218,7 +219,11 @@ func (d *DirConfig) validate(key string, bad func(key, format string, args ...an
 	checkPathTemplate(key+".web_url", d.WebURL, bad)
 	switch st, err := os.Stat(d.Path); {
 	case errors.Is(err, fs.ErrNotExist):
-		bad(key+".path", "no folder %s (resolved against %s)", d.Path, workDir())
+		if filepath.IsAbs(d.Path) {
+			bad(key+".path", "no folder %s", d.Path)
+		} else {
+			bad(key+".path", "no folder %s (resolved against %s)", d.Path, workDir())
+		}
 	case err != nil:
 		bad(key+".path", "%v", err)
 	case !st.IsDir():

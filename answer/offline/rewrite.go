@@ -132,7 +132,16 @@ func (r Standalone) respell(q string, corp *Corpus) (string, []string) {
 			continue
 		}
 		if isSalient(w.w, false) && !corp.holdsAll(w.w) {
-			continue // a name or a code the docs lack: a detail, not a spelling
+			// A name or a code the docs lack is a detail, not a spelling,
+			// but an acronym or a code they write otherwise ("PTO" for
+			// their "paid time off" headings, "401k" for "401(k)") is
+			// their spelling of it.
+			if isSalient(w.w, true) {
+				if v, ok := corp.Variant(w.w); ok {
+					emit(w.start, w.end, v)
+				}
+			}
+			continue
 		}
 		if v, ok := corp.Variant(w.w); ok {
 			emit(w.start, w.end, v)
