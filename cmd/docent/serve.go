@@ -39,14 +39,23 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("serve takes no arguments, got %q: %w", rest, errUsage)
 	}
 	retention := store.Retention{MaxAge: time.Duration(*retainDays) * 24 * time.Hour, MaxTurns: *retainTurns}
-	if err := m.Open(ctx); err != nil {
+	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	// --addr moves the server, and public_url with it unless configured
+	// (links are made from it before listening, so a port picked at
+	// listen time, :0, leaves it be).
+	if _, port, _ := net.SplitHostPort(*addr); *addr != "" && port != "0" {
+		m.Config.Server.Listen(*addr)
+	}
+	if *addr == "" {
+		*addr = m.Config.Server.Addr
+	}
+	if err := m.open(ctx, m.Config.DataDir); err != nil {
 		return err
 	}
 	if err := m.lockForWrites(); err != nil {
 		return err
-	}
-	if *addr == "" {
-		*addr = m.Config.Server.Addr
 	}
 	m.seedTurnMetrics(ctx)
 
