@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/bot/discord/discordtest"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
 	"github.com/docent-hq/docent/connectors/notion/notiontest"
 	"github.com/docent-hq/docent/store"
@@ -52,7 +55,8 @@ func neturl(s string) (*url.URL, error) { return url.Parse(s) }
 
 // TestSlackHoldsQuestionsDuringTheFirstSync: a mention delivered while
 // the first sync of an empty index runs is acked at once, acknowledged in
-// its thread (the reaction and a note) and stored as no turn; when the
+// its thread (the reaction and a note) and stored as no turn (small talk
+// meanwhile is answered at once); when the
 // sync lands it is answered in the same thread, with citations, within
 // 30 s, and its turn records the delivery.
 func TestSlackHoldsQuestionsDuringTheFirstSync(t *testing.T) {
@@ -97,6 +101,12 @@ func TestSlackHoldsQuestionsDuringTheFirstSync(t *testing.T) {
 	if turns, err := m.Store.ListTurns(context.Background(), store.TurnFilter{}); err != nil || len(turns) != 0 {
 		t.Errorf("%d turns stored during the first sync (%v), want 0", len(turns), err)
 	}
+	// Small talk needs no index: answered at once, sync or not.
+	hi, _ := ws.Mention(workspacetest.Said{Channel: slackHelp, User: slackAsker, Text: "good morning :)"})
+	ws.Send(t, "events_api", hi.Body)
+	if got := ws.WaitBotMessages(t, slackHelp, hi.TS, 1)[0].AllText(); strings.Contains(got, bot.HoldText) || strings.Contains(got, "http") {
+		t.Errorf("small talk during the first sync got %q, want the short reply", got)
+	}
 
 	released = true
 	close(release)
@@ -120,6 +130,70 @@ func TestSlackHoldsQuestionsDuringTheFirstSync(t *testing.T) {
 		return false
 	})
 	turns, err := m.Store.ThreadTurns(context.Background(), "slack", slackHelp, mention.TS, 5)
+	if err != nil || len(turns) != 1 || turns[0].Answer.Status != docent.StatusAnswered || turns[0].Delivery != docent.DeliveryPosted {
+		t.Errorf("thread turns = %+v (%v), want the one answered and posted", turns, err)
+	}
+}
+
+// TestDiscordHoldsQuestionsDuringTheFirstSync: the same on Discord — a
+// mention during the first sync gets a thread with the typing indicator
+// and the hold note at once, no turn, and its answer with citations in
+// that thread within 30 s of the sync landing, recorded as posted.
+func TestDiscordHoldsQuestionsDuringTheFirstSync(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer(t)
+	general := srv.AddChannel("general", discordtest.ChannelText)
+	alice := srv.AddUser("alice")
+	notion, syncing, release := gatedNotion(t, notiontest.Page{Title: "Gatekeeper error codes", Blocks: []*notiontest.Block{
+		notiontest.Heading(2, "GK-409"),
+		notiontest.Paragraph("Gatekeeper error GK-409 means your VPN token expired. Reset the token in the Gatekeeper portal under Security, then sign in again."),
+	}})
+	cfg := filepath.Join(t.TempDir(), "docent.yaml")
+	sources := "sources:\n  - name: wiki\n    type: notion\n    notion:\n      api_url: " + notion +
+		"\n      token: ${NOTION_TOKEN}\n      requests_per_second: 50\n"
+	if err := os.WriteFile(cfg, []byte(discordYAML(t.TempDir(), srv, "", "", sources, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: envOf(map[string]string{"NOTION_TOKEN": notiontest.Token, "DISCORD_TOKEN": srv.Token})}
+	_, stop := MustServeMain(t, m)
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+		_ = stop()
+	}()
+	srv.WaitReady(t)
+	<-syncing
+
+	q := srv.Post(general.ID, alice, srv.Bot.Mention()+" What does Gatekeeper error GK-409 mean?")
+	srv.WaitFor(t, "the hold note in the question's thread", func() bool {
+		msgs := srv.BotMessages(q.ID)
+		return len(msgs) == 1 && msgs[0].Content == bot.HoldText
+	})
+	if n := len(srv.RequestsTo("POST /channels/" + q.ID + "/typing")); n == 0 {
+		t.Error("no typing indicator in the thread while the question is held")
+	}
+	if turns, err := m.Store.ListTurns(context.Background(), store.TurnFilter{}); err != nil || len(turns) != 0 {
+		t.Errorf("%d turns stored during the first sync (%v), want 0", len(turns), err)
+	}
+
+	released = true
+	close(release)
+	loadedAt := time.Now()
+	a := answerIn(t, srv, q.ID)
+	if took := time.Since(loadedAt); took > 30*time.Second {
+		t.Errorf("answered %s after the sync was let through, want within 30s", took)
+	}
+	if !strings.Contains(a.Content, "GK-409") || !strings.Contains(a.Content, `[\[1\]](<`) || len(cited(a)) == 0 {
+		t.Errorf("answer %q citing %q, want GK-409 explained with its source", a.Content, cited(a))
+	}
+	srv.WaitFor(t, "the delivery recorded", func() bool {
+		turns, _ := m.Store.ThreadTurns(context.Background(), "discord", general.ID, q.ID, 5)
+		return len(turns) == 1 && turns[0].Delivery != ""
+	})
+	turns, err := m.Store.ThreadTurns(context.Background(), "discord", general.ID, q.ID, 5)
 	if err != nil || len(turns) != 1 || turns[0].Answer.Status != docent.StatusAnswered || turns[0].Delivery != docent.DeliveryPosted {
 		t.Errorf("thread turns = %+v (%v), want the one answered and posted", turns, err)
 	}
