@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,12 +26,13 @@ import (
 const DefaultAPIURL = "https://discord.com/api/v10"
 
 // Intents are the gateway intents the adapter asks for: guilds (channels
-// and threads), guild messages, direct messages, and the privileged
+// and threads), guild messages, direct messages, reactions (✅ solves a
+// forum post), and the privileged
 // MESSAGE_CONTENT intent, which must be switched on in the developer
 // portal (Bot › Privileged Gateway Intents) or guild messages that do not
 // mention the bot arrive without their text.
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
-	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
+	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent | discordgo.IntentsGuildMessageReactions
 
 // Permissions is the permissions integer the bot needs in its invite
 // URL: view channels, send messages, send messages in threads, create
@@ -65,6 +67,13 @@ type Config struct {
 	// one of the bot's answers there is a follow-up. A handoff still
 	// starts a thread, where people talk.
 	Inline map[string]bool
+	// Forums lists, by forum channel ID, the tags its posts carry as they
+	// move (answered, handed off, solved); missing tags are created where
+	// the bot may manage the forum. In such a forum the asker's ✅ (or
+	// "solved"), a ✅ by a holder of EscalationRole, or a resolved handoff
+	// marks the post solved, and the bot then answers there only when
+	// mentioned.
+	Forums map[string]ForumTags
 	// StreamInterval is the least time between two edits of an answer
 	// being written; 1s when zero (Discord allows about 5 edits in 5s).
 	StreamInterval time.Duration
@@ -102,6 +111,10 @@ type Client struct {
 
 	chanMu   sync.Mutex
 	channels map[string]channelInfo
+
+	// tags caches each configured forum's tag IDs by name.
+	tagMu sync.Mutex
+	tags  map[string]map[string]string
 }
 
 // channelInfo is what the adapter remembers of a channel or thread.
@@ -110,6 +123,10 @@ type channelInfo struct {
 	guildID  string
 	parentID string
 	name     string
+	// ownerID is a thread's starter (a forum post's asker); appliedTags
+	// a forum post's tags.
+	ownerID     string
+	appliedTags []string
 }
 
 func (c channelInfo) thread() bool {
@@ -146,7 +163,8 @@ func NewClient(cfg Config, core *bot.Bot, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, core: core, log: log, appID: cfg.ApplicationID, channels: map[string]channelInfo{}}
+	c := &Client{cfg: cfg, core: core, log: log, appID: cfg.ApplicationID, channels: map[string]channelInfo{},
+		tags: map[string]map[string]string{}}
 	if cfg.PublicKey != "" {
 		k, err := hex.DecodeString(cfg.PublicKey)
 		if err != nil || len(k) != ed25519.PublicKeySize {
@@ -181,6 +199,11 @@ func NewClient(cfg Config, core *bot.Bot, log *slog.Logger) (*Client, error) {
 	})
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageCreate) {
 		c.spawn(func(ctx context.Context) { c.onMessage(ctx, e.Message) })
+	})
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageReactionAdd) {
+		if len(cfg.Forums) > 0 {
+			c.spawn(func(ctx context.Context) { c.onReaction(ctx, e.MessageReaction, e.Member) })
+		}
 	})
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.InteractionCreate) {
 		c.spawnAck(func(ctx context.Context) {
@@ -408,7 +431,12 @@ func (c *Client) remember(ch *discordgo.Channel) {
 	if len(c.channels) >= maxChannels {
 		c.channels = map[string]channelInfo{}
 	}
-	c.channels[ch.ID] = channelInfo{typ: ch.Type, guildID: ch.GuildID, parentID: ch.ParentID, name: ch.Name}
+	c.channels[ch.ID] = infoOf(ch)
+}
+
+func infoOf(ch *discordgo.Channel) channelInfo {
+	return channelInfo{typ: ch.Type, guildID: ch.GuildID, parentID: ch.ParentID, name: ch.Name, ownerID: ch.OwnerID,
+		appliedTags: slices.Clone(ch.AppliedTags)}
 }
 
 // channel returns a channel or thread, from the cache or the API.
@@ -424,7 +452,7 @@ func (c *Client) channel(ctx context.Context, id string) (channelInfo, error) {
 		return channelInfo{}, fmt.Errorf("discord: get channel %s: %w", id, clean(err))
 	}
 	c.remember(ch)
-	return channelInfo{typ: ch.Type, guildID: ch.GuildID, parentID: ch.ParentID, name: ch.Name}, nil
+	return infoOf(ch), nil
 }
 
 // rewrite sends discordgo's requests for https://discord.com/api/v9/...

@@ -291,8 +291,8 @@ func TestMentionInHelpChannelStartsThreadAndAnswers(t *testing.T) {
 		t.Errorf("identify = %+v, want the bot token and intents %d", id, discord.Intents)
 	}
 	if want := discordtest.IntentGuilds | discordtest.IntentGuildMessages | discordtest.IntentDirectMessages |
-		discordtest.IntentMessageContent; id[0].Intents != want {
-		t.Errorf("intents = %b, want guilds, guild messages, direct messages and message content (%b)", id[0].Intents, want)
+		discordtest.IntentMessageContent | discordtest.IntentGuildMessageReactions; id[0].Intents != want {
+		t.Errorf("intents = %b, want guilds, guild messages, direct messages, message content and reactions (%b)", id[0].Intents, want)
 	}
 	if cmds := e.srv.Commands(); len(cmds) != 1 || cmds[0].Name != "ask" || len(cmds[0].Options) != 1 ||
 		cmds[0].Options[0].Name != "question" || !cmds[0].Options[0].Required {

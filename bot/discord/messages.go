@@ -64,6 +64,17 @@ func (c *Client) onMessage(ctx context.Context, m *discordgo.Message) {
 			msg.TopLevel = true
 		}
 	}
+	if _, ok := c.forumPost(msg.Thread); ok && !msg.Direct {
+		if !msg.Post && solvedText.MatchString(msg.Text) {
+			if ch, err := c.channel(ctx, m.ChannelID); err == nil && (ch.ownerID == msg.User || msg.Staff) {
+				c.markSolved(ctx, msg.Thread, msg.User, "message")
+				return
+			}
+		}
+		if !msg.Mentioned && c.solved(msg.Thread) {
+			return // solved: the bot's part is over unless it is asked again
+		}
+	}
 	p := &poster{c: c, question: msg.Text}
 	if err := c.core.HandleMessage(ctx, msg, p); err != nil {
 		c.log.ErrorContext(ctx, "discord: handle message", slog.String("message", m.ID),

@@ -74,7 +74,11 @@ func (p *poster) Reply(ctx context.Context, t bot.Thread, r bot.Reply) error {
 	if err != nil {
 		return err
 	}
-	return p.c.send(ctx, target, ref, parts)
+	if err := p.c.send(ctx, target, ref, parts); err != nil {
+		return err
+	}
+	p.c.tagReply(ctx, t, r.Kind)
+	return nil
 }
 
 // fillOriginal puts the first part into the deferred response's message
@@ -283,6 +287,9 @@ func (p *poster) UpdateEscalation(ctx context.Context, h docent.Handoff) error {
 	m.AllowedMentions = noPings()
 	if _, err := p.c.s.ChannelMessageEditComplex(messageEdit(channel, id, m), discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("discord: update handoff post %d: %w", h.ID, clean(err))
+	}
+	if h.State == docent.HandoffResolved {
+		p.c.markSolved(ctx, t, h.ResolvedBy, "resolved")
 	}
 	return nil
 }
