@@ -98,6 +98,7 @@ func TestForumLifecycle(t *testing.T) {
 			answer := e.botReply(t, post.ID, 1)
 			waitTags(t, e, post.ID, "Answered")
 			tc.solve(e, post, answer)
+			e.srv.Flush(t)
 			e.client.WaitIdle()
 			if !tc.solves {
 				if got := e.srv.AppliedTags(post.ID); !slices.Equal(got, []string{"Answered"}) {
@@ -108,12 +109,14 @@ func TestForumLifecycle(t *testing.T) {
 			waitTags(t, e, post.ID, "Solved")
 			asked := len(e.pipe.questions())
 			e.srv.Post(post.ID, e.alice, "and how do I reset it on a phone?")
+			e.srv.Flush(t)
 			e.client.WaitIdle()
 			if n := len(e.pipe.questions()); n != asked {
 				t.Errorf("a follow-up in a solved post was answered (%d questions, want %d)", n, asked)
 			}
 			e.srv.Post(post.ID, e.alice, e.srv.Bot.Mention()+" how do I reset it on a phone?")
 			e.srv.WaitFor(t, "the mention answered", func() bool { return len(e.pipe.questions()) == asked+1 })
+			e.srv.Flush(t)
 			e.client.WaitIdle()
 			if got := e.srv.AppliedTags(post.ID); !slices.Equal(got, []string{"Solved"}) {
 				t.Errorf("tags after answering a mention = %q, want Solved kept", got)
@@ -130,6 +133,7 @@ func TestForumLifecycle(t *testing.T) {
 		waitTags(t, e, post.ID, "Answered")
 		e.srv.Click(answer, button(t, answer, "Get a human"), e.alice)
 		e.botReply(t, post.ID, 2)
+		e.srv.Flush(t)
 		e.client.WaitIdle()
 		if got := e.srv.AppliedTags(post.ID); !slices.Equal(got, []string{"Answered"}) {
 			t.Errorf("tags = %q, want Answered kept (Needs a human could not be created)", got)
