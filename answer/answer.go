@@ -561,7 +561,8 @@ func (p *Pipeline) notFound(a *docent.Answer) {
 // closest pages linked (at most MaxPages), each with its best passage, a
 // person offered. When the gate found specific details of the question
 // missing from the sources, the reply names them and what the closest
-// page covers instead.
+// page covers instead. A page flagged for text addressed to the assistant
+// is linked without its passage: that text is never quoted.
 func (p *Pipeline) uncertain(a *docent.Answer, ev Evidence) {
 	pages := ev.Pages
 	if len(pages) == 0 && len(ev.Sources) > 0 {
@@ -577,6 +578,9 @@ func (p *Pipeline) uncertain(a *docent.Answer, ev Evidence) {
 	for i, pg := range pages[:min(len(pages), MaxPages)] {
 		a.Citations = append(a.Citations, citation(i+1, pg.Hit.Chunk))
 		a.Trace.Used = append(a.Trace.Used, pg.Hit.Chunk.ID)
+		if pg.Hit.Injection != "" {
+			pg.Passage = ""
+		}
 		passages = append(passages, pg.Passage)
 	}
 	a.Text = UncertainText(ev.Missing, ev.Covered, a.Citations, passages)

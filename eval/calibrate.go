@@ -159,7 +159,7 @@ const wrongCost = 0.5
 // and the share of answerable rows a not-found cut may leave under
 // it.
 const (
-	fitL2       = 0.01
+	fitL2       = 0.1
 	fitSteps    = 50
 	notFoundCut = 0.05
 )

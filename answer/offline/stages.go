@@ -52,12 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -4.3341,
+	Bias: -2.6658,
 	Weights: map[string]float64{
-		"passage": 3.1851, "runner": 1.0673, "coverage": -0.9596, "chunk": -0.7311, "page": 1.5634,
-		"cosine": 2.0602, "keyword": 0.4908, "agreement": 0.6938, "asks": 0.1088, "kind": -0.2697,
-		"missing": -4.7438, "unknown": -2.1175, "gap": 1.0366, "length": 0.3863,
+		"passage": 1.2077, "runner": 0.5523, "coverage": 0.0068, "chunk": 0.2166, "page": 0.8266,
+		"cosine": 1.4474, "keyword": 0.4013, "agreement": 0.4274, "asks": 0.0002, "kind": -0.023,
+		"missing": -2.8532, "unknown": -1.4582, "gap": -0.2063, "length": -0.0605,
 	},
 	AnswerAt:   0.4635,
-	NotFoundAt: 0.0582,
+	NotFoundAt: 0.1231,
 }

@@ -56,7 +56,7 @@ func TestChunksCommand(t *testing.T) {
 		return stdout.String(), stderr.String()
 	}
 	summary, _ := run("sync")
-	for _, want := range []string{"notes: 1 shortcode or component without text dropped, 1 document gives no chunk, 1 document indexed with a warning",
+	for _, want := range []string{"1 shortcode or component without text dropped, 1 document gives no chunk, 1 document indexed with a warning",
 		"notes: warning notes:broken.md: front matter not used"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("sync summary lacks %q:\n%s", want, summary)
