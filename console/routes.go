@@ -16,6 +16,8 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	}
 
 	mux.Handle("GET "+static.Prefix, static.Handler())
+	// Browsers ask for /favicon.ico on pages that name no icon.
+	mux.Handle("GET /favicon.ico", http.RedirectHandler(static.URL("favicon.svg"), http.StatusMovedPermanently))
 	mux.HandleFunc("GET /login", h.showLogin)
 	mux.Handle("POST /login", h.limitForm(maxFormBytes, http.HandlerFunc(h.login)))
 	page("POST /logout", h.logout)
