@@ -1,5 +1,5 @@
 // Package api serves docent's JSON API and operational endpoints:
-// POST /api/ask, /healthz, /readyz, /metrics, and /docs/{source}/{path} for
+// POST /api/ask, POST /api/feedback, /healthz, /readyz, /metrics, and /docs/{source}/{path} for
 // sources that live on this machine (the bundled handbook, local folders),
 // so that their citations are clickable.
 package api
@@ -43,6 +43,7 @@ type Server struct {
 	checks   []func(context.Context) error
 	limit    *Limiter
 	onShed   func(code string)
+	fb       FeedbackStore
 	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
 	// quiet rate-limits the log lines of failures that repeat (storage,
 	// readiness): one line per interval, with the count of the others.
@@ -59,6 +60,9 @@ type Options struct {
 	// OnShed, when set, is called with the code (CodeNotReady or
 	// CodeOverloaded) of every ask refused with 503, for metrics.
 	OnShed func(code string)
+	// Feedback, when set, stores the ratings of POST /api/feedback;
+	// without it the route is a 404.
+	Feedback FeedbackStore
 }
 
 // New builds the API server. docs may be nil when no local source is served.
@@ -68,7 +72,7 @@ func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs
 		limit = NewLimiter(opts.Limits)
 	}
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		limit: limit, onShed: opts.OnShed,
+		limit: limit, onShed: opts.OnShed, fb: opts.Feedback,
 		quiet: map[string]*lograte.Quiet{"readyz": lograte.New(10 * time.Second)}}
 }
 
@@ -99,6 +103,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("POST /api/ask", s.ask)
+	mux.HandleFunc("POST /api/feedback", s.feedback)
 	if s.docs != nil {
 		mux.Handle("GET /docs/{source}/{path...}", s.docs)
 	}
