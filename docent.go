@@ -278,6 +278,11 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	// Sources are the IDs of the chunks given to the generator, in order.
 	Sources []string `json:"sources,omitempty"`
+	// NotSent says, by chunk ID, why a candidate the gate read was not
+	// among the sources it picked: below the gate's floor, a duplicate of
+	// a source, another chunk of a page already sent, cut by the source
+	// limit.
+	NotSent map[string]string `json:"not_sent,omitempty"`
 	// ModelAsked is set when a language model was asked to write the
 	// answer; NotAsked says why it was not, when a model answerer did not
 	// ask it.
