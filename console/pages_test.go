@@ -845,6 +845,8 @@ func TestSourcesSyncHealth(t *testing.T) {
 			wantClass:   "bad",
 			wantSuccess: "last success " + lastOK.Format("2006-01-02"),
 			wantError:   "confluence: list pages: 503 Service Unavailable"},
+		{name: "new source", health: &connectors.Health{}, wantHealth: "not synced yet", wantClass: "muted",
+			wantSuccess: "no successful sync yet"},
 		{name: "never succeeded",
 			health:     &connectors.Health{ConsecutiveFailures: 1, LastError: "notion: 401 Unauthorized"},
 			wantHealth: "failing", wantDetail: "1 failed in a row", wantClass: "bad", wantSuccess: "no successful sync yet",

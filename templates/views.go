@@ -271,9 +271,10 @@ type SourceRow struct {
 	Health connectors.Health
 }
 
-// HealthText names a source's sync health in a word: "healthy",
+// HealthText names a source's sync health in a few words: "healthy",
 // "failing", "stale" (its schedule came due too often without a
-// success), or "not scheduled" in this process.
+// success), "not synced yet" (a new source: no run has succeeded and none
+// has failed), or "not scheduled" in this process.
 func HealthText(s SourceRow) string {
 	switch {
 	case !s.Scheduled:
@@ -282,8 +283,22 @@ func HealthText(s SourceRow) string {
 		return "stale"
 	case s.Health.ConsecutiveFailures > 0:
 		return "failing"
+	case s.Health.LastSuccess.IsZero():
+		return "not synced yet"
 	}
 	return "healthy"
+}
+
+// healthClass colours HealthText: ok, bad, or none (not synced yet, not
+// scheduled).
+func healthClass(s SourceRow) string {
+	switch HealthText(s) {
+	case "healthy":
+		return "ok"
+	case "stale", "failing":
+		return "bad"
+	}
+	return "muted"
 }
 
 // SourcesPage lists sources and recent runs.
@@ -561,19 +576,7 @@ func Query(path string, kv ...string) string {
 }
 
 // KindText describes a stale finding kind.
-func KindText(k stale.Kind) string {
-	switch k {
-	case stale.Old:
-		return "older than policy"
-	case stale.NotHelpful:
-		return "cited in not-helpful answers"
-	case stale.Conflict:
-		return "conflicting near-duplicate"
-	case stale.Gone:
-		return "gone from source"
-	}
-	return string(k)
-}
+func KindText(k stale.Kind) string { return k.Label() }
 
 // F1 formats a float with one decimal.
 func F1(f float64) string {
