@@ -150,7 +150,7 @@ func TestRetrievalLogsFilters(t *testing.T) {
 			if got := ids(r); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("turns = %v, want %v", got, want)
 			}
-			if got := text(r.doc.Find(`[data-testid=turn-total]`)); got != strconv.Itoa(len(tc.want))+" turns" {
+			if got := text(r.doc.Find(`[data-testid=turn-total]`)); got != templates.Plural(len(tc.want), "turn", "turns") {
 				t.Errorf("total = %q", got)
 			}
 		})
@@ -269,7 +269,7 @@ func TestTurnDetailTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = c.get("/turns/" + itoa(turn.ID))
-	if got := text(r.doc.Find(`[data-testid=feedback-row]`)); !strings.HasPrefix(got, "not_helpful U5 ") || !strings.HasSuffix(got, " wrong client") {
+	if got := text(r.doc.Find(`[data-testid=feedback-row]`)); !strings.HasPrefix(got, "not helpful U5 ") || !strings.HasSuffix(got, " wrong client") {
 		t.Errorf("feedback = %q", got)
 	}
 	for sel, want := range map[string]string{
@@ -277,7 +277,7 @@ func TestTurnDetailTrace(t *testing.T) {
 		`[data-testid=handoff-claimed]`:   "claimed by U7 " + templates.When(ho.ClaimedAt),
 		`[data-testid=handoff-resolved]`:  "resolved by U7 " + templates.When(ho.ResolvedAt),
 		`[data-testid=knowledge-answer]`:  "Use the Kestrel client's Reset token button.",
-		`[data-testid=handoff-requested]`: "requested by U5 " + templates.When(ho.RequestedAt) + " in slack #C-help",
+		`[data-testid=handoff-requested]`: "requested by U5 " + templates.When(ho.RequestedAt) + " in Slack #C-help",
 	} {
 		if got := text(r.doc.Find(sel)); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)

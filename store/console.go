@@ -38,6 +38,8 @@ type TurnSummary struct {
 	ReviewedAt time.Time
 	ReviewedBy string
 	Assignee   string
+	// Golden is the ID of the golden question made from the turn, "" if none.
+	Golden string
 }
 
 // TurnQuery selects turns for SearchTurns. Zero fields do not restrict.
@@ -72,7 +74,8 @@ const summaryColumns = `t.id, t.question, t.platform, t.channel, t.user, t.statu
 	(SELECT COUNT(*) FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'helpful'),
 	(SELECT COUNT(*) FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'not_helpful'),
 	COALESCE((SELECT h.state FROM handoffs h WHERE h.turn_id = t.id ORDER BY h.id DESC LIMIT 1), ''),
-	m.reviewed_at, COALESCE(m.reviewed_by, ''), COALESCE(m.assignee, '')`
+	m.reviewed_at, COALESCE(m.reviewed_by, ''), COALESCE(m.assignee, ''),
+	COALESCE((SELECT g.id FROM golden_questions g WHERE g.from_turn = t.id ORDER BY g.position LIMIT 1), '')`
 
 // missCondition is what puts a turn in the misses inbox: not found,
 // uncertain, failed, rated not helpful or handed off. Small talk (a
@@ -182,7 +185,7 @@ func scanSummary(s scanner) (TurnSummary, error) {
 	var status, citations string
 	var created, reviewed sql.NullString
 	if err := s.Scan(&t.ID, &t.Question, &t.Platform, &t.Channel, &t.User, &status, &t.Error, &citations,
-		&t.LatencyMS, &created, &t.Helpful, &t.NotHelpful, &t.Handoff, &reviewed, &t.ReviewedBy, &t.Assignee); err != nil {
+		&t.LatencyMS, &created, &t.Helpful, &t.NotHelpful, &t.Handoff, &reviewed, &t.ReviewedBy, &t.Assignee, &t.Golden); err != nil {
 		return t, err
 	}
 	t.Status = docent.Status(status)

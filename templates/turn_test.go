@@ -133,11 +133,11 @@ func TestTurnDetailContent(t *testing.T) {
 		`[data-testid=filter]`:        "sources: handbook; labels: it",
 		`[data-testid=candidate]:nth-of-type(2) [data-testid=keyword-rank]`: "1",
 		`[data-testid=handoff-state]`:                                       "resolved",
-		`[data-testid=handoff-requested]`:                                   "requested by U123 2026-11-30 09:16 in slack #C-help",
+		`[data-testid=handoff-requested]`:                                   "requested by U123 2026-11-30 09:16 in Slack #C-help",
 		`[data-testid=handoff-claimed]`:                                     "claimed by U7 2026-11-30 09:30",
 		`[data-testid=handoff-resolved]`:                                    "resolved by U7 2026-11-30 10:05",
 		`[data-testid=knowledge-answer]`:                                    "Reset it in the Kestrel client; if that fails, IT can reissue it.",
-		`[data-testid=verify-counts]`:                                       "Verifier: 1 citations removed, 2 uncited sentences",
+		`[data-testid=verify-counts]`:                                       "Verifier: 1 citation removed, 2 uncited sentences",
 		`[data-testid=whynot-excluded]`:                                     "The turn's filter removed it: it has none of the labels it",
 		`[data-testid=prompt]`:                                              "Answer from the numbered sources only.\n[1] VPN › Resetting your token\n…",
 	} {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +88,10 @@ type TurnList struct {
 	Turns                        []store.TurnSummary
 	Total                        int
 	Pager                        Pager
+	// Filtered says a filter is set (the empty state says so).
+	Filtered bool
+	// Flagged maps the cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // Pager links to the neighbouring pages of a list.
@@ -112,6 +117,8 @@ type TurnDetail struct {
 	DocMatches []docent.DocRecord
 	// Golden is the form that turns the turn into a golden entry.
 	Golden GoldenForm
+	// Flagged maps the cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // WhyNot says where one document's chunks ranked for a turn's query.
@@ -136,8 +143,10 @@ type WhyNotChunk struct {
 	KeywordUnfiltered, VectorUnfiltered int
 	// Candidate is the chunk's place among the turn's candidates (0: not there).
 	Candidate int
-	// Sent reports that the answer drew on it.
+	// Sent reports that it was given to the generator; Why says why
+	// not (the gate's reason, not a candidate, or filtered).
 	Sent bool
+	Why  string
 	// Excluded says why the filter removes it ("" when it does not).
 	Excluded string
 }
@@ -156,6 +165,8 @@ type Misses struct {
 	Knowledge []docent.KnowledgeCandidate
 	// CanTune shows the form that adds a synonym (offline answerer).
 	CanTune bool
+	// Flagged maps the cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // GoldenPage lists the golden set and its runs.
@@ -324,6 +335,8 @@ type Playground struct {
 	Question string
 	// Turn is the answer just given, with its trace.
 	Turn *docent.Turn
+	// Flagged maps its cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // TokensPage lists API tokens.
@@ -537,6 +550,47 @@ func CitedDocs(cites []docent.Citation) []docent.Citation {
 			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// generatorName is what the sources are given to: the model, or the
+// offline extractive answer.
+func generatorName(t docent.Turn) string {
+	if t.Answer.Trace.Model != "" || (t.Answer.Trace.Decision != nil && t.Answer.Trace.Decision.Rule == "plausible") {
+		return "model"
+	}
+	return "answer writer"
+}
+
+// CandidateNumbers gives the 1-based candidate positions of chunk IDs
+// ("–" for one not among the candidates).
+func CandidateNumbers(t docent.Turn, ids []string) []string {
+	pos := map[string]int{}
+	for i, h := range t.Answer.Trace.Candidates {
+		if _, ok := pos[h.Chunk.ID]; !ok {
+			pos[h.Chunk.ID] = i + 1
+		}
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, Rank(pos[id]))
+	}
+	return out
+}
+
+// Feature is one measured feature.
+type Feature struct {
+	Name  string
+	Value float64
+}
+
+// SortedFeatures lists features by name.
+func SortedFeatures(m map[string]float64) []Feature {
+	out := make([]Feature, 0, len(m))
+	for k, v := range m {
+		out = append(out, Feature{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
