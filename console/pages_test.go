@@ -520,12 +520,35 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	if got := text(run.doc.Find(`[data-testid=run-row]`).First().Find("td").Last()); !strings.Contains(got, "handbook:it/vpn.md") {
 		t.Errorf("ranked documents = %q", got)
 	}
+	// A row drills into the question's trace, stored as a golden turn
+	// that the logs leave out.
+	row := run.doc.Find(`[data-testid=run-row][data-question="` + id + `"]`)
+	if got := text(row.Find(`[data-testid=run-row-expected]`)); got != "it/vpn.md › Resetting your token" {
+		t.Errorf("expected document shown = %q, want it/vpn.md › Resetting your token", got)
+	}
+	trace, ok := row.Find(`[data-testid=run-row-trace]`).Attr("href")
+	if !ok {
+		t.Fatalf("the run row has no link to the trace: %s", text(row))
+	}
+	tp := c.get(trace)
+	if tp.StatusCode != http.StatusOK || text(tp.doc.Find(`[data-testid=turn-question]`)) != turn.Question.Text ||
+		tp.doc.Find(`[data-testid=candidate]`).Length() == 0 || text(tp.doc.Find(`[data-testid=turn-golden]`)) != id {
+		t.Errorf("the row's trace %s = %d: question %q, %d candidates, golden %q", trace, tp.StatusCode,
+			text(tp.doc.Find(`[data-testid=turn-question]`)), tp.doc.Find(`[data-testid=candidate]`).Length(), text(tp.doc.Find(`[data-testid=turn-golden]`)))
+	}
+	if !strings.Contains(text(tp.doc.Find(`[data-testid=turn-meta]`)), "golden run, run #") {
+		t.Errorf("the trace's place = %q, want the golden run", text(tp.doc.Find(`[data-testid=turn-meta]`)))
+	}
+	if ids := attrs(c.get("/turns").doc.Find(`[data-testid=turn-row]`), "data-turn"); slices.Contains(ids, strings.TrimPrefix(trace, "/turns/")) {
+		t.Errorf("a golden run's turn is in the retrieval logs: %v", ids)
+	}
 
 	// Break the answerable question's expectation, run again, and diff.
 	if err := e.db.PutGolden(ctx, store.GoldenQuestion{ID: id, Question: turn.Question.Text, Kind: "paraphrase",
 		Expect: []store.GoldenExpect{{Doc: "people/pto.md"}}}); err != nil {
 		t.Fatal(err)
 	}
+	e.console.h.opts.Config = func() string { return "index:\n  fusion: rrf\nllm:\n  gemini:\n    api_key: REDACTED\n" }
 	second, err := e.console.h.StartGoldenRun(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
@@ -543,13 +566,24 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	if !strings.Contains(worse.Text(), "handbook:it/vpn.md") {
 		t.Errorf("the worse row does not say what ranked instead: %q", worse.Text())
 	}
+	// The diff says what changed in the configuration between the runs.
+	var lines []string
+	diff.doc.Find(`[data-testid=config-diff] span`).Each(func(_ int, s *goquery.Selection) { lines = append(lines, s.Text()) })
+	if !slices.Contains(lines, "-   fusion: score") || !slices.Contains(lines, "+   fusion: rrf") || !slices.Contains(lines, "  index:") {
+		t.Errorf("config diff = %q, want fusion: score → rrf with context", lines)
+	}
+	// The failed row says why.
+	second2 := c.get("/golden/runs/" + itoa(second))
+	if why := text(second2.doc.Find(`[data-testid=run-row][data-question="` + id + `"] [data-testid=run-row-why]`)); why != "the first citation is not an expected page" && why != "no expected page was retrieved" && !strings.HasPrefix(why, "an expected page ranked") {
+		t.Errorf("the failed row's reason = %q", why)
+	}
 	// History with the trend chart.
 	list = c.get("/golden")
 	if n := list.doc.Find(`[data-testid=golden-run-row]`).Length(); n != 2 {
 		t.Errorf("%d runs listed", n)
 	}
-	if n := list.doc.Find(`[data-testid=golden-trend] [data-testid=series]`).Length(); n != 3 {
-		t.Errorf("trend has %d series, want 3", n)
+	if n := list.doc.Find(`[data-testid=golden-trend] [data-testid=series]`).Length(); n != 4 {
+		t.Errorf("trend has %d series, want 4 (hit@1, hit@5, MRR@10, declined)", n)
 	}
 	// Delete.
 	if r := c.post("/golden/q/menu/delete", nil); r.StatusCode != http.StatusSeeOther {

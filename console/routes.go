@@ -34,6 +34,7 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	page("GET /golden", h.showGolden)
 	page("GET /golden/new", h.showGoldenNew)
 	page("POST /golden", h.createGolden)
+	page("POST /golden/find", h.findGolden)
 	page("GET /golden/q/{id}", h.showGoldenEdit)
 	page("POST /golden/q/{id}", h.updateGolden)
 	page("POST /golden/q/{id}/delete", h.deleteGolden)
@@ -74,7 +75,7 @@ var Paths = []string{
 // PostPaths lists every state-changing console route (but /login), for
 // tests that check each one needs a session and a CSRF token.
 var PostPaths = []string{
-	"/logout", "/misses/1/review", "/misses/1/assign", "/golden", "/golden/q/x", "/golden/q/x/delete",
+	"/logout", "/misses/1/review", "/misses/1/assign", "/golden", "/golden/find", "/golden/q/x", "/golden/q/x/delete",
 	"/golden/import", "/golden/runs", "/golden/runs/1/apply", "/synonyms", "/stale/ack", "/stale/unack", "/sources/handbook/sync", "/playground",
 	"/tokens", "/tokens/1/revoke",
 }

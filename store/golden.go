@@ -203,6 +203,12 @@ type GoldenRunRow struct {
 	FirstRank int
 	// Ranked are the document IDs that ranked first, best first.
 	Ranked []string
+	// Expect are the documents (and "doc › section") the question
+	// expected when it ran.
+	Expect []string
+	// TurnID is the stored turn of the question's answer, with its whole
+	// trace (platform eval), 0 when none was stored.
+	TurnID int64
 	// Row is the full outcome as JSON (eval.GoldenRow).
 	Row json.RawMessage
 }
@@ -243,7 +249,7 @@ func (db *DB) FinishGoldenRun(ctx context.Context, id int64, report json.RawMess
 			return ErrNotFound
 		}
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO golden_run_rows (run_id, position, question_id, question, kind,
-			status, pass, first_rank, ranked, row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			status, pass, first_rank, ranked, row, expect, turn_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -253,12 +259,16 @@ func (db *DB) FinishGoldenRun(ctx context.Context, id int64, report json.RawMess
 			if err != nil {
 				return err
 			}
+			expect, err := marshalList(r.Expect)
+			if err != nil {
+				return err
+			}
 			row := r.Row
 			if len(row) == 0 {
 				row = json.RawMessage("{}")
 			}
 			if _, err := stmt.ExecContext(ctx, id, r.Position, r.QuestionID, r.Question, r.Kind, r.Status,
-				r.Pass, r.FirstRank, ranked, string(row)); err != nil {
+				r.Pass, r.FirstRank, ranked, string(row), expect, r.TurnID); err != nil {
 				return err
 			}
 		}
@@ -319,14 +329,18 @@ func (db *DB) SetCalibration(ctx context.Context, id int64, fit json.RawMessage)
 
 // GoldenRunRows returns the rows of run id in set order.
 func (db *DB) GoldenRunRows(ctx context.Context, id int64) ([]GoldenRunRow, error) {
-	out, err := queryList(ctx, db.creader(), `SELECT position, question_id, question, kind, status, pass, first_rank, ranked, row
-		FROM golden_run_rows WHERE run_id = ? ORDER BY position`, []any{id}, func(s scanner) (GoldenRunRow, error) {
+	out, err := queryList(ctx, db.creader(), `SELECT position, question_id, question, kind, status, pass, first_rank, ranked, row,
+		expect, turn_id FROM golden_run_rows WHERE run_id = ? ORDER BY position`, []any{id}, func(s scanner) (GoldenRunRow, error) {
 		var r GoldenRunRow
-		var ranked, row string
-		if err := s.Scan(&r.Position, &r.QuestionID, &r.Question, &r.Kind, &r.Status, &r.Pass, &r.FirstRank, &ranked, &row); err != nil {
+		var ranked, row, expect string
+		if err := s.Scan(&r.Position, &r.QuestionID, &r.Question, &r.Kind, &r.Status, &r.Pass, &r.FirstRank, &ranked, &row,
+			&expect, &r.TurnID); err != nil {
 			return r, err
 		}
 		r.Row = json.RawMessage(row)
+		if err := unmarshalList(expect, &r.Expect); err != nil {
+			return r, err
+		}
 		err := unmarshalList(ranked, &r.Ranked)
 		return r, err
 	})

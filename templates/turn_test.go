@@ -25,7 +25,7 @@ func fixedTurn() docent.Turn {
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	vpn := docent.Chunk{ID: "c-vpn", DocID: "handbook:it/vpn.md", Source: "handbook", Title: "VPN",
 		Section: []string{"Resetting your token"}, URL: "http://localhost:8080/docs/handbook/it/vpn.md#resetting-your-token",
-		UpdatedAt: day("2026-01-20")}
+		UpdatedAt: day("2026-01-20"), Text: "VPN > Resetting your token\n\nOpen the Kestrel VPN client and choose Reset token."}
 	sso := docent.Chunk{ID: "c-sso", DocID: "handbook:it/sso-mfa.md", Source: "handbook", Title: "SSO & MFA",
 		Section: []string{"Lost device"}, URL: "http://localhost:8080/docs/handbook/it/sso-mfa.md#lost-device", UpdatedAt: day("2025-08-26")}
 	wifi := docent.Chunk{ID: "c-wifi", DocID: "handbook:it/guest-wifi.md", Source: "handbook", Title: "Guest Wi-Fi",
@@ -51,6 +51,9 @@ func fixedTurn() docent.Turn {
 					{Chunk: wifi, Score: 0.2001, VectorRank: 5, VectorScore: 0.41, Relevance: 0.12},
 				},
 				Used:      []string{"c-vpn", "c-sso"},
+				Decision: &docent.Decision{Rule: "plausible", Reason: "the model reads the sources and decides",
+					Features: map[string]float64{"cosine": 0.84, "keyword": 1}, Sources: []string{"c-vpn", "c-sso"},
+					NotSent: map[string]string{"c-wifi": "cut by the source limit (2 sources)"}, ModelAsked: true},
 				Threshold: 0.5,
 				TopScore:  0.88,
 				Model:     "gemini-flash-latest",
@@ -94,6 +97,7 @@ func renderTurnDetail(t *testing.T) string {
 			Candidates: []DocChoice{{Path: "it/vpn.md", Title: "VPN", Section: "Resetting your token", Rank: 1}}},
 	}
 	p.Golden.Meta = p.Meta
+	p.Flagged = map[string]string{"handbook:it/sso-mfa.md": "older than its source's policy"}
 	var b bytes.Buffer
 	if err := TurnDetailPage(p).Render(WithCSRF(context.Background(), "csrf-token"), &b); err != nil {
 		t.Fatal(err)
@@ -140,6 +144,13 @@ func TestTurnDetailContent(t *testing.T) {
 		`[data-testid=verify-counts]`:                                       "Verifier: 1 citation removed, 2 uncited sentences",
 		`[data-testid=whynot-excluded]`:                                     "The turn's filter removed it: it has none of the labels it",
 		`[data-testid=prompt]`:                                              "Answer from the numbered sources only.\n[1] VPN › Resetting your token\n…",
+		`[data-testid=decision-reason]`:                                     "the model reads the sources and decides",
+		`[data-testid=decision-sources]`:                                    "2 chunks",
+		`[data-testid=why-not-sent]`:                                        "cut by the source limit (2 sources)",
+		`[data-testid=chunk-text]`:                                          "VPN > Resetting your token\n\nOpen the Kestrel VPN client and choose Reset token.",
+		`[data-testid=citation-flagged]`:                                    "⚠ May be out of date: older than its source's policy. See stale documents.",
+		`[data-testid=asked-by]`:                                            "asked by U123",
+		`[data-testid=candidate]:nth-of-type(2) [data-testid=sent]`:         "sent, cited [1]",
 	} {
 		if got := strings.TrimSpace(doc.Find(sel).First().Text()); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)

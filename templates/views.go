@@ -216,7 +216,14 @@ type GoldenDiff struct {
 	Rows                []DiffRow
 	Runs                []store.GoldenRun
 	OnlyChanged         bool
+	// ConfigDiff is the line diff of the two runs' configurations, nil
+	// when they ran under the same one.
+	ConfigDiff []DiffLine
 }
+
+// DiffLine is one line of a diff: Op is "+" (only in the newer), "-"
+// (only in the older), " " (context) or "…" (lines left out).
+type DiffLine struct{ Op, Text string }
 
 // DiffRow is one question in two runs.
 type DiffRow struct {
@@ -237,8 +244,10 @@ type GoldenForm struct {
 	Expect, Facts              string
 	Covered, Uncovered, Source string
 	FromTurn                   int64
-	// Candidates are documents to pick the expected one from (a turn's).
+	// Candidates are documents to pick the expected one from (a turn's,
+	// or those DocQuery found).
 	Candidates []DocChoice
+	DocQuery   string
 	// Errors by field name.
 	Errors map[string]string
 }
@@ -660,11 +669,43 @@ func goldenAction(p GoldenForm) string {
 	return "/golden"
 }
 
+func diffClass(op string) string {
+	switch op {
+	case "+":
+		return "add"
+	case "-":
+		return "del"
+	}
+	return "ctx"
+}
+
+// RunRowWhy says why a golden question failed, from its outcome.
+func RunRowWhy(r GoldenRowView) string {
+	o := r.Outcome
+	switch {
+	case r.Pass:
+		return ""
+	case o.Error != "":
+		return "the answer failed: " + o.Error
+	case o.Kind == eval.KindUnanswerable:
+		return "answered, though the docs do not cover it"
+	case o.FirstRank == 0:
+		return "no expected page was retrieved"
+	case o.Status != docent.StatusAnswered:
+		return fmt.Sprintf("an expected page ranked %d, but the answer was %s", o.FirstRank, StatusText(string(o.Status)))
+	case !o.FirstCitedOK:
+		return "the first citation is not an expected page"
+	case !o.FactsOK:
+		return "the answer does not state " + Join(o.MissingFacts)
+	}
+	return "did not pass"
+}
+
 func diffStatus(r *store.GoldenRunRow) string {
 	if r == nil {
 		return "absent"
 	}
-	s := r.Status
+	s := StatusText(r.Status)
 	if r.Pass {
 		return s + " (pass)"
 	}
