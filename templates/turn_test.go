@@ -50,7 +50,7 @@ func fixedTurn() docent.Turn {
 					{Chunk: sso, Score: 0.6120, KeywordRank: 3, KeywordScore: 7.25, VectorRank: 1, VectorScore: 0.84, RerankScore: 0.71, Relevance: 0.62},
 					{Chunk: wifi, Score: 0.2001, VectorRank: 5, VectorScore: 0.41, Relevance: 0.12},
 				},
-				Used:      []string{"c-vpn", "c-sso"},
+				Used: []string{"c-vpn", "c-sso"},
 				Decision: &docent.Decision{Rule: "plausible", Reason: "the model reads the sources and decides",
 					Features: map[string]float64{"cosine": 0.84, "keyword": 1}, Sources: []string{"c-vpn", "c-sso"},
 					NotSent: map[string]string{"c-wifi": "cut by the source limit (2 sources)"}, ModelAsked: true},
