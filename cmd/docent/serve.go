@@ -53,7 +53,13 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc, api.DocsOptions{Log: m.Log})
 	}
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
-		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Feedback: m.Store})
+		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Feedback: m.Store,
+			Flags: func(ctx context.Context, ids []string) (map[string]string, error) {
+				if m.Stale == nil { // set up with the console, before serving
+					return nil, nil
+				}
+				return m.Stale.Flagged(ctx, ids)
+			}})
 	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
 	m.admission = server.Limiter()
 	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
