@@ -9,7 +9,7 @@ PKGS     := ./...
 # committed *_templ.go files are what CI regenerates.
 TEMPL    = $(GO) run github.com/a-h/templ/cmd/templ@$(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
-.PHONY: build run test test-typesense bench baseline load fuzz generate templ-check lint fmt-check vet eval clean
+.PHONY: build run test test-typesense bench baseline load fuzz fuzz-brief generate templ-check lint fmt-check vet eval clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/docent
@@ -19,10 +19,13 @@ run: build
 
 # The test command the README and CI use: formatting, vet, generated templ
 # code up to date, then every test with the race detector (the fuzz targets'
-# seed corpora among them), then each fuzz target explored for FUZZBRIEF.
+# seed corpora among them), then each fuzz target explored for FUZZBRIEF
+# (the three at once: each is bounded by time, not by work). Parallel
+# tests run four at a time: most of them wait on a local server, a browser
+# or a child process as much as they compute.
 test: fmt-check vet templ-check
-	$(GO) test -race -cover -count=1 -timeout 15m $(PKGS)
-	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZBRIEF)
+	$(GO) test -race -cover -count=1 -parallel 4 -timeout 15m $(PKGS)
+	$(MAKE) --no-print-directory fuzz-brief
 
 # The Typesense backend's contract suite against a real cluster:
 #   make test-typesense TYPESENSE_URL=http://localhost:8108 TYPESENSE_API_KEY=xyz
@@ -64,6 +67,19 @@ fuzz:
 		echo "== $$pkg $$fn ($(FUZZTIME))"; \
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
 	done
+
+# Each fuzz target for FUZZBRIEF, all at once; the outputs are printed in
+# order once they are done, and any failure fails the target.
+fuzz-brief:
+	@dir=$$(mktemp -d); pids=""; i=0; \
+	for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; i=$$((i+1)); \
+		( echo "== $$pkg $$fn ($(FUZZBRIEF))"; \
+		  $(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZBRIEF) -fuzzminimizetime 10s ) > $$dir/$$i.log 2>&1 & \
+		pids="$$pids $$!"; \
+	done; \
+	fail=0; for p in $$pids; do wait $$p || fail=1; done; \
+	cat $$dir/*.log | grep -v '^fuzz: elapsed'; rm -rf $$dir; exit $$fail
 
 # Load test, not part of `make test`: starts `docent serve` (the demo
 # handbook) on a random port over a temporary data dir and drives /api/ask

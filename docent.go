@@ -7,8 +7,10 @@
 package docent
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -36,6 +38,33 @@ type Document struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Body is the document content as markdown, without front matter.
 	Body string `json:"-"`
+	// Normalized says what normalising the source's markup did to Body
+	// (static-site syntax removed or expanded, a front matter block that
+	// was not valid); zero for clean markdown.
+	Normalized Normalized `json:"normalized,omitzero"`
+}
+
+// Normalized is what the markdown normaliser did to one document (see
+// connectors.Normalize).
+type Normalized struct {
+	// Dropped counts the shortcodes, template tags and components that
+	// held no text and were removed.
+	Dropped int `json:"dropped,omitempty"`
+	// Included lists the files of the same source expanded into the body
+	// (snippets, include-markdown, Liquid includes, MDX partials).
+	Included []string `json:"included,omitempty"`
+	// Missing lists the include targets that could not be read; their
+	// directive was dropped.
+	Missing []string `json:"missing,omitempty"`
+	// FrontMatter says why the front matter block was not used (not valid
+	// YAML or TOML, a field of the wrong type); the body is indexed all
+	// the same. Empty when the block was fine or absent.
+	FrontMatter string `json:"front_matter,omitempty"`
+}
+
+// IsZero reports whether normalising changed nothing worth reporting.
+func (n Normalized) IsZero() bool {
+	return n.Dropped == 0 && len(n.Included) == 0 && len(n.Missing) == 0 && n.FrontMatter == ""
 }
 
 // Chunk is a retrievable piece of a document: a section or part of one.
@@ -64,6 +93,35 @@ type Chunk struct {
 	Text string `json:"text"`
 	// Vector is the chunk embedding; empty until the embedder has run.
 	Vector []float32 `json:"-"`
+}
+
+// ChunkHeading is the "Title > Section > Subsection" line the chunker
+// puts at the start of a chunk's Text: the title (when not blank) and the
+// section path joined by " > ".
+func ChunkHeading(title string, section []string) string {
+	parts := make([]string, 0, len(section)+1)
+	if t := strings.TrimSpace(title); t != "" {
+		parts = append(parts, t)
+	}
+	parts = append(parts, section...)
+	return strings.Join(parts, " > ")
+}
+
+// Body is the chunk's Text without its heading line (see ChunkHeading):
+// what the section itself says. A chunk whose Text does not start with
+// the heading line is all body.
+func (c Chunk) Body() string {
+	h := ChunkHeading(c.Title, c.Section)
+	if h == "" {
+		return c.Text
+	}
+	if rest, ok := strings.CutPrefix(c.Text, h+"\n\n"); ok {
+		return rest
+	}
+	if c.Text == h {
+		return ""
+	}
+	return c.Text
 }
 
 // Filter restricts retrieval by metadata. Zero fields do not restrict.
@@ -129,11 +187,27 @@ type Hit struct {
 	// Relevance is the answer pipeline's absolute relevance of the hit to
 	// the question, the value the not-found threshold is measured against.
 	Relevance float64 `json:"relevance,omitempty"`
+	// Duplicates are the chunks of other documents (or of other places
+	// in this one) whose text is exactly this chunk's: the ranking keeps
+	// one of them and lists the others here, so that every document that
+	// holds the text can still be cited.
+	Duplicates []ChunkRef `json:"duplicates,omitempty"`
 	// Injection, when set, is the passage of the chunk that addresses an
 	// AI assistant rather than a reader ("ignore previous instructions",
 	// "SYSTEM:"), found by internal/injection: flagged in the trace and
 	// the console, and never quoted as an answer.
 	Injection string `json:"injection,omitempty"`
+}
+
+// ChunkRef names a chunk and where it is: enough to cite it.
+type ChunkRef struct {
+	// ID and DocID identify the chunk and its document.
+	ID    string `json:"id"`
+	DocID string `json:"doc_id"`
+	// Title, Section and URL are the chunk's.
+	Title   string   `json:"title"`
+	Section []string `json:"section,omitempty"`
+	URL     string   `json:"url"`
 }
 
 // Question is what a person asked, with where they asked it.
@@ -397,6 +471,40 @@ type RunResult struct {
 	// Waited is the time the source spent waiting on backoff, Retry-After
 	// and its own rate limiter.
 	Waited time.Duration `json:"waited,omitempty"`
+	// Content counts what normalising and chunking the documents found:
+	// markup dropped, documents that gave no chunk, documents over the
+	// size limit, fragments left to the pages that include them, and the
+	// documents indexed with a warning.
+	Content ContentCounts `json:"content,omitzero"`
+}
+
+// ContentCounts are a sync run's counts of what the documents held (see
+// RunResult.Content).
+type ContentCounts struct {
+	// Dropped sums, over the documents the run read, the shortcodes,
+	// template tags and components without text that normalising removed.
+	Dropped int `json:"dropped,omitempty"`
+	// Empty counts the source's documents that give no chunk at all
+	// (front matter only, or nothing but markup): they are registered but
+	// nothing of them can be found.
+	Empty int `json:"empty,omitempty"`
+	// Oversized counts documents over a size limit: skipped (the source's
+	// max_bytes or the engine's) or indexed as only their first chunks
+	// (the engine's cap per document); they are among Errors too.
+	Oversized int `json:"oversized,omitempty"`
+	// Fragments counts files a source did not hand over as documents
+	// because other documents of the source include them whole: their
+	// text is indexed where it is included.
+	Fragments int `json:"fragments,omitempty"`
+	// Warnings lists documents indexed with a problem (front matter that
+	// was not valid, an include that could not be read); unlike Errors,
+	// their body is indexed.
+	Warnings []DocError `json:"warnings,omitempty"`
+}
+
+// IsZero reports whether there is nothing to report.
+func (c ContentCounts) IsZero() bool {
+	return c.Dropped == 0 && c.Empty == 0 && c.Oversized == 0 && c.Fragments == 0 && len(c.Warnings) == 0
 }
 
 // Duration is how long the run took.
@@ -527,4 +635,264 @@ type KnowledgeCandidate struct {
 	Author   string `json:"author"`
 	// CreatedAt is when the handoff was resolved.
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// GoldenKind is what a golden question tests.
+type GoldenKind string
+
+// Kinds of golden questions.
+const (
+	// KindParaphrase asks in other words than the document uses.
+	KindParaphrase GoldenKind = "paraphrase"
+	// KindExact uses the document's own terms (names, codes, error messages).
+	KindExact GoldenKind = "exact"
+	// KindMulti asks several things at once, or needs more than one
+	// document to answer.
+	KindMulti GoldenKind = "multi"
+	// KindCasual is chat style: typos, slang, abbreviations.
+	KindCasual GoldenKind = "casual"
+	// KindPasted pastes an error message or a log line.
+	KindPasted GoldenKind = "pasted"
+	// KindUnanswerable is not covered by the documents: docent should say
+	// it does not know.
+	KindUnanswerable GoldenKind = "unanswerable"
+)
+
+// GoldenKinds lists every known kind, in report order.
+var GoldenKinds = []GoldenKind{KindParaphrase, KindExact, KindCasual, KindPasted, KindMulti, KindUnanswerable}
+
+// Known reports whether k is one of GoldenKinds.
+func (k GoldenKind) Known() bool { return slices.Contains(GoldenKinds, k) }
+
+// GoldenQuestion is one question of a golden set with the documents that
+// answer it: an entry of a golden YAML file (eval reads and scores them)
+// and of the set the console edits (store keeps it).
+type GoldenQuestion struct {
+	// ID names the question; unique within the set.
+	ID string `yaml:"id" json:"id"`
+	// Question is the question text as a person would ask it.
+	Question string `yaml:"question" json:"question"`
+	// Kind is what the question tests.
+	Kind GoldenKind `yaml:"kind" json:"kind"`
+	// Expect lists the documents (and optionally sections) that answer
+	// it; empty exactly when Kind is unanswerable.
+	Expect []GoldenExpect `yaml:"expect,omitempty" json:"expect,omitempty"`
+	// Facts are what a correct answer must state: each entry must appear
+	// in the answer text (case-insensitive), one of its " | "-separated
+	// alternatives sufficing. Optional; answerable questions only.
+	Facts []string `yaml:"facts,omitempty" json:"facts,omitempty"`
+	// Covered notes, for an unanswerable near-miss, what the documents do
+	// cover; Uncovered names the part of a multi question they do not.
+	Covered   string `yaml:"covered,omitempty" json:"covered,omitempty"`
+	Uncovered string `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`
+	// Source says where the question came from, when that matters.
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
+	// Line is the question's line in the file it was loaded from, 0 when
+	// it was not loaded from a file.
+	Line int `yaml:"-" json:"line,omitempty"`
+
+	// Position orders the console's set; new entries go last.
+	Position int `yaml:"-" json:"-"`
+	// FromTurn is the turn the console's entry was made from, 0 if none.
+	FromTurn int64 `yaml:"-" json:"-"`
+	// CreatedAt and UpdatedAt are set by the store.
+	CreatedAt time.Time `yaml:"-" json:"-"`
+	UpdatedAt time.Time `yaml:"-" json:"-"`
+}
+
+// GoldenExpect is a document, and optionally a section of it, that
+// answers a golden question.
+type GoldenExpect struct {
+	// Doc is the document's path inside its source (Document.Path); it
+	// matches a chunk whose DocID is "<source>:<Doc>" (or exactly Doc).
+	Doc string `yaml:"doc" json:"doc"`
+	// Section is a heading of the answering section; it matches a chunk
+	// whose Section path contains it (case-insensitive). Optional.
+	Section string `yaml:"section,omitempty" json:"section,omitempty"`
+}
+
+// Records the console keeps in the store: the golden set's runs, what the
+// overview and the logs list, acknowledgements and API tokens.
+
+// StaleAck is an admin's acknowledgement that a flagged document may stay
+// as it is until a date.
+type StaleAck struct {
+	// DocID is the acknowledged document.
+	DocID string
+	// Until is when the acknowledgement lapses.
+	Until time.Time
+	// By and At say who acknowledged it and when; Note why.
+	By   string
+	At   time.Time
+	Note string
+}
+
+// APIToken is a bearer token for the JSON API. Only a hash of the token is
+// stored: the token itself is shown once, when it is made.
+type APIToken struct {
+	// ID is assigned by the store.
+	ID int64
+	// Name says who or what uses the token.
+	Name string
+	// Hash is the hex SHA-256 of the token.
+	Hash string
+	// Prefix is the token's first characters, to tell tokens apart.
+	Prefix string
+	// RatePerMinute bounds requests per minute; 0 means the configured default.
+	RatePerMinute int
+	// Scope limits the sources and labels the token may read; zero for all.
+	Scope Scope
+	// CreatedBy is the admin who made it.
+	CreatedBy string
+	// CreatedAt, LastUsedAt and RevokedAt are when it was made, last
+	// accepted and revoked (zero when not).
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+}
+
+// Revoked reports whether the token was revoked.
+func (t APIToken) Revoked() bool { return !t.RevokedAt.IsZero() }
+
+// TurnSummary is a turn as the console lists it: the question, outcome
+// and citations, with its feedback, handoff and review state, without
+// the trace.
+type TurnSummary struct {
+	// ID, Question, Platform, Channel and User identify the turn.
+	ID       int64
+	Question string
+	Platform string
+	Channel  string
+	User     string
+	// Status is the outcome; Error why a failed turn failed.
+	Status Status
+	Error  string
+	// Citations are the sources the answer cited.
+	Citations []Citation
+	// LatencyMS is the total of the stage latencies.
+	LatencyMS float64
+	// CreatedAt is when the question arrived.
+	CreatedAt time.Time
+	// Helpful and NotHelpful count the ratings.
+	Helpful, NotHelpful int
+	// Handoff is the state of the latest handoff asked from the turn, "" if none.
+	Handoff HandoffState
+	// ReviewedAt, ReviewedBy and Assignee are the console's review state.
+	ReviewedAt time.Time
+	ReviewedBy string
+	Assignee   string
+	// Golden is the ID of the golden question made from the turn, "" if none.
+	Golden string
+}
+
+// TurnStats are the overview's aggregates over a window of turns.
+type TurnStats struct {
+	// Total counts the turns; ByStatus by outcome.
+	Total    int
+	ByStatus map[Status]int
+	// HandedOff counts turns a handoff was asked from.
+	HandedOff int
+	// Helpful and NotHelpful count the ratings given in the window.
+	Helpful, NotHelpful int
+	// MedianMS and P95MS are answer latency percentiles.
+	MedianMS, P95MS float64
+	// Daily counts questions per UTC day ("2006-01-02") and platform.
+	Daily []DayCount
+	// TopCited are the most cited documents, most first.
+	TopCited []DocCount
+}
+
+// DayCount is how many questions a platform got on one day.
+type DayCount struct {
+	Day      string
+	Platform string
+	N        int
+}
+
+// DocCount is how often a document was cited.
+type DocCount struct {
+	DocID, Title, URL string
+	N                 int
+}
+
+// GoldenRun is one run of the golden set.
+type GoldenRun struct {
+	// ID is assigned by the store.
+	ID int64
+	// Status is running, ok or failed (RunStatus values).
+	Status string
+	// StartedAt and FinishedAt bound the run (FinishedAt zero while running).
+	StartedAt, FinishedAt time.Time
+	// StartedBy is who started it.
+	StartedBy string
+	// Config is the configuration it ran under, secrets redacted.
+	Config string
+	// Questions is how many questions it asked.
+	Questions int
+	// Report is the run's summary as JSON (the eval package's report without its rows).
+	Report json.RawMessage
+	// Error is why the run failed, "" when it did not.
+	Error string
+	// Calibration is the passage model and decision rule fitted on the
+	// run's questions (the eval package's fit as JSON), when the run
+	// calibrated.
+	Calibration json.RawMessage
+}
+
+// GoldenRunRow is one question's outcome in a run.
+type GoldenRunRow struct {
+	// Position orders the rows as the set was ordered.
+	Position int
+	// QuestionID, Question and Kind identify the question as it was asked.
+	QuestionID, Question, Kind string
+	// Status is the answer status; Pass whether the question passed;
+	// FirstRank the document rank of the first expected document (0 when
+	// none was retrieved).
+	Status    string
+	Pass      bool
+	FirstRank int
+	// Ranked are the document IDs that ranked first, best first.
+	Ranked []string
+	// Expect are the documents (and "doc › section") the question
+	// expected when it ran.
+	Expect []string
+	// TurnID is the stored turn of the question's answer, with its whole
+	// trace (platform eval), 0 when none was stored.
+	TurnID int64
+	// Row is the full outcome as JSON (the eval package's row).
+	Row json.RawMessage
+}
+
+// JudgeRequest is an answer with the sources it cites, as a judge of
+// answer quality (`docent eval --judge`) reads it.
+type JudgeRequest struct {
+	// Question is what was asked; Answer the answer text with [n] markers.
+	Question, Answer string
+	// Sources are the cited sources, numbered as in Answer.
+	Sources []JudgeSource
+}
+
+// JudgeSource is one cited source.
+type JudgeSource struct {
+	// N is its marker number; Title its "Title › Section"; Text the chunk.
+	N           int
+	Title, Text string
+}
+
+// Judgment is a Judge's verdict on one answer.
+type Judgment struct {
+	// Claims counts the answer's claims; Supported those its cited source
+	// supports; Unsupported quotes the others.
+	Claims, Supported int
+	Unsupported       []string
+	// Relevance is how well the answer addresses the question, 0 to 1.
+	Relevance float64
+}
+
+// Faithfulness is the share of claims supported (1 for no claims).
+func (j Judgment) Faithfulness() float64 {
+	if j.Claims == 0 {
+		return 1
+	}
+	return float64(j.Supported) / float64(j.Claims)
 }

@@ -32,6 +32,17 @@ type Asker interface {
 // Formatter renders an answer as plain text with its source list.
 type Formatter func(docent.Answer) string
 
+// Readiness is whether the index is loaded and can serve; the sync side
+// owns it (connectors.Readiness).
+type Readiness interface {
+	// Loaded reports whether the index holds something to answer from:
+	// /api/ask answers 503 not_ready before.
+	Loaded() bool
+	// Check returns nil when the index can serve now (/readyz), else why
+	// not.
+	Check(ctx context.Context) error
+}
+
 // Server holds the HTTP handlers.
 type Server struct {
 	asker    Asker
@@ -39,7 +50,7 @@ type Server struct {
 	gatherer prometheus.Gatherer
 	docs     *Docs
 	log      *slog.Logger
-	ready    atomic.Bool
+	ready    Readiness
 	checks   []func(context.Context) error
 	limit    *Limiter
 	onShed   func(code string)
@@ -61,6 +72,8 @@ type Options struct {
 	// OnShed, when set, is called with the code (CodeNotReady or
 	// CodeOverloaded) of every ask refused with 503, for metrics.
 	OnShed func(code string)
+	// Ready is the index's readiness; nil serves as always ready.
+	Ready Readiness
 	// Feedback, when set, stores the ratings of POST /api/feedback;
 	// without it the route is a 404.
 	Feedback FeedbackStore
@@ -80,28 +93,24 @@ func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs
 		limit = NewLimiter(opts.Limits)
 	}
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		limit: limit, onShed: opts.OnShed, fb: opts.Feedback, flags: opts.Flags,
+		limit: limit, onShed: opts.OnShed, ready: opts.Ready, fb: opts.Feedback, flags: opts.Flags,
 		quiet: map[string]*lograte.Quiet{"readyz": lograte.New(10 * time.Second)}}
 }
+
+// loaded reports whether the index holds something to answer from.
+func (s *Server) loaded() bool { return s.ready == nil || s.ready.Loaded() }
 
 // Limiter is the admission control /api/ask goes through; other
 // entrances on the same server (MCP) share it.
 func (s *Server) Limiter() *Limiter { return s.limit }
 
-// SetReady marks the index as loaded: /readyz answers 200 and /api/ask
-// answers questions from then on (503 not_ready before).
-func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
-
 // AddCheck adds a readiness check that /readyz runs once the index is
-// loaded (a remote index's health, the store's write health); /readyz
+// loaded, beside the Readiness's own (the store's write health); /readyz
 // answers 503 while any fails. Call it before serving.
 func (s *Server) AddCheck(check func(context.Context) error) { s.checks = append(s.checks, check) }
 
 // LastAsk is when the last admitted ask ended (zero before the first).
 func (s *Server) LastAsk() time.Time { return s.limit.LastRelease() }
-
-// Ready reports whether SetReady(true) was called.
-func (s *Server) Ready() bool { return s.ready.Load() }
 
 // Handler returns the routes. Requests that match none get a JSON 404 or
 // 405.
@@ -123,11 +132,15 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if !s.ready.Load() {
+	if !s.loaded() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "loading"})
 		return
 	}
-	for _, check := range s.checks {
+	checks := s.checks
+	if s.ready != nil {
+		checks = append([]func(context.Context) error{s.ready.Check}, checks...)
+	}
+	for _, check := range checks {
 		if err := check(r.Context()); err != nil {
 			s.quiet["readyz"].Log(func(heldBack int) {
 				s.log.WarnContext(r.Context(), "not ready", slog.Any("error", err), slog.Int("repeats_not_logged", heldBack))
@@ -214,7 +227,7 @@ const StageStore = "store"
 // then a malformed body, then no free slot; only an admitted ask does any
 // retrieval.
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
-	if !s.ready.Load() {
+	if !s.loaded() {
 		s.shed(w, &apiError{status: http.StatusServiceUnavailable, code: CodeNotReady, retryAfter: retryNotReady,
 			msg: "docent is indexing its sources for the first time; retry when GET /readyz answers 200"})
 		return

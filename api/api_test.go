@@ -33,7 +33,6 @@ func format(a docent.Answer) string { return a.Text + "\n\nSources: " + a.Citati
 func newTestServer(t *testing.T, asker Asker, docs *Docs) *httptest.Server {
 	t.Helper()
 	s := New(asker, format, prometheus.NewRegistry(), docs, slog.New(slog.DiscardHandler), Options{})
-	s.SetReady(true)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return ts
@@ -126,8 +125,25 @@ func TestAskFilterAndPlatformPassed(t *testing.T) {
 	}
 }
 
+// readiness is a Readiness the test moves: loaded, and what Check says.
+type readiness struct {
+	loaded atomic.Bool
+	err    atomic.Value // error
+}
+
+func (r *readiness) Loaded() bool { return r.loaded.Load() }
+func (r *readiness) Check(context.Context) error {
+	if e, _ := r.err.Load().(error); e != nil {
+		return e
+	}
+	return nil
+}
+
+// TestReadyz: /readyz is 503 until the sync side reports the index loaded,
+// then as its check says.
 func TestReadyz(t *testing.T) {
-	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{})
+	r := &readiness{}
+	s := New(nil, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Ready: r})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	check := func(want int) {
@@ -142,8 +158,10 @@ func TestReadyz(t *testing.T) {
 		}
 	}
 	check(http.StatusServiceUnavailable)
-	s.SetReady(true)
+	r.loaded.Store(true)
 	check(http.StatusOK)
+	r.err.Store(errors.New("typesense: no leader"))
+	check(http.StatusServiceUnavailable)
 }
 
 func TestDocsServesOnlyLiveDocuments(t *testing.T) {
@@ -213,7 +231,6 @@ func TestAskScopedToken(t *testing.T) {
 			Citations: []docent.Citation{{N: 1, Title: "Policy", URL: "https://x/p"}}}}, nil
 	})
 	s := New(asker, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{})
-	s.SetReady(true)
 	caller := docent.Caller{Name: "community-bot", TokenID: 3, Scope: docent.Scope{Sources: []string{"public"}, Labels: []string{"faq"}}}
 	withCaller := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Handler().ServeHTTP(w, r.WithContext(docent.NewContextWithCaller(r.Context(), caller)))
@@ -260,7 +277,6 @@ func TestAskScopedToken(t *testing.T) {
 func TestSharedLimiter(t *testing.T) {
 	lim := NewLimiter(Limits{MaxInFlight: 1, MaxQueue: 1, MaxWait: time.Millisecond})
 	s := New(answered(new(atomic.Int64)), format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Limiter: lim})
-	s.SetReady(true)
 	if s.Limiter() != lim {
 		t.Fatal("the server does not use the limiter it was given")
 	}
@@ -309,7 +325,6 @@ func TestAskFlagsStaleSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := New(asker, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Flags: tt.flags})
-			s.SetReady(true)
 			ts := httptest.NewServer(s.Handler())
 			defer ts.Close()
 			resp, err := http.Post(ts.URL+"/api/ask", "application/json", strings.NewReader(`{"question":"how much?"}`))

@@ -99,7 +99,7 @@ func NewDocs(sources map[string]fs.FS, live LiveFunc, opts DocsOptions) *Docs {
 		live:    live,
 		md: goldmark.New(
 			goldmark.WithExtensions(mdsafe.GFM),
-			goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+			goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithAttribute()),
 		),
 		opts:  opts,
 		slots: make(chan struct{}, opts.MaxRenders),
@@ -181,10 +181,7 @@ func (d *Docs) render(fsys fs.FS, name, p string) rendered {
 	if err != nil {
 		return rendered{err: err}
 	}
-	doc, err := connectors.ParseMarkdown(p, raw)
-	if err != nil {
-		return rendered{err: errNotRendered}
-	}
+	doc := connectors.ParseMarkdownWith(p, raw, connectors.FSIncluder(fsys, maxDocBytes))
 	var body bytes.Buffer
 	markdown := strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".mdx")
 	if !markdown || len(doc.Body) > d.opts.MaxRenderBytes {

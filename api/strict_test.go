@@ -126,8 +126,9 @@ func TestAskStrictBody(t *testing.T) {
 func TestAskBeforeReady(t *testing.T) {
 	var calls atomic.Int64
 	var shed []string
+	r := &readiness{}
 	s := New(answered(&calls), format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler),
-		Options{OnShed: func(code string) { shed = append(shed, code) }})
+		Options{OnShed: func(code string) { shed = append(shed, code) }, Ready: r})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	post := func() (*http.Response, []byte) {
@@ -141,7 +142,7 @@ func TestAskBeforeReady(t *testing.T) {
 	if calls.Load() != 0 || len(shed) != 1 || shed[0] != CodeNotReady {
 		t.Errorf("asker calls %d, shed %v; want 0 and [not_ready]", calls.Load(), shed)
 	}
-	s.SetReady(true)
+	r.loaded.Store(true)
 	if resp, b := post(); resp.StatusCode != http.StatusOK || calls.Load() != 1 {
 		t.Errorf("after ready: %d %s", resp.StatusCode, b)
 	}
@@ -167,7 +168,6 @@ func TestAskShedsEarly(t *testing.T) {
 		Limits: Limits{MaxInFlight: 1, MaxQueue: 1, MaxWait: 300 * time.Millisecond},
 		OnShed: func(code string) { mu.Lock(); shed[code]++; mu.Unlock() },
 	})
-	s.SetReady(true)
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	type result struct {

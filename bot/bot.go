@@ -19,6 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/question"
 )
 
 // Asker answers a question and stores the turn; answer.Recorder
@@ -595,20 +596,7 @@ func (b *Bot) allow(key string, perMinute float64) bool {
 	return l.AllowN(b.now(), 1)
 }
 
-// questionWords open a message that reads as a question without "?".
-var questionWords = map[string]bool{
-	"how": true, "what": true, "whats": true, "what's": true, "when": true, "where": true, "who": true,
-	"why": true, "which": true, "can": true, "could": true, "do": true, "does": true, "is": true, "are": true,
-	"should": true, "will": true, "would": true, "may": true, "any": true, "anyone": true,
-}
-
 // looksLikeQuestion reports whether text reads as a question: it ends in
-// "?" or starts with a question word.
-func looksLikeQuestion(text string) bool {
-	text = strings.TrimSpace(text)
-	if strings.HasSuffix(text, "?") {
-		return true
-	}
-	first, _, _ := strings.Cut(strings.ToLower(text), " ")
-	return questionWords[strings.Trim(first, ",.:;!")]
-}
+// "?" or starts with a question word (question.Looks, the answerer's
+// reading too).
+func looksLikeQuestion(text string) bool { return question.Looks(text) }

@@ -239,14 +239,16 @@ var DefaultInclude = []string{"**/*.md", "**/*.mdx", "**/*.rst", "**/*.txt"}
 
 // DirConfig is a local folder source.
 type DirConfig struct {
-	// Path is the folder to read.
+	// Path is the folder to read; a relative path is relative to the
+	// config file's folder.
 	Path string `yaml:"path"`
 	// Include and Exclude are doublestar globs relative to Path. Include
 	// defaults to DefaultInclude.
 	Include []string `yaml:"include,omitempty"`
 	Exclude []string `yaml:"exclude,omitempty"`
-	// WebURL is where people read the files, prefixed to their paths in
-	// citations; empty means file paths are shown without links.
+	// WebURL is a template for citation links: {path} is replaced by the
+	// file's path inside Path (it must be there). Empty means file paths
+	// are shown without links.
 	WebURL string `yaml:"web_url,omitempty"`
 }
 
@@ -254,7 +256,8 @@ type DirConfig struct {
 type GitConfig struct {
 	// URL is a remote to clone and fetch.
 	URL string `yaml:"url,omitempty"`
-	// Path is an existing local repository.
+	// Path is an existing local repository; a relative path is relative
+	// to the config file's folder.
 	Path string `yaml:"path,omitempty"`
 	// Branch to read; empty means the remote HEAD (or the checked-out branch).
 	Branch string `yaml:"branch,omitempty"`
@@ -265,7 +268,7 @@ type GitConfig struct {
 	Include []string `yaml:"include,omitempty"`
 	Exclude []string `yaml:"exclude,omitempty"`
 	// WebURL is a template for citation links with {repo}, {branch} and
-	// {path} placeholders.
+	// {path} placeholders; {path} must be there.
 	WebURL string `yaml:"web_url,omitempty"`
 	// Token authenticates https fetches (secret).
 	Token string `yaml:"token,omitempty" secret:"true"`
@@ -546,8 +549,9 @@ func ScheduleOff(spec string) bool { return spec == "" || spec == "off" }
 
 // LogConfig is the logging section.
 type LogConfig struct {
-	// Level is debug, info, warn or error.
-	Level string `yaml:"level"`
+	// Level is debug, info, warn or error; empty (the default) is info
+	// for serve and warn for the one-shot commands.
+	Level string `yaml:"level,omitempty"`
 	// Format is text or json.
 	Format string `yaml:"format"`
 }
@@ -582,7 +586,7 @@ func Default() Config {
 		Answerer: AnswererConfig{Provider: ProviderOffline},
 		Chunker:  ChunkerConfig{TargetTokens: 512, OverlapTokens: 40},
 		Sync:     SyncConfig{Schedule: "@every 1h", MaxDocBytes: 1 << 20, MaxChunksPerDoc: 2000, Workers: 2},
-		Log:      LogConfig{Level: "info", Format: "text"},
+		Log:      LogConfig{Format: "text"},
 		Slack:    defaultSlack(),
 		Discord:  defaultDiscord(),
 		Auth:     AuthConfig{SessionIdle: 2 * time.Hour, APIRatePerMinute: 60, DocLinkTTL: 24 * time.Hour},

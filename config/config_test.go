@@ -23,11 +23,18 @@ func env(m map[string]string) func(string) (string, bool) {
 }
 
 // mustWrite writes content to name in a temp dir and returns the path.
-func mustWrite(tb testing.TB, name, content string) string {
+func mustWrite(tb testing.TB, name, content string, dirs ...string) string {
 	tb.Helper()
 	p := filepath.Join(tb.TempDir(), name)
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 		tb.Fatal(err)
+	}
+	// Folders the config names, made beside it (a dir source's path must
+	// exist).
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(filepath.Dir(p), d), 0o755); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	return p
 }
@@ -66,7 +73,7 @@ func TestDefault(t *testing.T) {
 		{"sync.max_chunks_per_doc", c.Sync.MaxChunksPerDoc, 2000},
 		{"sync.workers", c.Sync.Workers, 2},
 		{"auth.doc_link_ttl", c.Auth.DocLinkTTL, 24 * time.Hour},
-		{"log.level", c.Log.Level, "info"},
+		{"log.level", c.Log.Level, ""},
 		{"log.format", c.Log.Format, "text"},
 	}
 	for _, tc := range checks {
@@ -106,8 +113,26 @@ func TestDefault(t *testing.T) {
 	})
 }
 
+// chdirWith moves the test into a temp dir holding the folders named
+// (relative dir source paths resolve against the working directory).
+func chdirWith(t *testing.T, folders ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range folders {
+		if err := os.MkdirAll(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+}
+
 func TestLoadFullFile(t *testing.T) {
-	c, err := Load("testdata/full.yaml", env(map[string]string{
+	full, err := filepath.Abs("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chdirWith(t, "notes")
+	c, err := Load(full, env(map[string]string{
 		"GIT_TOKEN":        "ghp_secret1",
 		"TYPESENSE_KEY":    "ts'key",
 		"GEMINI_API_KEY":   `gem"ini\key`,
@@ -131,7 +156,8 @@ func TestLoadFullFile(t *testing.T) {
 				Token:  "ghp_secret1", Username: "x-access-token",
 			}},
 			{Name: "local_notes", Type: "dir", StaleAfterDays: 90, Dir: &DirConfig{
-				Path: "./notes", Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/",
+				// Relative to the config file's folder.
+				Path: filepath.Join(filepath.Dir(full), "notes"), Include: []string{"**/*.md"}, WebURL: "https://notes.example.com/{path}",
 			}},
 			{Name: "wiki", Type: "confluence", Schedule: "@every 15m", Confluence: &ConfluenceConfig{
 				BaseURL: "https://acme.atlassian.net/wiki", Flavor: "cloud", Email: "docs-bot@acme.example", Token: "atl-token",
@@ -158,7 +184,7 @@ func TestLoadFullFile(t *testing.T) {
 				Temperature: 0.2, MaxOutputTokens: 1024, Timeout: 30 * time.Second},
 		},
 		Embedder: EmbedderConfig{Provider: "openai"},
-		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: "synonyms.txt",
+		Answerer: AnswererConfig{Provider: "gemini", MaxSources: 5, MinCosine: 0.25, Synonyms: filepath.Join(filepath.Dir(full), "synonyms.txt"),
 			Decision: &DecisionConfig{Bias: -3.5, Weights: map[string]float64{"coverage": 4, "missing": -2}, AnswerAt: 0.5, NotFoundAt: 0.1}},
 		Chunker: ChunkerConfig{TargetTokens: 400, OverlapTokens: 50},
 		Sync:    SyncConfig{Schedule: "@every 30m", MaxDocBytes: 2 << 20, MaxChunksPerDoc: 2000, Workers: 4},
@@ -195,6 +221,14 @@ func TestLoadFullFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got\n%#v\nwant\n%#v", c, want)
+		if !reflect.DeepEqual(c.Answerer, want.Answerer) {
+			t.Errorf("answerer %+v %+v, want %+v %+v", c.Answerer, *c.Answerer.Decision, want.Answerer, *want.Answerer.Decision)
+		}
+		for i := range c.Sources {
+			if !reflect.DeepEqual(c.Sources[i], want.Sources[i]) {
+				t.Errorf("source %d: %+v %+v %+v, want %+v %+v %+v", i, c.Sources[i], c.Sources[i].Dir, c.Sources[i].Git, want.Sources[i], want.Sources[i].Dir, want.Sources[i].Git)
+			}
+		}
 	}
 }
 
@@ -556,8 +590,9 @@ func TestResolve(t *testing.T) {
 		wantData string
 		wantErr  string
 	}{
-		{name: "flag beats everything", flag: flagFile, env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: flagFile, wantData: "from-flag"},
-		{name: "DOCENT_CONFIG beats ./docent.yaml", env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: envFile, wantData: "from-env"},
+		// A relative data_dir is relative to the file's folder.
+		{name: "flag beats everything", flag: flagFile, env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: flagFile, wantData: filepath.Join(dir, "from-flag")},
+		{name: "DOCENT_CONFIG beats ./docent.yaml", env: map[string]string{"DOCENT_CONFIG": envFile}, cwdFile: true, wantPath: envFile, wantData: filepath.Join(dir, "from-env")},
 		{name: "./docent.yaml when present", cwdFile: true, wantPath: "docent.yaml", wantData: "from-cwd"},
 		{name: "defaults when nothing", wantPath: "", wantData: "./data"},
 		{name: "DOCENT_DATA beats the file", flag: flagFile, env: map[string]string{"DOCENT_DATA": "/d"}, wantPath: flagFile, wantData: "/d"},
@@ -711,6 +746,12 @@ func TestValidate(t *testing.T) {
 		{"overlap not below target", func(c *Config) { c.Chunker.OverlapTokens = c.Chunker.TargetTokens }, "chunker.overlap_tokens", "smaller than chunker.target_tokens"},
 		{"zero target", func(c *Config) { c.Chunker.TargetTokens = 0; c.Chunker.OverlapTokens = 0 }, "chunker.target_tokens", "positive"},
 		{"bad sync schedule", func(c *Config) { c.Sync.Schedule = "hourly-ish" }, "sync.schedule", "invalid cron spec"},
+		{"dir folder that does not exist", func(c *Config) {
+			c.Sources = []SourceConfig{{Name: "notes", Type: SourceDir, Dir: &DirConfig{Path: "/nonexistent/docent-notes"}}}
+		}, "sources[0].dir.path", "no folder /nonexistent/docent-notes"},
+		{"dir path to a file", func(c *Config) {
+			c.Sources = []SourceConfig{{Name: "notes", Type: SourceDir, Dir: &DirConfig{Path: "config_test.go"}}}
+		}, "sources[0].dir.path", "is a file, not a folder"},
 		{"standard cron spec", func(c *Config) { c.Sync.Schedule = "0 */2 * * *" }, "", ""},
 		{"sync off", func(c *Config) { c.Sync.Schedule = "off" }, "", ""},
 		{"sync empty", func(c *Config) { c.Sync.Schedule = "" }, "", ""},
@@ -804,8 +845,56 @@ func runValidateCases(t *testing.T, tests []validateCase) {
 	}
 }
 
+// TestRelativePaths: the relative paths a config file sets are relative
+// to its folder, wherever docent runs; absolute paths, paths from the
+// defaults and DOCENT_DATA stay as they are.
+func TestRelativePaths(t *testing.T) {
+	p := mustWrite(t, "docent.yaml", "data_dir: ./data-docs\nsources:\n  - name: d\n    type: dir\n    dir: {path: ./corpus}\n"+
+		"  - name: g\n    type: git\n    git: {path: ../repo}\n  - name: abs\n    type: dir\n    dir: {path: "+os.TempDir()+"}\n", "corpus")
+	dir := filepath.Dir(p)
+	c, err := Load(p, env(nil), Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{c.DataDir, c.Sources[0].Dir.Path, c.Sources[1].Git.Path, c.Sources[2].Dir.Path}
+	want := []string{filepath.Join(dir, "data-docs"), filepath.Join(dir, "corpus"), filepath.Join(filepath.Dir(dir), "repo"), os.TempDir()}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+	c, err = Load(p, env(map[string]string{"DOCENT_DATA": "rel-data"}), Builtin())
+	if err != nil || c.DataDir != "rel-data" {
+		t.Errorf("DOCENT_DATA: data_dir %q, %v; want it as given", c.DataDir, err)
+	}
+	noDataDir := mustWrite(t, "other.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: docs}\n", "docs")
+	if c, err := Load(noDataDir, env(nil), Builtin()); err != nil || c.DataDir != Default().DataDir {
+		t.Errorf("default data_dir became %q, %v", c.DataDir, err)
+	}
+}
+
+// TestWebURLNeedsPath: a file source's web_url without {path} would link
+// every citation to one page: an error naming the key and the line.
+func TestWebURLNeedsPath(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"dir", "sources:\n  - name: d\n    type: dir\n    dir:\n      path: ./docs\n      web_url: https://docs.example.com/\n",
+			"docent.yaml:6: sources[0].dir.web_url: must contain {path}"},
+		{"git", "sources:\n  - name: g\n    type: git\n    git:\n      url: https://github.com/acme/docs.git\n      web_url: https://github.com/acme/docs\n",
+			"docent.yaml:6: sources[0].git.web_url: must contain {path}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(mustWrite(t, "docent.yaml", tc.yaml, "docs"), env(nil), Builtin())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Load(mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: x, web_url: \"https://x/{path}\"}\n", "x"), env(nil), Builtin()); err != nil {
+		t.Errorf("a web_url with {path}: %v", err)
+	}
+}
+
 func TestNormalizeIncludes(t *testing.T) {
-	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n")
+	chdirWith(t, "x")
+	p := mustWrite(t, "docent.yaml", "sources:\n  - name: d\n    type: dir\n    dir: {path: ./x}\n  - name: g\n    type: git\n    git: {path: ./r, include: ['*.md']}\n", "x")
 	c, err := Load(p, env(nil), Builtin())
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -149,7 +150,39 @@ func parse(file string, raw []byte, getenv func(string) (string, bool)) (Config,
 	if cfg.Sources == nil {
 		cfg.Sources = Default().Sources
 	}
+	cfg.resolvePaths(filepath.Dir(file), lines(f))
 	return cfg, nil
+}
+
+// resolvePaths makes the relative paths the file sets (data_dir, a dir
+// source's path, a local git repository's path, answerer.synonyms)
+// relative to dir, the
+// config file's folder, so that a config means the same files whatever
+// folder docent runs from. Paths from defaults and the environment
+// (DOCENT_DATA) stay relative to the working directory.
+func (c *Config) resolvePaths(dir string, set map[string]int) {
+	if dir == "" || dir == "." {
+		return
+	}
+	resolve := func(p string) string {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	if _, ok := set["data_dir"]; ok {
+		c.DataDir = resolve(c.DataDir)
+	}
+	c.Answerer.Synonyms = resolve(c.Answerer.Synonyms)
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		if s.Dir != nil {
+			s.Dir.Path = resolve(s.Dir.Path)
+		}
+		if s.Git != nil {
+			s.Git.Path = resolve(s.Git.Path)
+		}
+	}
 }
 
 // yamlError turns a go-yaml error into an *Error with the line and, where

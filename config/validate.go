@@ -3,8 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -144,7 +147,7 @@ func (c Config) Validate(impl Implementations) error {
 	}
 
 	switch strings.ToLower(c.Log.Level) {
-	case "debug", "info", "warn", "error":
+	case "", "debug", "info", "warn", "error":
 	default:
 		bad("log.level", "unknown level %q (want debug, info, warn or error)", c.Log.Level)
 	}
@@ -211,12 +214,44 @@ func (c Config) validateSources(impl Implementations, bad func(key, format strin
 func (d *DirConfig) validate(key string, bad func(key, format string, args ...any)) {
 	if d.Path == "" {
 		bad(key+".path", "must not be empty")
+		return
 	}
+	checkPathTemplate(key+".web_url", d.WebURL, bad)
+	switch st, err := os.Stat(d.Path); {
+	case errors.Is(err, fs.ErrNotExist):
+		if filepath.IsAbs(d.Path) {
+			bad(key+".path", "no folder %s", d.Path)
+		} else {
+			bad(key+".path", "no folder %s (resolved against %s)", d.Path, workDir())
+		}
+	case err != nil:
+		bad(key+".path", "%v", err)
+	case !st.IsDir():
+		bad(key+".path", "%s is a file, not a folder", d.Path)
+	}
+}
+
+// workDir is the directory relative paths resolve against, for messages.
+func workDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "the working directory"
+	}
+	return wd
 }
 
 func (g *GitConfig) validate(key string, bad func(key, format string, args ...any)) {
 	if (g.URL == "") == (g.Path == "") {
 		bad(key, "set exactly one of url (a remote) or path (a local repository)")
+	}
+	checkPathTemplate(key+".web_url", g.WebURL, bad)
+}
+
+// checkPathTemplate requires a file source's web_url, when set, to hold
+// {path}: without it every citation would link the same page.
+func checkPathTemplate(key, tmpl string, bad func(key, format string, args ...any)) {
+	if tmpl != "" && !strings.Contains(tmpl, "{path}") {
+		bad(key, "must contain {path}, where each file's path goes (for example https://github.com/acme/docs/blob/main/{path}); without it every citation links %q", tmpl)
 	}
 }
 

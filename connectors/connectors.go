@@ -164,6 +164,25 @@ func ReportRequests(l Listing, s RequestStats) {
 	}
 }
 
+// FragmentReporter is a Listing that counts the files a source does not
+// hand over as documents because other documents of the source include
+// them whole (see WholeIncludes): their text is indexed where it is
+// included. The engine's listing implements it and counts them in the
+// run's ContentCounts.Fragments. A fragment the engine held from an
+// earlier run is deleted like any document a complete listing leaves out.
+type FragmentReporter interface {
+	// Fragments notes the IDs the documents would have had.
+	Fragments(ids ...string)
+}
+
+// ReportFragments hands ids to l when l counts fragments, and otherwise
+// does nothing.
+func ReportFragments(l Listing, ids ...string) {
+	if r, ok := l.(FragmentReporter); ok && len(ids) > 0 {
+		r.Fragments(ids...)
+	}
+}
+
 // Anchorer is a Source whose documents' web pages name their headings in
 // their own way (a wiki's heading IDs are not GitHub's slugs). The engine
 // asks it for the anchor of each chunk's section, so that citations

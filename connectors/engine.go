@@ -43,6 +43,11 @@ type EngineOptions struct {
 	StageDir string
 	// Clock returns the current time. Default time.Now.
 	Clock func() time.Time
+	// OnChange, when set, is called after each run that added, updated
+	// or deleted documents (a run that failed part way too), before Sync
+	// returns: statistics derived from the index (the answerer's corpus
+	// statistics) are invalidated when the index changes, not on read.
+	OnChange func()
 }
 
 var _ LimitedChunker = search.Chunker{}
@@ -154,6 +159,8 @@ type run struct {
 	// hashes; "" for a document whose index chunks disagree with the
 	// registry, so that it is re-indexed whatever the listing says.
 	known map[string]string
+	// empty holds the registry documents that have no chunk.
+	empty map[string]bool
 	// named flags every ID the listing named; deleted are the IDs it
 	// reported with Listing.Deleted.
 	named   map[string]uint8
@@ -186,10 +193,15 @@ type run struct {
 }
 
 var (
-	_ Listing         = (*run)(nil)
-	_ RequestReporter = (*run)(nil)
-	_ Holder          = (*run)(nil)
+	_ Listing          = (*run)(nil)
+	_ RequestReporter  = (*run)(nil)
+	_ Holder           = (*run)(nil)
+	_ FragmentReporter = (*run)(nil)
 )
+
+// Fragments counts the files the source left to the documents that
+// include them.
+func (r *run) Fragments(ids ...string) { r.res.Content.Fragments += len(ids) }
 
 // Holds reports whether the registry held id, in step with the index,
 // when the run started.
@@ -239,7 +251,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		reembed, err := e.plainNeedsReembed(ctx)
 		if err != nil {
 			e.model.RUnlock()
-			return docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err)
+			return e.failed(docent.RunResult{Source: name}, fmt.Errorf("connectors: sync %s: %w", name, err))
 		}
 		if reembed {
 			e.model.RUnlock()
@@ -254,7 +266,7 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		res: docent.RunResult{Source: name, Started: e.opts.Clock().UTC()}}
 	id, err := e.reg.StartRun(ctx, name)
 	if err != nil {
-		return r.res, fmt.Errorf("connectors: sync %s: %w", name, err)
+		return e.failed(r.res, fmt.Errorf("connectors: sync %s: %w", name, err))
 	}
 	r.id = id
 	defer func() {
@@ -278,6 +290,15 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		}
 	}
 	return r.finish(ctx, err)
+}
+
+// failed logs a run that failed before it was recorded and returns it.
+// The engine logs every run's outcome once (finish, failed); its callers
+// do not log it again.
+func (e *Engine) failed(res docent.RunResult, err error) (docent.RunResult, error) {
+	res.Err = err.Error()
+	e.log.Error("sync failed", slog.String("source", res.Source), slog.Any("error", err))
+	return res, err
 }
 
 // finish records the run's outcome and returns it.
@@ -309,6 +330,9 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 		e.log.Error("sync failed", append(attrs, slog.Any("error", err))...)
 	} else {
 		e.log.Info("sync finished", attrs...)
+	}
+	if e.opts.OnChange != nil && r.res.Added+r.res.Updated+r.res.Deleted > 0 {
+		e.opts.OnChange()
 	}
 	return r.res, err
 }
@@ -414,8 +438,12 @@ func (r *run) reconcile(ctx context.Context) (string, error) {
 	}
 	slices.Sort(orphans)
 	r.known = make(map[string]string, len(recs))
+	r.empty = map[string]bool{}
 	dirty := 0
 	for id, rec := range recs {
+		if len(rec.ChunkIDs) == 0 {
+			r.empty[id] = true
+		}
 		h := rec.ContentHash
 		if !sameIDs(rec.ChunkIDs, indexed[id]) {
 			h, dirty = "", dirty+1
@@ -493,13 +521,20 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 		return nil
 	}
 	r.named[doc.ID] |= namedBody
-	if msg := r.e.check(r.name, &doc); msg != "" {
+	if msg, oversized := r.e.check(r.name, &doc); msg != "" {
+		if oversized {
+			r.res.Content.Oversized++
+		}
 		r.skip(doc.ID, errors.New(msg), false)
 		return nil
 	}
+	r.noteContent(doc)
 	h := docHash(doc)
 	old, exists := r.known[doc.ID]
 	if exists && old == h {
+		if r.empty[doc.ID] {
+			r.res.Content.Empty++
+		}
 		r.res.Unchanged++
 		r.done++
 		r.report()
@@ -510,6 +545,7 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 		err = checkChunks(doc.ID, chunks)
 	}
 	if err == nil && rest > 0 {
+		r.res.Content.Oversized++
 		r.truncated(doc.ID, len(chunks), rest)
 	}
 	if a, ok := r.src.(Anchorer); ok && err == nil {
@@ -518,6 +554,10 @@ func (r *run) Document(ctx context.Context, doc docent.Document) error {
 	if err != nil {
 		r.skip(doc.ID, fmt.Errorf("chunk: %w", err), true)
 		return nil
+	}
+	if len(chunks) == 0 {
+		r.res.Content.Empty++
+		r.e.log.Info("document gives no chunk", slog.String("source", r.name), slog.String("id", doc.ID))
 	}
 	doc.Body = "" // the chunks hold the text now
 	p := &pendingDoc{Doc: doc, Hash: h, Chunks: chunks, Exists: exists}
@@ -544,8 +584,29 @@ func (r *run) Failed(ctx context.Context, id string, err error) error {
 		return nil
 	}
 	r.named[id] |= namedBody
+	if errors.Is(err, ErrTooLarge) {
+		r.res.Content.Oversized++
+	}
 	r.skip(id, err, Transient(err))
 	return nil
+}
+
+// noteContent adds what normalising doc found to the run's counts: the
+// markup it dropped, and a warning for a front matter block it could not
+// use or an include it could not read (the document is indexed anyway).
+func (r *run) noteContent(doc docent.Document) {
+	n := doc.Normalized
+	r.res.Content.Dropped += n.Dropped
+	var msgs []string
+	if n.FrontMatter != "" {
+		msgs = append(msgs, "front matter not used ("+n.FrontMatter+"); the body is indexed")
+	}
+	if len(n.Missing) > 0 {
+		msgs = append(msgs, "include not found: "+strings.Join(n.Missing, ", "))
+	}
+	if len(msgs) > 0 {
+		r.res.Content.Warnings = append(r.res.Content.Warnings, docent.DocError{ID: doc.ID, Err: strings.Join(msgs, "; ")})
+	}
 }
 
 // Deleted notes documents gone from the source; they are removed once the
@@ -721,13 +782,15 @@ func failedCount(errs []docent.DocError) int {
 }
 
 // skip records a skipped document; retry holds the cursor back so the next
-// run lists it again.
+// run lists it again. It is logged at info: the run's record carries it to
+// the console and the sync summary, and a skipped page is no failure of
+// the run.
 func (r *run) skip(id string, err error, retry bool) {
 	de := docent.DocError{ID: id, Err: err.Error(), Retry: retry}
 	r.res.Errors = append(r.res.Errors, de)
 	r.retry = r.retry || retry
 	r.done++
-	r.e.log.Warn("document skipped", slog.String("source", r.name), slog.String("id", id),
+	r.e.log.Info("document skipped", slog.String("source", r.name), slog.String("id", id),
 		slog.Bool("retry", retry), slog.String("error", de.Err))
 	r.report()
 }
@@ -745,20 +808,21 @@ func (r *run) report() {
 }
 
 // check validates a listed document and returns why it cannot be indexed,
-// or "". It fills in Source when the source left it empty.
-func (e *Engine) check(source string, d *docent.Document) string {
+// or "", and whether it is too large. It fills in Source when the source
+// left it empty.
+func (e *Engine) check(source string, d *docent.Document) (string, bool) {
 	switch {
 	case !strings.HasPrefix(d.ID, source+":") || len(d.ID) == len(source)+1:
-		return fmt.Sprintf("document ID must start with %q", source+":")
+		return fmt.Sprintf("document ID must start with %q", source+":"), false
 	case d.Source != "" && d.Source != source:
-		return fmt.Sprintf("document source %q is not %q", d.Source, source)
+		return fmt.Sprintf("document source %q is not %q", d.Source, source), false
 	case len(d.Body) > e.opts.MaxDocBytes:
-		return fmt.Sprintf("document is %d bytes, over the %d byte limit", len(d.Body), e.opts.MaxDocBytes)
+		return fmt.Sprintf("document is %d bytes, over the %d byte limit", len(d.Body), e.opts.MaxDocBytes), true
 	case !utf8.ValidString(d.Body) || strings.IndexByte(d.Body, 0) >= 0:
-		return "document is binary (not UTF-8 text)"
+		return "document is binary (not UTF-8 text)", false
 	}
 	d.Source = source
-	return ""
+	return "", false
 }
 
 // anchor replaces the heading anchors of chunk URLs with the source's own

@@ -28,9 +28,10 @@ func TestSyncCapsChunksPerDocument(t *testing.T) {
 		ch   connectors.Chunker
 		emb  search.Embedder
 	}{
-		{"search chunker", search.Chunker{}, connectorstest.NewEmbedder("m")},
+		// Small sections stay apart: each part is one chunk.
+		{"search chunker", search.Chunker{MinSectionChars: -1}, connectorstest.NewEmbedder("m")},
 		{"other chunker", connectorstest.Chunker{}, connectorstest.NewEmbedder("m")},
-		{"trainable embedder", search.Chunker{}, &connectorstest.Trainable{}},
+		{"trainable embedder", search.Chunker{MinSectionChars: -1}, &connectorstest.Trainable{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, idx := connectorstest.OpenStores(t)

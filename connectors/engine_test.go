@@ -895,3 +895,27 @@ func BenchmarkSync(b *testing.B) {
 		}
 	})
 }
+
+// TestSyncOnChange: the engine tells OnChange about each run that changed
+// the index (added, updated or deleted documents), and only those.
+func TestSyncOnChange(t *testing.T) {
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	changes := 0
+	e.opts.OnChange = func() { changes++ }
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   int
+	}{
+		{"added", func() { e.src.Put(doc("a.md", "# A\n\nAlpha.\n"), doc("b.md", "# B\n\nBeta.\n")) }, 1},
+		{"unchanged", func() {}, 1},
+		{"updated", func() { e.src.Put(doc("a.md", "# A\n\nAlpha, changed.\n")) }, 2},
+		{"deleted", func() { e.src.Delete("hb:b.md") }, 3},
+	} {
+		step.change()
+		e.sync()
+		if changes != step.want {
+			t.Errorf("after the %s run: OnChange called %d times in all, want %d", step.name, changes, step.want)
+		}
+	}
+}

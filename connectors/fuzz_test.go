@@ -1,19 +1,19 @@
 package connectors_test
 
 import (
-	"bytes"
-	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/examples/handbook"
 )
 
-// FuzzParseMarkdown feeds the markdown and front-matter parser arbitrary
-// files. It must never panic; it refuses only with ErrFrontMatter; and
-// what it accepts has a body that is the end of the file, and labels that
-// are trimmed, non-empty and distinct.
+// FuzzParseMarkdown feeds the markdown and front-matter parser and the
+// normaliser arbitrary files. It must never panic, always give a title,
+// keep valid UTF-8 valid, give a body with no carriage return (CRLF is
+// folded), labels that are trimmed, non-empty and distinct, and a body that
+// normalising again leaves as it is.
 func FuzzParseMarkdown(f *testing.F) {
 	for _, p := range []string{"it/vpn.md", "travel/expense-policy.md", "product/faq.md"} {
 		b, err := handbook.FS.ReadFile(p)
@@ -42,15 +42,20 @@ func FuzzParseMarkdown(f *testing.F) {
 		f.Add(seed.path, []byte(seed.content))
 	}
 	f.Fuzz(func(t *testing.T, path string, content []byte) {
-		doc, err := connectors.ParseMarkdown(path, content)
-		if err != nil {
-			if !errors.Is(err, connectors.ErrFrontMatter) {
-				t.Fatalf("error %v does not wrap ErrFrontMatter", err)
-			}
-			return
+		doc := connectors.ParseMarkdown(path, content)
+		if doc.Title == "" {
+			t.Fatal("no title")
 		}
-		if !bytes.HasSuffix(content, []byte(doc.Body)) {
-			t.Fatalf("body %q is not the end of the file", doc.Body)
+		if utf8.Valid(content) && !utf8.ValidString(doc.Body) {
+			t.Fatalf("body %q is not valid UTF-8", doc.Body)
+		}
+		if ext := path[strings.LastIndex(path, ".")+1:]; ext != "txt" && ext != "rst" {
+			if strings.Contains(doc.Body, "\r\n") {
+				t.Fatalf("body %q keeps CRLF", doc.Body)
+			}
+			if again, _ := connectors.Normalize(path, doc.Body, nil); again != doc.Body {
+				t.Fatalf("normalising again changes %q to %q", doc.Body, again)
+			}
 		}
 		seen := map[string]bool{}
 		for _, l := range doc.Labels {

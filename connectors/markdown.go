@@ -16,6 +16,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/goccy/go-yaml"
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/docent-hq/docent"
 )
 
 // DefaultMaxBytes is the largest document a file-based source reads when
@@ -38,15 +41,19 @@ var ErrTooLarge = errors.New("connectors: file too large")
 // socket): never read, skipped until it changes.
 var ErrNotRegular = errors.New("connectors: not a regular file")
 
-// ErrFrontMatter is returned by ParseMarkdown for malformed front matter.
+// ErrFrontMatter marks a front matter problem. ParseMarkdown no longer
+// refuses a document for it (the problem is reported in
+// MarkdownDoc.Normalized.FrontMatter and the body indexed); a source may
+// still wrap it for a document it cannot take.
 var ErrFrontMatter = errors.New("connectors: malformed front matter")
 
 // MarkdownDoc is a markdown file split into its metadata and body.
 type MarkdownDoc struct {
-	// Title is the front matter title, else the first level-1 heading
-	// (ATX "# X" or setext), else the humanized file name.
+	// Title is the first level-1 heading (ATX "# X" or setext), else the
+	// front matter title, else the humanized file name.
 	Title string
-	// Body is the content without the front matter block.
+	// Body is the content without the front matter block, normalised
+	// (see Normalize).
 	Body string
 	// Labels come from the front matter "labels" or "tags" key (a list or
 	// a comma-separated string), trimmed, empty ones dropped, deduplicated.
@@ -61,60 +68,180 @@ type MarkdownDoc struct {
 	Description string
 	// Extra holds any other front matter keys as decoded from YAML.
 	Extra map[string]any
+	// Normalized is what normalising the body did, and the front matter
+	// problem, if any.
+	Normalized docent.Normalized
 }
 
-// ParseMarkdown splits content (the file at path, a slash path used only
-// for the fallback title) into front matter and body. Front matter is a
-// YAML mapping between a first line "---" and a closing "---" (or "...")
-// line. Malformed front matter (unterminated, invalid YAML, not a mapping,
-// a key of the wrong type, an unparseable date) returns an error wrapping
-// ErrFrontMatter, so that a source can report that one file as failed.
-func ParseMarkdown(path string, content []byte) (MarkdownDoc, error) {
+// ParseMarkdown is ParseMarkdownWith without includes: include
+// directives are dropped and listed as missing.
+func ParseMarkdown(path string, content []byte) MarkdownDoc {
+	return ParseMarkdownWith(path, content, nil)
+}
+
+// ParseMarkdownWith splits content (the file at name, a slash path used
+// for the fallback title and for resolving includes) into front matter and
+// body, and normalises the body (Normalize), reading include targets
+// through read.
+//
+// Front matter is a YAML mapping between a first line "---" and a closing
+// "---" (or "...") line, or Hugo's TOML between "+++" lines. A first line
+// "---" with no closing line, or whose block is not a mapping of keys
+// (prose between two rules), is a thematic break: the whole content is the
+// body. A block that reads as front matter but is not valid (a YAML
+// syntax error, a key of the wrong type, an unparseable date) never loses
+// the document: Normalized.FrontMatter says what is wrong, the title and
+// description are read from their lines when they can be, the fields
+// that are valid are kept, and the body is indexed.
+func ParseMarkdownWith(name string, content []byte, read Includer) MarkdownDoc {
 	content = bytes.TrimPrefix(content, []byte("\ufeff"))
+	text := strings.ReplaceAll(string(content), "\r\n", "\n")
 	var doc MarkdownDoc
-	front, body, ok, err := splitFrontMatter(content)
-	if err != nil {
-		return doc, err
-	}
-	doc.Body = string(body)
-	if ok {
-		if err := doc.applyFrontMatter(front); err != nil {
-			return MarkdownDoc{}, err
+	fm := splitFrontMatter(text)
+	body := text
+	if fm.ok {
+		body = fm.body
+		var err error
+		if fm.toml {
+			err = doc.applyTOML(fm.front)
+		} else {
+			err = doc.applyFrontMatter([]byte(fm.front))
 		}
+		if err != nil {
+			doc.Normalized.FrontMatter = strings.TrimPrefix(err.Error(), ErrFrontMatter.Error()+": ")
+			doc.salvage(fm.front)
+		}
+	} else if fm.problem != "" {
+		doc.Normalized.FrontMatter = fm.problem
+	}
+	if ext := strings.ToLower(path.Ext(name)); ext == ".txt" || ext == ".rst" {
+		// Plain text and reStructuredText are not markdown: no
+		// static-site markup to remove.
+		doc.Body = body
+	} else {
+		norm, notes := Normalize(name, body, read)
+		notes.FrontMatter = doc.Normalized.FrontMatter
+		doc.Body, doc.Normalized = norm, notes
+	}
+	// The page's own first-level heading is the title a reader sees at the
+	// top of the page; a front matter title beside it is the generator's
+	// metadata (the browser tab, search engines: "Traefik Routers
+	// Documentation" over "# Routers") and names the page only when the
+	// body has no such heading (Hugo and Jekyll layouts render it).
+	if h := firstHeading([]byte(doc.Body)); h != "" {
+		doc.Title = h
 	}
 	if doc.Title == "" {
-		doc.Title = firstHeading(body)
+		doc.Title = HumanizeName(name)
 	}
-	if doc.Title == "" {
-		doc.Title = HumanizeName(path)
-	}
-	return doc, nil
+	return doc
 }
 
-// splitFrontMatter returns the YAML block and the rest. ok is false when
-// content does not start with a front matter delimiter.
-func splitFrontMatter(content []byte) (front, body []byte, ok bool, err error) {
-	first, rest, found := bytes.Cut(content, []byte("\n"))
-	if !found || strings.TrimRight(string(first), " \t\r") != "---" {
-		return nil, content, false, nil
+// frontMatter is the outcome of splitFrontMatter.
+type frontMatter struct {
+	front, body string
+	ok          bool   // a front matter block was found
+	toml        bool   // +++ delimited
+	problem     string // an unterminated block that looked like front matter
+}
+
+// yamlKeyRE is a line that starts a YAML mapping entry.
+var yamlKeyRE = regexp.MustCompile(`^["']?[\w$@][\w .$@/-]*["']?\s*:(?:\s|$)`)
+
+// splitFrontMatter finds the front matter block at the start of text.
+func splitFrontMatter(text string) frontMatter {
+	first, rest, found := strings.Cut(text, "\n")
+	delim := strings.TrimRight(first, " \t")
+	if !found || (delim != "---" && delim != "+++") {
+		return frontMatter{body: text}
 	}
 	off := 0
 	for off <= len(rest) {
-		line, next, more := bytes.Cut(rest[off:], []byte("\n"))
-		trimmed := strings.TrimRight(string(line), " \t\r")
-		if trimmed == "---" || trimmed == "..." {
-			front = rest[:off]
+		line, _, more := strings.Cut(rest[off:], "\n")
+		t := strings.TrimRight(line, " \t")
+		if t == delim || (delim == "---" && t == "...") {
+			front := rest[:off]
+			body := ""
 			if more {
-				body = next
+				body = rest[off+len(line)+1:]
 			}
-			return front, bytes.TrimLeft(body, "\r\n"), true, nil
+			if delim == "---" && !looksLikeYAML(front) {
+				// Prose between two rules, not metadata.
+				return frontMatter{body: text}
+			}
+			return frontMatter{front: front, body: strings.TrimLeft(body, "\n"), ok: true, toml: delim == "+++"}
 		}
 		if !more {
 			break
 		}
 		off += len(line) + 1
 	}
-	return nil, nil, false, fmt.Errorf("%w: no closing \"---\" line", ErrFrontMatter)
+	fm := frontMatter{body: text}
+	if looksLikeYAML(rest) && delim == "---" {
+		if k := firstContentLine(rest); yamlKeyRE.MatchString(k) {
+			fm.problem = `front matter has no closing "---" line; the file is indexed as written`
+		}
+	}
+	return fm
+}
+
+// looksLikeYAML reports whether block is empty or opens with a YAML key,
+// a comment or a list item: metadata rather than prose.
+func looksLikeYAML(block string) bool {
+	l := firstContentLine(block)
+	return l == "" || strings.HasPrefix(l, "#") || yamlKeyRE.MatchString(l) || strings.HasPrefix(l, "- ")
+}
+
+func firstContentLine(block string) string {
+	for l := range strings.SplitSeq(block, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// cutFrontMatter returns text without its front matter block, for an
+// included file.
+func cutFrontMatter(text string) (front, body string, ok bool) {
+	fm := splitFrontMatter(text)
+	return fm.front, fm.body, fm.ok
+}
+
+// salvageRE is a title or description line of a front matter block that
+// is not valid YAML.
+var salvageRE = regexp.MustCompile(`(?m)^(title|description)\s*[:=]\s*(.*?)\s*$`)
+
+// salvage reads the title and description lines of a front matter block
+// that did not parse, quotes trimmed.
+func (d *MarkdownDoc) salvage(front string) {
+	for _, m := range salvageRE.FindAllStringSubmatch(front, -1) {
+		v := strings.TrimSpace(strings.Trim(m[2], `"' `))
+		switch m[1] {
+		case "title":
+			if d.Title == "" {
+				d.Title = v
+			}
+		case "description":
+			if d.Description == "" {
+				d.Description = v
+			}
+		}
+	}
+}
+
+// applyTOML applies Hugo's TOML front matter.
+func (d *MarkdownDoc) applyTOML(front string) error {
+	var raw map[string]any
+	if err := toml.Unmarshal([]byte(front), &raw); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return fmt.Errorf("%w: line %d, column %d: %s", ErrFrontMatter, row+1, col, de.Error())
+		}
+		return fmt.Errorf("%w: %s", ErrFrontMatter, err)
+	}
+	return d.applyFields(raw)
 }
 
 // yamlPos matches the "[line:column]" positions in a YAML error message.
@@ -157,11 +284,19 @@ func (d *MarkdownDoc) applyFrontMatter(front []byte) error {
 	if !ok {
 		return fmt.Errorf("%w: expected a mapping of keys, got %s", ErrFrontMatter, yamlKind(raw))
 	}
+	return d.applyFields(m)
+}
+
+// applyFields sets the known fields from a decoded front matter mapping.
+// A field of the wrong type is left unset; the first such problem is
+// returned after every other field is applied.
+func (d *MarkdownDoc) applyFields(m map[string]any) error {
 	keys := make([]string, 0, len(m))
 	for key := range m {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys)
+	var first error
 	for _, key := range keys {
 		v := m[key]
 		if v == nil {
@@ -189,11 +324,11 @@ func (d *MarkdownDoc) applyFrontMatter(front []byte) error {
 			}
 			d.Extra[key] = v
 		}
-		if err != nil {
-			return err
+		if err != nil && first == nil {
+			first = err
 		}
 	}
-	return nil
+	return first
 }
 
 func yamlKind(v any) string {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/docent-hq/docent/connectors"
 )
 
@@ -22,10 +24,10 @@ func TestParseMarkdown(t *testing.T) {
 			name: "front matter with every key",
 			path: "it/vpn.md",
 			content: "---\ntitle: Corporate VPN\nowner: IT Operations\nupdated: 2026-01-20\n" +
-				"labels: [it, vpn]\nspace: IT\ndescription: How to connect\nreviewers: [ana]\n---\n\n# Ignored H1\n\nBody text.\n",
+				"labels: [it, vpn]\nspace: IT\ndescription: How to connect\nreviewers: [ana]\n---\n\nBody text.\n",
 			want: connectors.MarkdownDoc{
 				Title:       "Corporate VPN",
-				Body:        "# Ignored H1\n\nBody text.\n",
+				Body:        "Body text.\n",
 				Labels:      []string{"it", "vpn"},
 				Owner:       "IT Operations",
 				Updated:     time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC),
@@ -40,7 +42,7 @@ func TestParseMarkdown(t *testing.T) {
 			content: "---\r\ntags: \"travel, expenses , ,travel\"\r\nupdated: 2025-03-04T10:30:00Z\r\n---\r\nText\r\n",
 			want: connectors.MarkdownDoc{
 				Title:   "A",
-				Body:    "Text\r\n",
+				Body:    "Text\n",
 				Labels:  []string{"travel", "expenses"},
 				Updated: time.Date(2025, 3, 4, 10, 30, 0, 0, time.UTC),
 			},
@@ -49,13 +51,20 @@ func TestParseMarkdown(t *testing.T) {
 			name:    "labels and tags merged",
 			path:    "a.md",
 			content: "---\nlabels: [a, b]\ntags: b, c\n---\nx",
-			want:    connectors.MarkdownDoc{Title: "A", Body: "x", Labels: []string{"a", "b", "c"}},
+			want:    connectors.MarkdownDoc{Title: "A", Body: "x\n", Labels: []string{"a", "b", "c"}},
 		},
 		{
 			name:    "title from ATX H1 with closing hashes",
 			path:    "guide.md",
 			content: "Intro line\n\n## Not this\n# The Guide ##\n",
 			want:    connectors.MarkdownDoc{Title: "The Guide", Body: "Intro line\n\n## Not this\n# The Guide ##\n"},
+		},
+		{
+			name:    "the page's H1 is the title, not the front matter's search-engine title",
+			path:    "routing/routers.md",
+			content: "---\ntitle: \"Traefik Routers Documentation\"\ndescription: Routers\n---\n\n# Routers\n\nA router connects requests to services.\n",
+			want: connectors.MarkdownDoc{Title: "Routers", Body: "# Routers\n\nA router connects requests to services.\n",
+				Description: "Routers"},
 		},
 		{
 			name:    "title from setext H1",
@@ -68,6 +77,12 @@ func TestParseMarkdown(t *testing.T) {
 			path:    "docs/on-call-guide.md",
 			content: "```sh\n# comment\n```\nNo heading here.\n",
 			want:    connectors.MarkdownDoc{Title: "On call guide", Body: "```sh\n# comment\n```\nNo heading here.\n"},
+		},
+		{
+			name:    "plain text is not normalised",
+			path:    "notes/raw.txt",
+			content: "<!-- kept -->\n{{ kept }}\n",
+			want:    connectors.MarkdownDoc{Title: "Raw", Body: "<!-- kept -->\n{{ kept }}\n"},
 		},
 		{
 			name:    "title from file name, underscores",
@@ -85,21 +100,37 @@ func TestParseMarkdown(t *testing.T) {
 			name:    "byte order mark before front matter",
 			path:    "x.md",
 			content: "\ufeff---\ntitle: BOM\n---\nbody",
-			want:    connectors.MarkdownDoc{Title: "BOM", Body: "body"},
+			want:    connectors.MarkdownDoc{Title: "BOM", Body: "body\n"},
 		},
 		{
 			name:    "a thematic break later is not front matter",
 			path:    "x.md",
 			content: "# T\n\n---\n\nmore",
-			want:    connectors.MarkdownDoc{Title: "T", Body: "# T\n\n---\n\nmore"},
+			want:    connectors.MarkdownDoc{Title: "T", Body: "# T\n\n---\n\nmore\n"},
+		},
+		{
+			name:    "a leading thematic break is not front matter",
+			path:    "includes/promo.md",
+			content: "---\n\n!!! question \"Using it in production?\"\n\n    Ask us.\n",
+			want:    connectors.MarkdownDoc{Title: "Promo", Body: "---\n\n**Using it in production?**\n\nAsk us.\n"},
+		},
+		{
+			name:    "prose between two rules is not front matter",
+			path:    "x.md",
+			content: "---\n\nSome words.\n\n---\n\nMore.\n",
+			want:    connectors.MarkdownDoc{Title: "X", Body: "---\n\nSome words.\n\n---\n\nMore.\n"},
+		},
+		{
+			name:    "Hugo TOML front matter",
+			path:    "content/install.md",
+			content: "+++\ntitle = \"Install\"\ntags = [\"setup\", \"linux\"]\ndate = 2024-01-02\n+++\n\nRun the installer.\n",
+			want: connectors.MarkdownDoc{Title: "Install", Body: "Run the installer.\n", Labels: []string{"setup", "linux"},
+				Extra: map[string]any{"date": toml.LocalDate{Year: 2024, Month: 1, Day: 2}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := connectors.ParseMarkdown(tt.path, []byte(tt.content))
-			if err != nil {
-				t.Fatalf("ParseMarkdown: %v", err)
-			}
+			got := connectors.ParseMarkdown(tt.path, []byte(tt.content))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ParseMarkdown =\n%#v\nwant\n%#v", got, tt.want)
 			}
@@ -107,34 +138,41 @@ func TestParseMarkdown(t *testing.T) {
 	}
 }
 
-func TestParseMarkdownMalformed(t *testing.T) {
+// TestParseMarkdownFrontMatterProblems: front matter that is not valid is
+// reported, and the document is indexed all the same: its body, and the
+// title its heading (or the title line of the broken block) gives.
+func TestParseMarkdownFrontMatterProblems(t *testing.T) {
 	tests := []struct {
-		name    string
-		content string
-		wantMsg string
+		name      string
+		content   string
+		wantMsg   string
+		wantTitle string
+		wantBody  string
 	}{
-		{"unterminated", "---\ntitle: x\n# body", "no closing"},
-		{"invalid yaml", "---\ntitle: [unclosed\n---\nbody", "malformed front matter"},
+		{"unterminated", "---\ntitle: x\n# body", "no closing", "body", "---\ntitle: x\n# body\n"},
+		{"invalid yaml", "---\ntitle: [unclosed\n---\nbody", "line 2, column 8", "[unclosed", "body\n"},
 		// Positions are lines of the file, counting the opening "---".
-		{"invalid yaml on file line 3", "---\ntitle: ok\nowner: [unclosed\n---\nbody", "connectors: malformed front matter: line 3, column 8: "},
-		{"invalid yaml after a BOM and CRLF", "\ufeff---\r\ntitle: ok\r\n\r\nowner: [x\r\n---\r\n", "connectors: malformed front matter: line 4, column 8: "},
-		{"duplicate key", "---\na: 1\ntitle: t\na: 2\n---\n", `line 4, column 1: mapping key "a" already defined at line 2, column 1`},
-		{"not a mapping", "---\n- a\n- b\n---\nbody", "expected a mapping"},
-		{"title is a list", "---\ntitle: [a, b]\n---\n", `"title" must be a single value`},
-		{"bad date", "---\nupdated: last tuesday\n---\n", `"updated" must be a date`},
-		{"labels is a mapping", "---\nlabels: {a: b}\n---\n", `"labels" must be a list`},
+		{"invalid yaml on file line 3", "---\ntitle: ok\nowner: [unclosed\n---\nbody", "line 3, column 8: ", "ok", "body\n"},
+		{"invalid yaml after a BOM and CRLF", "\ufeff---\r\ntitle: ok\r\n\r\nowner: [x\r\n---\r\n", "line 4, column 8: ", "ok", "\n"},
+		{"duplicate key", "---\na: 1\ntitle: t\na: 2\n---\n", `line 4, column 1: mapping key "a" already defined at line 2, column 1`, "t", "\n"},
+		{"not a mapping", "---\n- a\n- b\n---\nbody", "expected a mapping", "X", "body\n"},
+		{"title is a list", "---\ntitle: [a, b]\n---\n# Heading\n", `"title" must be a single value`, "Heading", "# Heading\n"},
+		{"bad date", "---\ntitle: T\nupdated: last tuesday\n---\n", `"updated" must be a date`, "T", "\n"},
+		{"labels is a mapping", "---\nlabels: {a: b}\n---\n", `"labels" must be a list`, "X", "\n"},
+		{"quotes doubled", "---\ntitle: \"\"Configuration Discovery: Rancher\"\"\n---\n\nText.\n", "line 2", "Configuration Discovery: Rancher", "Text.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := connectors.ParseMarkdown("x.md", []byte(tt.content))
-			if !errors.Is(err, connectors.ErrFrontMatter) {
-				t.Fatalf("err = %v, want ErrFrontMatter", err)
+			doc := connectors.ParseMarkdown("x.md", []byte(tt.content))
+			msg := doc.Normalized.FrontMatter
+			if !strings.Contains(msg, tt.wantMsg) {
+				t.Errorf("front matter problem = %q, want it to contain %q", msg, tt.wantMsg)
 			}
-			if !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("err = %q, want it to contain %q", err, tt.wantMsg)
+			if strings.Contains(msg, "\n") {
+				t.Errorf("problem %q spans several lines", msg)
 			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("err = %q spans several lines", err)
+			if doc.Title != tt.wantTitle || doc.Body != tt.wantBody {
+				t.Errorf("title %q body %q, want %q %q", doc.Title, doc.Body, tt.wantTitle, tt.wantBody)
 			}
 		})
 	}

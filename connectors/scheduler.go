@@ -92,12 +92,32 @@ type SchedulerOptions struct {
 	// OnHealth, when set, is called with a source's health after each of
 	// its runs and at each health check (every minute while running).
 	OnHealth func(source string, h Health)
-	// Now returns the current time. Default time.Now.
-	Now func() time.Time
+	// Clock is the scheduler's time: the schedules fire on it and health
+	// is worked out at its Now. The wall clock by default; tests drive
+	// the schedules with a fake one (backofftest.Clock).
+	Clock Clock
 }
 
-// Scheduler runs each source's sync on its own cron schedule on a bounded
-// pool of workers, and on demand (RunNow, "sync now"). A source's runs
+// Clock reads the time and waits on it.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                         { return time.Now() }
+func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// healthEvery is how often a running scheduler works out every source's
+// health.
+const healthEvery = time.Minute
+
+// Scheduler runs each source's sync on its own cron schedule (robfig/cron
+// parses the specs; the scheduler's own loop fires them on its Clock) on a
+// bounded pool of workers, and on demand (RunNow, "sync now"). A source's runs
 // never overlap: a tick (or a RunNow) for a source that is still queued or
 // running is skipped, as cron's SkipIfStillRunning would, while other
 // sources keep their own schedules. A sync that panics is recovered and
@@ -115,7 +135,6 @@ type Scheduler struct {
 	jobs    map[string]*job
 	order   []string
 	queue   chan *job
-	cron    *cron.Cron
 	running bool // between Start and the cancellation of its context
 	started time.Time
 	wg      sync.WaitGroup
@@ -126,7 +145,7 @@ type job struct {
 	src      Source
 	spec     string
 	sched    cron.Schedule
-	entry    cron.EntryID
+	next     time.Time // when the schedule next fires (zero before Start)
 	queued   bool
 	busy     bool
 	progress Progress
@@ -168,15 +187,14 @@ func NewScheduler(syncer Syncer, log *slog.Logger, opts SchedulerOptions) *Sched
 	if opts.StaleAfter <= 0 {
 		opts.StaleAfter = DefaultStaleAfter
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = wallClock{}
 	}
 	return &Scheduler{
 		syncer:  syncer,
 		log:     log,
 		opts:    opts,
 		jobs:    map[string]*job{},
-		cron:    cron.New(cron.WithLogger(cronLogger{log})),
 		stopped: make(chan struct{}),
 	}
 }
@@ -201,13 +219,7 @@ func (s *Scheduler) Add(src Source, spec string) error {
 	if _, dup := s.jobs[name]; dup {
 		return fmt.Errorf("connectors: schedule %s: source added twice", name)
 	}
-	j := &job{src: src, spec: spec, sched: sched}
-	j.entry = s.cron.Schedule(sched, cron.FuncJob(func() {
-		if err := s.enqueue(j); err != nil {
-			s.log.Info("scheduled sync skipped", slog.String("source", name), slog.Any("error", err))
-		}
-	}))
-	s.jobs[name] = j
+	s.jobs[name] = &job{src: src, spec: spec, sched: sched}
 	s.order = append(s.order, name)
 	return nil
 }
@@ -223,7 +235,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	// Each source is queued at most once, so the queue never fills.
 	s.queue = make(chan *job, len(s.jobs))
 	s.running = true
-	s.started = s.opts.Now()
+	s.started = s.opts.Clock.Now()
+	for _, j := range s.jobs {
+		j.next = j.sched.Next(s.started)
+	}
 	s.mu.Unlock()
 
 	if s.opts.History != nil {
@@ -240,13 +255,16 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		}
 	}
 	s.CheckHealth()
-	s.cron.Schedule(cron.Every(time.Minute), cron.FuncJob(s.CheckHealth))
 
 	for range s.opts.Workers {
 		s.wg.Add(1)
 		go s.work(ctx)
 	}
-	s.cron.Start()
+	ticks := make(chan struct{})
+	go func() {
+		defer close(ticks)
+		s.tick(ctx)
+	}()
 	if s.opts.RunAtStart {
 		for _, name := range s.order {
 			if err := s.enqueue(s.jobs[name]); err != nil {
@@ -259,11 +277,54 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		s.mu.Lock()
 		s.running = false
 		s.mu.Unlock()
-		<-s.cron.Stop().Done()
+		<-ticks
 		s.wg.Wait()
 		close(s.stopped)
 	}()
 	return nil
+}
+
+// tick fires the schedules until ctx ends: it waits on the clock for the
+// earliest due time (a source's next run, or the minute's health check),
+// queues every source that came due (a tick for a source still queued or
+// running is skipped) and works out each source's next run from then.
+func (s *Scheduler) tick(ctx context.Context) {
+	health := s.opts.Clock.Now().Add(healthEvery)
+	for {
+		s.mu.Lock()
+		due := health
+		for _, j := range s.jobs {
+			if !j.next.IsZero() && j.next.Before(due) {
+				due = j.next
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.opts.Clock.After(due.Sub(s.opts.Clock.Now())):
+		}
+		now := s.opts.Clock.Now()
+		var fire []*job
+		s.mu.Lock()
+		for _, name := range s.order {
+			j := s.jobs[name]
+			if !j.next.IsZero() && !j.next.After(now) {
+				fire = append(fire, j)
+				j.next = j.sched.Next(now)
+			}
+		}
+		s.mu.Unlock()
+		for _, j := range fire {
+			if err := s.enqueue(j); err != nil {
+				s.log.Info("scheduled sync skipped", slog.String("source", j.src.Name()), slog.Any("error", err))
+			}
+		}
+		if !health.After(now) {
+			s.CheckHealth()
+			health = now.Add(healthEvery)
+		}
+	}
 }
 
 // Wait blocks until the scheduler has stopped after its context was
@@ -291,8 +352,8 @@ func (s *Scheduler) Status() []JobStatus {
 	for _, name := range s.order {
 		j := s.jobs[name]
 		out = append(out, JobStatus{Source: name, Spec: j.spec, Queued: j.queued, Running: j.busy,
-			Progress: j.progress, Last: j.last, LastErr: j.lastErr, Next: s.cron.Entry(j.entry).Next,
-			Health: s.healthLocked(j, s.opts.Now())})
+			Progress: j.progress, Last: j.last, LastErr: j.lastErr, Next: j.next,
+			Health: s.healthLocked(j, s.opts.Clock.Now())})
 	}
 	return out
 }
@@ -349,7 +410,7 @@ func (s *Scheduler) runJob(ctx context.Context, j *job) {
 	if err == nil {
 		h.LastSuccess = res.Finished
 		if h.LastSuccess.IsZero() {
-			h.LastSuccess = s.opts.Now()
+			h.LastSuccess = s.opts.Clock.Now()
 		}
 		h.ConsecutiveFailures, h.LastError = 0, ""
 	} else {
@@ -362,15 +423,6 @@ func (s *Scheduler) runJob(ctx context.Context, j *job) {
 		s.logStale(name, j.spec, health)
 	}
 
-	if err != nil && ctx.Err() == nil {
-		since := "never succeeded"
-		if !health.LastSuccess.IsZero() {
-			since = "last succeeded " + health.LastSuccess.UTC().Format(time.RFC3339)
-		}
-		s.log.Warn("source is failing", slog.String("source", name),
-			slog.Int("consecutive_failures", health.ConsecutiveFailures), slog.String("since", since),
-			slog.String("error", health.LastError))
-	}
 	if s.opts.OnHealth != nil {
 		s.opts.OnHealth(name, health)
 	}
@@ -379,11 +431,11 @@ func (s *Scheduler) runJob(ctx context.Context, j *job) {
 // sync runs one sync of j, recovering a panic as a failed run.
 func (s *Scheduler) sync(ctx context.Context, j *job) (res docent.RunResult, err error) {
 	name := j.src.Name()
-	started := s.opts.Now().UTC()
+	started := s.opts.Clock.Now().UTC()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %s: %v", ErrPanic, name, p)
-			res = docent.RunResult{Source: name, Started: started, Finished: s.opts.Now().UTC(), Err: err.Error()}
+			res = docent.RunResult{Source: name, Started: started, Finished: s.opts.Clock.Now().UTC(), Err: err.Error()}
 			s.log.Error("sync panicked", slog.String("source", name), slog.Any("panic", p),
 				slog.String("stack", string(debug.Stack())))
 		}
@@ -429,7 +481,7 @@ func (s *Scheduler) CheckHealth() {
 // whether the source has just turned stale. s.mu is held.
 func (s *Scheduler) updateHealthLocked(j *job) (Health, bool) {
 	wasStale := j.health.Stale
-	h := s.healthLocked(j, s.opts.Now())
+	h := s.healthLocked(j, s.opts.Clock.Now())
 	j.health.Stale, j.health.MissedRuns = h.Stale, h.MissedRuns
 	return h, h.Stale && !wasStale
 }
@@ -457,13 +509,4 @@ func (s *Scheduler) healthLocked(j *job, now time.Time) Health {
 	}
 	h.Stale = h.MissedRuns >= s.opts.StaleAfter
 	return h
-}
-
-// cronLogger sends cron's log lines to slog.
-type cronLogger struct{ log *slog.Logger }
-
-func (l cronLogger) Info(msg string, kv ...any) { l.log.Debug("cron: "+msg, kv...) }
-
-func (l cronLogger) Error(err error, msg string, kv ...any) {
-	l.log.Error("cron: "+msg, append(kv, slog.Any("error", err))...)
 }

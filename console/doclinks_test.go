@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent"
 )
 
 // docsEnv is the console with /docs behind GuardDocs (tokens required)
@@ -53,7 +53,7 @@ func TestGuardDocs(t *testing.T) {
 			t.Errorf("Sign(%q) = %q, want it unchanged", other, got)
 		}
 	}
-	tok := &store.APIToken{Name: "ci", Hash: hashKey("dct_good"), Prefix: "dct_go"}
+	tok := &docent.APIToken{Name: "ci", Hash: hashKey("dct_good"), Prefix: "dct_go"}
 	if err := e.db.CreateAPIToken(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/store"
 )
 
 // flagged returns the documents among the citations that are flagged
@@ -34,7 +33,7 @@ func (h *handler) flagged(ctx context.Context, cites ...[]docent.Citation) map[s
 }
 
 // citationsOf lists the citations of turn summaries.
-func citationsOf(ts []store.TurnSummary) [][]docent.Citation {
+func citationsOf(ts []docent.TurnSummary) [][]docent.Citation {
 	out := make([][]docent.Citation, len(ts))
 	for i, t := range ts {
 		out[i] = t.Citations

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
-	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -25,7 +25,7 @@ func (h *handler) showGoldenDiff(w http.ResponseWriter, r *http.Request) {
 		ids[i] = id
 	}
 	var views [2]templates.GoldenRunView
-	var rows [2][]store.GoldenRunRow
+	var rows [2][]docent.GoldenRunRow
 	for i, id := range ids {
 		run, err := h.store.GoldenRunByID(r.Context(), id)
 		if err != nil {
@@ -69,8 +69,8 @@ func (h *handler) showGoldenDiff(w http.ResponseWriter, r *http.Request) {
 // a's questions b lacks, and says whether each got better or worse: a
 // pass beats a fail; between equals, a better first rank wins. A
 // question only in b is "new", one only in a "dropped".
-func diffRows(a, b []store.GoldenRunRow) []templates.DiffRow {
-	byID := map[string]*store.GoldenRunRow{}
+func diffRows(a, b []docent.GoldenRunRow) []templates.DiffRow {
+	byID := map[string]*docent.GoldenRunRow{}
 	for i := range a {
 		byID[a[i].QuestionID] = &a[i]
 	}
@@ -91,7 +91,7 @@ func diffRows(a, b []store.GoldenRunRow) []templates.DiffRow {
 	return out
 }
 
-func change(a, b *store.GoldenRunRow) string {
+func change(a, b *docent.GoldenRunRow) string {
 	switch {
 	case a == nil:
 		return "new"

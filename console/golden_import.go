@@ -42,7 +42,7 @@ func (h *handler) importGolden(w http.ResponseWriter, r *http.Request) {
 		h.renderStatus(w, r, http.StatusUnprocessableEntity, templates.GoldenImportPage(p))
 		return
 	}
-	if err := h.store.ImportGolden(r.Context(), fromEval(g), r.PostFormValue("replace") == "1"); err != nil {
+	if err := h.store.ImportGolden(r.Context(), g.Questions, r.PostFormValue("replace") == "1"); err != nil {
 		h.serverError(w, r, err)
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -51,7 +51,7 @@ func (h *handler) showGolden(w http.ResponseWriter, r *http.Request) {
 }
 
 // runView decodes a stored run's report.
-func runView(run store.GoldenRun) (templates.GoldenRunView, error) {
+func runView(run docent.GoldenRun) (templates.GoldenRunView, error) {
 	v := templates.GoldenRunView{Run: run}
 	if len(run.Report) > 0 {
 		if err := json.Unmarshal(run.Report, &v.Report); err != nil {

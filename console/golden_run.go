@@ -63,7 +63,7 @@ func (h *handler) startGoldenRun(ctx context.Context, by string, calibrate bool)
 	if err := g.Validate(); err != nil {
 		return 0, err
 	}
-	run := store.GoldenRun{StartedBy: by, Config: h.opts.Config(), Questions: len(g.Questions)}
+	run := docent.GoldenRun{StartedBy: by, Config: h.opts.Config(), Questions: len(g.Questions)}
 	if err := h.store.StartGoldenRun(ctx, &run); err != nil {
 		return 0, err
 	}
@@ -84,7 +84,7 @@ func (h *handler) startGoldenRun(ctx context.Context, by string, calibrate bool)
 
 // finishRun asks every question and records the outcome. A run stopped
 // by shutdown is recorded as failed.
-func (h *handler) finishRun(run store.GoldenRun, qs []store.GoldenQuestion, g *eval.Golden) {
+func (h *handler) finishRun(run docent.GoldenRun, qs []docent.GoldenQuestion, g *eval.Golden) {
 	ctx := h.runCtx
 	rec := &rankRecorder{a: h.opts.Answerer, store: h.store, run: run.ID, qs: qs, now: h.now, log: h.log}
 	rep, err := eval.RunGolden(ctx, g, rec)
@@ -93,14 +93,14 @@ func (h *handler) finishRun(run store.GoldenRun, qs []store.GoldenQuestion, g *e
 		errText = err.Error()
 		h.log.Error("console: golden run failed", slog.Int64("run", run.ID), slog.Any("error", err))
 	}
-	rows := make([]store.GoldenRunRow, 0, len(rep.Rows))
+	rows := make([]docent.GoldenRunRow, 0, len(rep.Rows))
 	for i, row := range rep.Rows {
 		b, merr := json.Marshal(row)
 		if merr != nil {
 			errText = merr.Error()
 			break
 		}
-		rows = append(rows, store.GoldenRunRow{Position: i, QuestionID: row.ID, Question: qs[i].Question,
+		rows = append(rows, docent.GoldenRunRow{Position: i, QuestionID: row.ID, Question: qs[i].Question,
 			Kind: string(row.Kind), Status: string(row.Status), Pass: row.Pass, FirstRank: row.FirstRank,
 			Ranked: rec.ranked(i), Expect: expectText(qs[i].Expect), TurnID: rec.turn(i), Row: b})
 	}
@@ -187,7 +187,7 @@ type rankRecorder struct {
 	a     eval.Answerer
 	store *store.DB
 	run   int64
-	qs    []store.GoldenQuestion
+	qs    []docent.GoldenQuestion
 	now   func() time.Time
 	log   *slog.Logger
 
@@ -257,7 +257,7 @@ func (r *rankRecorder) turn(i int) int64 {
 }
 
 // expectText lists a question's expected documents, "doc › section".
-func expectText(es []store.GoldenExpect) []string {
+func expectText(es []docent.GoldenExpect) []string {
 	var out []string
 	for _, e := range es {
 		if e.Section != "" {

@@ -544,8 +544,8 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	}
 
 	// Break the answerable question's expectation, run again, and diff.
-	if err := e.db.PutGolden(ctx, store.GoldenQuestion{ID: id, Question: turn.Question.Text, Kind: "paraphrase",
-		Expect: []store.GoldenExpect{{Doc: "people/pto.md"}}}); err != nil {
+	if err := e.db.PutGolden(ctx, docent.GoldenQuestion{ID: id, Question: turn.Question.Text, Kind: "paraphrase",
+		Expect: []docent.GoldenExpect{{Doc: "people/pto.md"}}}); err != nil {
 		t.Fatal(err)
 	}
 	e.console.h.opts.Config = func() string { return "index:\n  fusion: rrf\nllm:\n  gemini:\n    api_key: REDACTED\n" }
@@ -618,7 +618,7 @@ func TestGoldenImportExport(t *testing.T) {
 		t.Errorf("export content type = %q", exp.Header.Get("Content-Type"))
 	}
 	g, err := eval.ParseGolden("export", []byte(exp.body))
-	if err != nil || len(g.Questions) != 2 || g.Questions[0].Expect[0].Section != "Resetting your token" || g.Questions[1].Kind != eval.KindUnanswerable {
+	if err != nil || len(g.Questions) != 2 || g.Questions[0].Expect[0].Section != "Resetting your token" || g.Questions[1].Kind != docent.KindUnanswerable {
 		t.Fatalf("export does not parse back: %+v, %v\n%s", g, err, exp.body)
 	}
 	// Pasted, with an error at a line: nothing changes.

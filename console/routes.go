@@ -52,6 +52,8 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	page("POST /stale/unack", h.unackStale)
 
 	page("GET /sources", h.showSources)
+	page("GET /sources/{name}/documents", h.showSourceDocuments)
+	page("GET /document", h.showDocument)
 	page("POST /sources/{name}/sync", h.syncSource)
 
 	page("GET /playground", h.showPlayground)
@@ -69,7 +71,8 @@ func (h *handler) routes(next http.Handler) http.Handler {
 // each one needs a session.
 var Paths = []string{
 	"/", "/turns", "/turns/1", "/misses", "/golden", "/golden/new", "/golden/q/x", "/golden/import",
-	"/golden/export.yaml", "/golden/runs/1", "/golden/diff?a=1&b=2", "/stale", "/sources", "/playground", "/tokens",
+	"/golden/export.yaml", "/golden/runs/1", "/golden/diff?a=1&b=2", "/stale", "/sources", "/sources/handbook/documents",
+	"/document?id=handbook:index.md", "/playground", "/tokens",
 }
 
 // PostPaths lists every state-changing console route (but /login), for

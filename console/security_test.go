@@ -18,7 +18,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/store"
 )
 
 func TestEveryConsoleRouteNeedsASession(t *testing.T) {
@@ -246,8 +245,8 @@ func TestNoConfigSecretRendered(t *testing.T) {
 	c := e.client()
 	c.login()
 	// The stored configuration of a run is the redacted one.
-	if err := e.db.ImportGolden(context.Background(), []store.GoldenQuestion{{ID: "vpn", Question: "How do I reset my VPN token?",
-		Kind: "exact", Expect: []store.GoldenExpect{{Doc: "it/vpn.md"}}}}, true); err != nil {
+	if err := e.db.ImportGolden(context.Background(), []docent.GoldenQuestion{{ID: "vpn", Question: "How do I reset my VPN token?",
+		Kind: "exact", Expect: []docent.GoldenExpect{{Doc: "it/vpn.md"}}}}, true); err != nil {
 		t.Fatal(err)
 	}
 	id, err := e.console.h.StartGoldenRun(context.Background(), "alice")
@@ -264,9 +263,9 @@ func TestNoConfigSecretRendered(t *testing.T) {
 func TestAPIGuard(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	mk := func(name string, rate int) (string, store.APIToken) {
+	mk := func(name string, rate int) (string, docent.APIToken) {
 		tok := tokenPrefix + randomToken(32)
-		st := store.APIToken{Name: name, Hash: hashKey(tok), Prefix: tok[:10], RatePerMinute: rate}
+		st := docent.APIToken{Name: name, Hash: hashKey(tok), Prefix: tok[:10], RatePerMinute: rate}
 		if err := e.db.CreateAPIToken(ctx, &st); err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +488,7 @@ func TestAPIGuardCaller(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	tok := tokenPrefix + randomToken(32)
-	st := store.APIToken{Name: "community", Hash: hashKey(tok), Prefix: tok[:10], RatePerMinute: 2,
+	st := docent.APIToken{Name: "community", Hash: hashKey(tok), Prefix: tok[:10], RatePerMinute: 2,
 		Scope: docent.Scope{Sources: []string{"public"}}}
 	if err := e.db.CreateAPIToken(ctx, &st); err != nil {
 		t.Fatal(err)

@@ -19,12 +19,12 @@ import (
 func TestSourcesShowHealth(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now().UTC()
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	clock := testClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	var sched *connectors.Scheduler
 	e := newEnv(t, func(o *Options) {
 		engine := connectors.NewEngine(o.Store, o.Index.(search.Index), o.Embedder.(search.Embedder),
 			search.Chunker{TargetTokens: 200}, nil, connectors.EngineOptions{StageDir: t.TempDir()})
-		sched = connectors.NewScheduler(engine, nil, connectors.SchedulerOptions{Workers: 1, Now: clock})
+		sched = connectors.NewScheduler(engine, nil, connectors.SchedulerOptions{Workers: 1, Clock: clock})
 		// A folder that is not there: every run fails.
 		broken := files.New("runbooks", files.Dir(filepath.Join(t.TempDir(), "missing")), files.Options{})
 		if err := sched.Add(broken, "@every 1h"); err != nil {
@@ -68,3 +68,10 @@ func TestSourcesShowHealth(t *testing.T) {
 		t.Errorf("stale = %q, want stale after 3 missed runs", s)
 	}
 }
+
+// testClock is a scheduler clock at the time a function says, on which no
+// schedule fires by itself.
+type testClock func() time.Time
+
+func (c testClock) Now() time.Time                     { return c() }
+func (testClock) After(time.Duration) <-chan time.Time { return nil }

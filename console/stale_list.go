@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -39,7 +39,7 @@ func (h *handler) ackStale(w http.ResponseWriter, r *http.Request) {
 		h.badRequest(w, r, "Pick a document and a date in the future.")
 		return
 	}
-	if err := h.store.AckStale(r.Context(), store.StaleAck{DocID: doc, Until: until, By: sessionOf(r.Context()).user,
+	if err := h.store.AckStale(r.Context(), docent.StaleAck{DocID: doc, Until: until, By: sessionOf(r.Context()).user,
 		Note: strings.TrimSpace(r.PostFormValue("note"))}); err != nil {
 		h.serverError(w, r, err)
 		return

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/store"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -57,7 +56,7 @@ func (h *handler) createToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := tokenPrefix + randomToken(32)
-	t := store.APIToken{Name: name, Hash: hashKey(token), Prefix: token[:len(tokenPrefix)+6], RatePerMinute: rate,
+	t := docent.APIToken{Name: name, Hash: hashKey(token), Prefix: token[:len(tokenPrefix)+6], RatePerMinute: rate,
 		Scope: scope, CreatedBy: sessionOf(r.Context()).user}
 	if err := h.store.CreateAPIToken(r.Context(), &t); err != nil {
 		h.serverError(w, r, err)

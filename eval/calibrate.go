@@ -47,7 +47,7 @@ func CalibrationRows(set string, rep GoldenReport) []CalibrationRow {
 		if r.Status == docent.StatusError || r.Features == nil {
 			continue
 		}
-		row := CalibrationRow{Set: set, ID: r.ID, Answerable: r.Kind != KindUnanswerable, Features: r.Features}
+		row := CalibrationRow{Set: set, ID: r.ID, Answerable: r.Kind != docent.KindUnanswerable, Features: r.Features}
 		if row.Answerable {
 			row.Correct = r.Status == docent.StatusAnswered && r.FirstCitedOK && r.FactsOK && (r.Facts > 0 || r.FirstSectionOK)
 		}

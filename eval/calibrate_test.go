@@ -76,13 +76,13 @@ func TestFitDecision(t *testing.T) {
 
 func TestCalibrationRowsRoundTrip(t *testing.T) {
 	rep := GoldenReport{Rows: []GoldenRow{
-		{ID: "q1", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstCitedOK: true, FactsOK: true, Facts: 1,
+		{ID: "q1", Kind: docent.KindParaphrase, Status: docent.StatusAnswered, FirstCitedOK: true, FactsOK: true, Facts: 1,
 			Features: map[string]float64{"coverage": 0.8}},
-		{ID: "q2", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstCitedOK: true, FactsOK: true, // no facts, wrong section
+		{ID: "q2", Kind: docent.KindParaphrase, Status: docent.StatusAnswered, FirstCitedOK: true, FactsOK: true, // no facts, wrong section
 			Features: map[string]float64{"coverage": 0.6}},
-		{ID: "q3", Kind: KindUnanswerable, Status: docent.StatusAnswered, Features: map[string]float64{"coverage": 0.4}},
-		{ID: "q4", Kind: KindParaphrase, Status: docent.StatusError},
-		{ID: "q5", Kind: KindParaphrase, Status: docent.StatusSmallTalk},
+		{ID: "q3", Kind: docent.KindUnanswerable, Status: docent.StatusAnswered, Features: map[string]float64{"coverage": 0.4}},
+		{ID: "q4", Kind: docent.KindParaphrase, Status: docent.StatusError},
+		{ID: "q5", Kind: docent.KindParaphrase, Status: docent.StatusSmallTalk},
 	}}
 	rows := CalibrationRows("set", rep)
 	if len(rows) != 3 || !rows[0].Correct || rows[1].Correct || rows[2].Answerable {

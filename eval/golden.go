@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,82 +14,13 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
-
-// Kind classifies a golden question by what it tests.
-type Kind string
-
-// Kinds of golden questions.
-const (
-	// KindParaphrase asks in other words than the document uses.
-	KindParaphrase Kind = "paraphrase"
-	// KindExact uses the document's own terms (names, codes, error messages).
-	KindExact Kind = "exact"
-	// KindMulti asks several things at once, or needs more than one
-	// document to answer.
-	KindMulti Kind = "multi"
-	// KindCasual is chat style: typos, slang, abbreviations.
-	KindCasual Kind = "casual"
-	// KindPasted pastes an error message or a log line.
-	KindPasted Kind = "pasted"
-	// KindUnanswerable is not covered by the documents: docent should say
-	// it does not know.
-	KindUnanswerable Kind = "unanswerable"
-)
-
-// Kinds lists every known kind, in report order.
-var Kinds = []Kind{KindParaphrase, KindExact, KindCasual, KindPasted, KindMulti, KindUnanswerable}
-
-func (k Kind) known() bool {
-	for _, known := range Kinds {
-		if k == known {
-			return true
-		}
-	}
-	return false
-}
 
 // Golden is a golden set: questions with the documents that answer them.
 type Golden struct {
 	// Questions are the golden questions, in file order.
-	Questions []GoldenQuestion `yaml:"questions" json:"questions"`
-}
-
-// GoldenQuestion is one question of a golden set.
-type GoldenQuestion struct {
-	// ID names the question; unique within the set.
-	ID string `yaml:"id" json:"id"`
-	// Question is the question text as a person would ask it.
-	Question string `yaml:"question" json:"question"`
-	// Kind is what the question tests.
-	Kind Kind `yaml:"kind" json:"kind"`
-	// Expect lists the documents (and optionally sections) that answer
-	// it; empty exactly when Kind is unanswerable.
-	Expect []Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
-	// Facts are what a correct answer must state: each entry must appear
-	// in the answer text (case-insensitive), one of its " | "-separated
-	// alternatives sufficing. Optional; answerable questions only.
-	Facts []string `yaml:"facts,omitempty" json:"facts,omitempty"`
-	// Covered notes, for an unanswerable near-miss, what the documents do
-	// cover; Uncovered names the part of a multi question they do not.
-	Covered   string `yaml:"covered,omitempty" json:"covered,omitempty"`
-	Uncovered string `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`
-	// Source says where the question came from, when that matters.
-	Source string `yaml:"source,omitempty" json:"source,omitempty"`
-	// Line is the question's line in the file it was loaded from, 0 when
-	// it was not loaded from a file.
-	Line int `yaml:"-" json:"line,omitempty"`
-}
-
-// Expect is a document, and optionally a section of it, that answers a
-// golden question.
-type Expect struct {
-	// Doc is the document's path inside its source (Document.Path); it
-	// matches a chunk whose DocID is "<source>:<Doc>" (or exactly Doc).
-	Doc string `yaml:"doc" json:"doc"`
-	// Section is a heading of the answering section; it matches a chunk
-	// whose Section path contains it (case-insensitive). Optional.
-	Section string `yaml:"section,omitempty" json:"section,omitempty"`
+	Questions []docent.GoldenQuestion `yaml:"questions" json:"questions"`
 }
 
 // LoadGolden reads and validates the golden set YAML file at path.
@@ -221,13 +153,13 @@ func (g *Golden) validate(name string) error {
 		switch {
 		case q.Kind == "":
 			bad("missing kind (want %s)", kindList())
-		case !q.Kind.known():
+		case !q.Kind.Known():
 			bad("unknown kind %q (want %s)", q.Kind, kindList())
-		case q.Kind == KindUnanswerable && len(q.Expect) > 0:
+		case q.Kind == docent.KindUnanswerable && len(q.Expect) > 0:
 			bad("unanswerable question must not list expected documents")
-		case q.Kind != KindUnanswerable && len(q.Expect) == 0:
+		case q.Kind != docent.KindUnanswerable && len(q.Expect) == 0:
 			bad("%s question must list at least one expected document", q.Kind)
-		case q.Kind == KindUnanswerable && len(q.Facts) > 0:
+		case q.Kind == docent.KindUnanswerable && len(q.Facts) > 0:
 			bad("unanswerable question must not list facts")
 		}
 		for j, e := range q.Expect {
@@ -240,8 +172,8 @@ func (g *Golden) validate(name string) error {
 }
 
 func kindList() string {
-	s := make([]string, len(Kinds))
-	for i, k := range Kinds {
+	s := make([]string, len(docent.GoldenKinds))
+	for i, k := range docent.GoldenKinds {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
@@ -294,10 +226,17 @@ type GoldenReport struct {
 	// DocRecall5 is the mean share of a question's expected documents
 	// found within the top 5 (it matters for multi questions).
 	DocRecall5 float64 `json:"doc_recall_at_5"`
-	// SectionHitAt5 is the share of SectionQuestions (answerable questions
-	// that name at least one section) with a candidate chunk among the
-	// first 5 candidates whose document and section match an expectation.
+	// SectionHitAt1, SectionHitAt3 and SectionHitAt5 are the shares of
+	// SectionQuestions (answerable questions that name at least one
+	// section) with a candidate chunk among the first 1, 3 and 5
+	// candidates whose document and section match an expectation (see
+	// GoldenRow.SectionRank); SectionMRR10 is the mean reciprocal rank of
+	// the first such chunk within the first 10 candidates. Unlike the page
+	// figures, these rank chunks: the section a quote or a model needs.
+	SectionHitAt1    float64 `json:"section_hit_at_1"`
+	SectionHitAt3    float64 `json:"section_hit_at_3"`
 	SectionHitAt5    float64 `json:"section_hit_at_5"`
+	SectionMRR10     float64 `json:"section_mrr_at_10"`
 	SectionQuestions int     `json:"section_questions"`
 	// AnsweredRate, UncertainRate and FalseNotFoundRate are the shares
 	// of answerable questions that came back answered, uncertain and
@@ -363,7 +302,7 @@ type GoldenReport struct {
 // KindStats summarizes the questions of one kind.
 type KindStats struct {
 	// Kind is the kind summarized.
-	Kind Kind `json:"kind"`
+	Kind docent.GoldenKind `json:"kind"`
 	// Questions and Passed count its questions and those that passed.
 	Questions int     `json:"questions"`
 	Passed    int     `json:"passed"`
@@ -384,8 +323,8 @@ type KindStats struct {
 // GoldenRow is one question's outcome, meant to be diffed between runs.
 type GoldenRow struct {
 	// ID and Kind identify the question.
-	ID   string `json:"id"`
-	Kind Kind   `json:"kind"`
+	ID   string            `json:"id"`
+	Kind docent.GoldenKind `json:"kind"`
 	// Status is the answer status (error when the Answerer failed).
 	Status docent.Status `json:"status"`
 	// FirstRank is the document rank of the first expected document among
@@ -395,8 +334,11 @@ type GoldenRow struct {
 	// the top 5.
 	Expected int `json:"expected"`
 	Found5   int `json:"found_at_5"`
-	// SectionHit reports a section match within the first 5 candidates.
-	SectionHit bool `json:"section_hit"`
+	// SectionHit reports a section match within the first 5 candidates;
+	// SectionRank is the candidate rank of the first chunk that matches an
+	// expected section, 0 when none does.
+	SectionHit  bool `json:"section_hit"`
+	SectionRank int  `json:"section_rank,omitempty"`
 	// Citations and CitationsCorrect count the answer's citations and
 	// those pointing at an expected document.
 	Citations        int `json:"citations"`
@@ -494,12 +436,14 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 		n, passed, answered, uncertain, notFound, correct int
 		hit5, mrr                                         float64
 	}
-	kinds := make(map[Kind]*kindAcc)
+	kinds := make(map[docent.GoldenKind]*kindAcc)
 	var (
 		latencies                          []time.Duration
 		answered, uncertain, falseNotFound int
 		linked, correct, declined          int
-		notFound, sectionHits              int
+		notFound                           int
+		secHit1, secHit3, secHit5          int
+		secMRR                             float64
 		replied, linkedAny, asked          int
 		ctxPage, ctxSection                int
 		sources, tokens                    int
@@ -557,7 +501,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			ka.notFound++
 		}
 
-		if q.Kind == KindUnanswerable {
+		if q.Kind == docent.KindUnanswerable {
 			rep.Unanswerable++
 			row.Pass = row.Status == docent.StatusNotFound || row.Status == docent.StatusUncertain
 			if row.Pass {
@@ -580,8 +524,13 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			ka.mrr += m
 			if hasSection(q) {
 				rep.SectionQuestions++
-				if row.SectionHit {
-					sectionHits++
+				if r := row.SectionRank; r > 0 {
+					secHit1 += b2i(r <= 1)
+					secHit3 += b2i(r <= 3)
+					secHit5 += b2i(r <= 5)
+					if r <= 10 {
+						secMRR += 1 / float64(r)
+					}
 				}
 			}
 			rep.Citations += row.Citations
@@ -639,7 +588,12 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 		rep.MRR10 = mrr / n
 		rep.DocRecall5 = rec5 / n
 	}
-	rep.SectionHitAt5 = ratio(sectionHits, rep.SectionQuestions)
+	rep.SectionHitAt1 = ratio(secHit1, rep.SectionQuestions)
+	rep.SectionHitAt3 = ratio(secHit3, rep.SectionQuestions)
+	rep.SectionHitAt5 = ratio(secHit5, rep.SectionQuestions)
+	if rep.SectionQuestions > 0 {
+		rep.SectionMRR10 = secMRR / float64(rep.SectionQuestions)
+	}
 	rep.AnsweredRate = ratio(answered, rep.Answerable)
 	rep.UncertainRate = ratio(uncertain, rep.Answerable)
 	rep.FalseNotFoundRate = ratio(falseNotFound, rep.Answerable)
@@ -658,7 +612,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 	rep.NotFoundAccuracy = ratio(notFound, rep.Unanswerable)
 	rep.LatencyP50 = Percentile(latencies, 50)
 	rep.LatencyP95 = Percentile(latencies, 95)
-	for _, k := range Kinds {
+	for _, k := range docent.GoldenKinds {
 		ka := kinds[k]
 		if ka == nil {
 			continue
@@ -673,7 +627,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 			NotFoundRate:  ratio(ka.notFound, ka.n),
 			CorrectRate:   ratio(ka.correct, ka.n),
 		}
-		if k != KindUnanswerable {
+		if k != docent.KindUnanswerable {
 			ks.HitAt5 = ka.hit5 / float64(ka.n)
 			ks.MRR10 = ka.mrr / float64(ka.n)
 		}
@@ -685,7 +639,7 @@ func RunGoldenOptions(ctx context.Context, g *Golden, a Answerer, opts GoldenOpt
 // scoreAnswerable fills the retrieval, section, citation and pass fields
 // of row for an answerable question, and returns the document ranking
 // and the relevance judgments it was scored with.
-func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranked []string, rel map[string]int) {
+func scoreAnswerable(q docent.GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranked []string, rel map[string]int) {
 	expected := make(map[string]bool, len(q.Expect))
 	rel = make(map[string]int, len(q.Expect))
 	for _, e := range q.Expect {
@@ -700,7 +654,8 @@ func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranke
 			row.Found5++
 		}
 	})
-	row.SectionHit = sectionHit(q.Expect, ans.Trace.Candidates, 5)
+	row.SectionRank = SectionRank(q.Expect, ans.Trace.Candidates)
+	row.SectionHit = row.SectionRank > 0 && row.SectionRank <= 5
 	row.Citations = len(ans.Citations)
 	for i, c := range ans.Citations {
 		if _, ok := expectedDoc(c.DocID, expected); ok {
@@ -739,7 +694,7 @@ func scoreAnswerable(q GoldenQuestion, ans docent.Answer, row *GoldenRow) (ranke
 // citesSection reports whether a chunk of docID in section (the section
 // path as "A › B" or space-joined) is in an expected section: its path
 // holds the expected heading.
-func citesSection(expect []Expect, docID, section string) bool {
+func citesSection(expect []docent.GoldenExpect, docID, section string) bool {
 	for _, e := range expect {
 		if e.Section == "" {
 			continue
@@ -795,10 +750,16 @@ func rankCandidateDocs(cands []docent.Hit, expected map[string]bool) []string {
 	return ranked
 }
 
-// sectionHit reports whether one of the first k candidates is a chunk of
-// an expected document whose section path contains the expected heading.
-func sectionHit(expect []Expect, cands []docent.Hit, k int) bool {
-	for _, h := range cands[:min(k, len(cands))] {
+// SectionRank returns the 1-based rank of the first candidate that is a
+// chunk of an expected document in an expected section, 0 when none is. A
+// chunk is in the section when its section path holds the expected
+// heading (case-insensitive), or its body does (a small section merged
+// into the chunk, search.BodyHeadings), or when the expected heading is the page's
+// own title (its top heading, which the chunker leaves out of section
+// paths) and the chunk is the page's opening chunk: the text under that
+// heading before any other.
+func SectionRank(expect []docent.GoldenExpect, cands []docent.Hit) int {
+	for i, h := range cands {
 		for _, e := range expect {
 			if e.Section == "" {
 				continue
@@ -806,17 +767,28 @@ func sectionHit(expect []Expect, cands []docent.Hit, k int) bool {
 			if _, ok := expectedDoc(h.Chunk.DocID, map[string]bool{e.Doc: true}); !ok {
 				continue
 			}
-			for _, s := range h.Chunk.Section {
-				if strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(e.Section)) {
-					return true
+			want := strings.TrimSpace(e.Section)
+			for _, s := range append(slices.Clip(h.Chunk.Section), search.BodyHeadings(h.Chunk.Body())...) {
+				if strings.EqualFold(strings.TrimSpace(s), want) {
+					return i + 1
 				}
+			}
+			if strings.EqualFold(strings.TrimSpace(h.Chunk.Title), want) && (len(h.Chunk.Section) == 0 || h.Chunk.Ord == 0) {
+				return i + 1
 			}
 		}
 	}
-	return false
+	return 0
 }
 
-func hasSection(q GoldenQuestion) bool {
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func hasSection(q docent.GoldenQuestion) bool {
 	for _, e := range q.Expect {
 		if e.Section != "" {
 			return true

@@ -18,14 +18,14 @@ func TestLoadGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []GoldenQuestion{
-		{ID: "it-vpn-reset", Question: "How do I reset my VPN token?", Kind: KindParaphrase,
-			Expect: []Expect{{Doc: "it/vpn.md", Section: "Resetting your token"}}, Line: 3},
-		{ID: "hr-leave-code", Question: "What is leave code LV-204?", Kind: KindExact,
-			Expect: []Expect{{Doc: "hr/leave.md"}}, Line: 10},
-		{ID: "onboarding-laptop-and-vpn", Question: "What do I need on day one: laptop and VPN?", Kind: KindMulti,
-			Expect: []Expect{{Doc: "it/laptop.md"}, {Doc: "it/vpn.md"}}, Line: 16},
-		{ID: "cafeteria-menu", Question: "What is on the cafeteria menu tomorrow?", Kind: KindUnanswerable, Line: 23},
+	want := []docent.GoldenQuestion{
+		{ID: "it-vpn-reset", Question: "How do I reset my VPN token?", Kind: docent.KindParaphrase,
+			Expect: []docent.GoldenExpect{{Doc: "it/vpn.md", Section: "Resetting your token"}}, Line: 3},
+		{ID: "hr-leave-code", Question: "What is leave code LV-204?", Kind: docent.KindExact,
+			Expect: []docent.GoldenExpect{{Doc: "hr/leave.md"}}, Line: 10},
+		{ID: "onboarding-laptop-and-vpn", Question: "What do I need on day one: laptop and VPN?", Kind: docent.KindMulti,
+			Expect: []docent.GoldenExpect{{Doc: "it/laptop.md"}, {Doc: "it/vpn.md"}}, Line: 16},
+		{ID: "cafeteria-menu", Question: "What is on the cafeteria menu tomorrow?", Kind: docent.KindUnanswerable, Line: 23},
 	}
 	if !reflect.DeepEqual(g.Questions, want) {
 		t.Errorf("Questions =\n%+v\nwant\n%+v", g.Questions, want)
@@ -98,7 +98,7 @@ func TestLoadGoldenErrors(t *testing.T) {
 		}
 	})
 	t.Run("validate built in code", func(t *testing.T) {
-		g := &Golden{Questions: []GoldenQuestion{{ID: "x", Question: "q", Kind: KindExact}}}
+		g := &Golden{Questions: []docent.GoldenQuestion{{ID: "x", Question: "q", Kind: docent.KindExact}}}
 		err := g.Validate()
 		if err == nil || !strings.Contains(err.Error(), "golden set: question \"x\": exact question must list") {
 			t.Errorf("Validate = %v", err)
@@ -129,23 +129,50 @@ func cite(docIDs ...string) []docent.Citation {
 	return cs
 }
 
+// TestSectionRank: a chunk is in the expected section when its path holds
+// the heading, or when the heading is the page's title and the chunk is
+// the page's opening one; never on another page.
+func TestSectionRank(t *testing.T) {
+	expect := []docent.GoldenExpect{{Doc: "ops/ping.md", Section: "Ping"}}
+	hit := func(doc, title string, ord int, section ...string) docent.Hit {
+		return docent.Hit{Chunk: docent.Chunk{DocID: "src:" + doc, Title: title, Ord: ord, Section: section}}
+	}
+	for _, tc := range []struct {
+		name  string
+		cands []docent.Hit
+		want  int
+	}{
+		{"heading in the path", []docent.Hit{hit("a.md", "A", 0), hit("ops/ping.md", "Ops", 3, "Health", "ping")}, 2},
+		{"the title's opening chunk", []docent.Hit{hit("ops/ping.md", "Ping", 0, "Configuration")}, 1},
+		{"the title's intro", []docent.Hit{hit("ops/ping.md", "Ping", 2)}, 1},
+		{"a later chunk of the titled page", []docent.Hit{hit("ops/ping.md", "Ping", 2, "Configuration")}, 0},
+		{"the heading on another page", []docent.Hit{hit("other.md", "Ping", 0, "Ping")}, 0},
+		{"a small section merged into the chunk", []docent.Hit{{Chunk: docent.Chunk{DocID: "src:ops/ping.md", Title: "Ops",
+			Section: []string{"Health", "status"}, Text: "Ops > Health > status\n\n### ping\n\nAnswers 200.\n\n### status\n\nText."}}}, 1},
+	} {
+		if got := SectionRank(expect, tc.cands); got != tc.want {
+			t.Errorf("%s: SectionRank = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestRunGolden(t *testing.T) {
-	g := &Golden{Questions: []GoldenQuestion{
-		{ID: "q1", Question: "reset vpn token", Kind: KindParaphrase,
-			Expect: []Expect{{Doc: "it/vpn.md", Section: "Resetting your token"}}},
-		{ID: "q2", Question: "leave code", Kind: KindExact,
-			Expect: []Expect{{Doc: "hr/leave.md", Section: "Leave codes"}}},
+	g := &Golden{Questions: []docent.GoldenQuestion{
+		{ID: "q1", Question: "reset vpn token", Kind: docent.KindParaphrase,
+			Expect: []docent.GoldenExpect{{Doc: "it/vpn.md", Section: "Resetting your token"}}},
+		{ID: "q2", Question: "leave code", Kind: docent.KindExact,
+			Expect: []docent.GoldenExpect{{Doc: "hr/leave.md", Section: "Leave codes"}}},
 		// One expectation names the full DocID: it matches too.
-		{ID: "q3", Question: "day one", Kind: KindMulti,
-			Expect: []Expect{{Doc: "it/laptop.md"}, {Doc: "git:it/vpn.md"}}},
-		{ID: "q4", Question: "cafeteria", Kind: KindUnanswerable},
-		{ID: "q5", Question: "parking", Kind: KindUnanswerable},
-		{ID: "q6", Question: "broken", Kind: KindExact, Expect: []Expect{{Doc: "x.md"}}},
-		{ID: "q7", Question: "baby weeks", Kind: KindCasual, Expect: []Expect{{Doc: "hr/leave.md"}}},
-		{ID: "q8", Question: "tokyo per diem", Kind: KindUnanswerable, Covered: "US, UK, Germany"},
-		{ID: "q9", Question: "pager pay", Kind: KindPasted, Expect: []Expect{{Doc: "eng/oncall.md"}},
+		{ID: "q3", Question: "day one", Kind: docent.KindMulti,
+			Expect: []docent.GoldenExpect{{Doc: "it/laptop.md"}, {Doc: "git:it/vpn.md"}}},
+		{ID: "q4", Question: "cafeteria", Kind: docent.KindUnanswerable},
+		{ID: "q5", Question: "parking", Kind: docent.KindUnanswerable},
+		{ID: "q6", Question: "broken", Kind: docent.KindExact, Expect: []docent.GoldenExpect{{Doc: "x.md"}}},
+		{ID: "q7", Question: "baby weeks", Kind: docent.KindCasual, Expect: []docent.GoldenExpect{{Doc: "hr/leave.md"}}},
+		{ID: "q8", Question: "tokyo per diem", Kind: docent.KindUnanswerable, Covered: "US, UK, Germany"},
+		{ID: "q9", Question: "pager pay", Kind: docent.KindPasted, Expect: []docent.GoldenExpect{{Doc: "eng/oncall.md"}},
 			Facts: []string{"$500 | 500 dollars", "per week"}},
-		{ID: "q10", Question: "meal money", Kind: KindParaphrase, Expect: []Expect{{Doc: "travel/meals.md"}},
+		{ID: "q10", Question: "meal money", Kind: docent.KindParaphrase, Expect: []docent.GoldenExpect{{Doc: "travel/meals.md"}},
 			Facts: []string{"$75 | 75 USD"}},
 	}}
 	answers := map[string]docent.Answer{
@@ -195,24 +222,24 @@ func TestRunGolden(t *testing.T) {
 	}
 
 	wantRows := []GoldenRow{
-		{ID: "q1", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstRank: 2, Expected: 1, Found5: 1,
-			SectionHit: true, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
-		{ID: "q2", Kind: KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1, FactsOK: true},
-		{ID: "q3", Kind: KindMulti, Status: docent.StatusAnswered, FirstRank: 1, Expected: 2, Found5: 2,
+		{ID: "q1", Kind: docent.KindParaphrase, Status: docent.StatusAnswered, FirstRank: 2, Expected: 1, Found5: 1,
+			SectionHit: true, SectionRank: 3, Citations: 2, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
+		{ID: "q2", Kind: docent.KindExact, Status: docent.StatusNotFound, FirstRank: 6, Expected: 1, FactsOK: true, SectionRank: 7},
+		{ID: "q3", Kind: docent.KindMulti, Status: docent.StatusAnswered, FirstRank: 1, Expected: 2, Found5: 2,
 			Citations: 3, CitationsCorrect: 2, FirstCitedOK: true, FactsOK: true, LinkedOK: true, Pass: true},
-		{ID: "q4", Kind: KindUnanswerable, Status: docent.StatusNotFound, Pass: true},
-		{ID: "q5", Kind: KindUnanswerable, Status: docent.StatusAnswered},
-		{ID: "q6", Kind: KindExact, Status: docent.StatusError, Expected: 1, FactsOK: true, Error: "generator down"},
+		{ID: "q4", Kind: docent.KindUnanswerable, Status: docent.StatusNotFound, Pass: true},
+		{ID: "q5", Kind: docent.KindUnanswerable, Status: docent.StatusAnswered},
+		{ID: "q6", Kind: docent.KindExact, Status: docent.StatusError, Expected: 1, FactsOK: true, Error: "generator down"},
 		// Uncertain with the right page: linked, not correct.
-		{ID: "q7", Kind: KindCasual, Status: docent.StatusUncertain, FirstRank: 1, Expected: 1, Found5: 1,
+		{ID: "q7", Kind: docent.KindCasual, Status: docent.StatusUncertain, FirstRank: 1, Expected: 1, Found5: 1,
 			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, LinkedOK: true},
 		// Uncertain on an unanswerable question: declined.
-		{ID: "q8", Kind: KindUnanswerable, Status: docent.StatusUncertain, Pass: true},
+		{ID: "q8", Kind: docent.KindUnanswerable, Status: docent.StatusUncertain, Pass: true},
 		// One fact of two stated: not correct.
-		{ID: "q9", Kind: KindPasted, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
+		{ID: "q9", Kind: docent.KindPasted, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
 			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, MissingFacts: []string{"per week"}, Facts: 2, LinkedOK: true},
 		// A fact found across folded whitespace.
-		{ID: "q10", Kind: KindParaphrase, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
+		{ID: "q10", Kind: docent.KindParaphrase, Status: docent.StatusAnswered, FirstRank: 1, Expected: 1, Found5: 1,
 			Citations: 1, CitationsCorrect: 1, FirstCitedOK: true, FactsOK: true, Facts: 1, LinkedOK: true, Pass: true},
 	}
 	if len(rep.Rows) != len(wantRows) {
@@ -233,7 +260,8 @@ func TestRunGolden(t *testing.T) {
 	//   hit@1: q3, q7, q9, q10 -> 4/7; hit@3 and hit@5: + q1 -> 5/7.
 	//   MRR@10: (1/2 + 1/6 + 1 + 0 + 1 + 1 + 1) / 7.
 	//   doc recall@5: (1 + 0 + 1 + 0 + 1 + 1 + 1) / 7 = 5/7.
-	//   section: q1 hit, q2 miss -> 1/2 over 2 questions.
+	//   section: q1 at chunk rank 3, q2 at 7 (outside the top 5) -> hit@5
+	//   1/2, hit@3 1/2, hit@1 0, MRR@10 (1/3 + 1/7)/2 over 2 questions.
 	//   answered: q1, q3, q9, q10 -> 4/7; uncertain: q7 -> 1/7; false not-found: q2 -> 1/7.
 	//   linked (answered or uncertain, right page first): q1, q3, q7, q9, q10 -> 5/7.
 	//   correct: q1, q3, q10 -> 3/7.
@@ -247,7 +275,8 @@ func TestRunGolden(t *testing.T) {
 	}{
 		{"HitAt1", rep.HitAt1, 4.0 / 7}, {"HitAt3", rep.HitAt3, 5.0 / 7}, {"HitAt5", rep.HitAt5, 5.0 / 7},
 		{"MRR10", rep.MRR10, (0.5 + 1.0/6 + 4) / 7}, {"DocRecall5", rep.DocRecall5, 5.0 / 7},
-		{"SectionHitAt5", rep.SectionHitAt5, 0.5}, {"AnsweredRate", rep.AnsweredRate, 4.0 / 7},
+		{"SectionHitAt5", rep.SectionHitAt5, 0.5}, {"SectionHitAt1", rep.SectionHitAt1, 0}, {"SectionHitAt3", rep.SectionHitAt3, 0.5},
+		{"SectionMRR10", rep.SectionMRR10, (1.0/3 + 1.0/7) / 2}, {"AnsweredRate", rep.AnsweredRate, 4.0 / 7},
 		{"UncertainRate", rep.UncertainRate, 1.0 / 7}, {"FalseNotFoundRate", rep.FalseNotFoundRate, 1.0 / 7},
 		{"LinkedFirstRate", rep.LinkedFirstRate, 5.0 / 7}, {"CorrectRate", rep.CorrectRate, 3.0 / 7},
 		{"CitationPrecision", rep.CitationPrecision, 0.75},
@@ -269,13 +298,13 @@ func TestRunGolden(t *testing.T) {
 	}
 
 	wantKinds := []KindStats{
-		{Kind: KindParaphrase, Questions: 2, Passed: 2, PassRate: 1, HitAt5: 1, MRR10: 0.75, AnsweredRate: 1, CorrectRate: 1},
+		{Kind: docent.KindParaphrase, Questions: 2, Passed: 2, PassRate: 1, HitAt5: 1, MRR10: 0.75, AnsweredRate: 1, CorrectRate: 1},
 		// q2 (not_found, MRR 1/6) and q6 (error): MRR (1/6 + 0)/2.
-		{Kind: KindExact, Questions: 2, HitAt5: 0, MRR10: 1.0 / 12, NotFoundRate: 0.5},
-		{Kind: KindCasual, Questions: 1, HitAt5: 1, MRR10: 1, UncertainRate: 1},
-		{Kind: KindPasted, Questions: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1},
-		{Kind: KindMulti, Questions: 1, Passed: 1, PassRate: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1, CorrectRate: 1},
-		{Kind: KindUnanswerable, Questions: 3, Passed: 2, PassRate: 2.0 / 3, AnsweredRate: 1.0 / 3,
+		{Kind: docent.KindExact, Questions: 2, HitAt5: 0, MRR10: 1.0 / 12, NotFoundRate: 0.5},
+		{Kind: docent.KindCasual, Questions: 1, HitAt5: 1, MRR10: 1, UncertainRate: 1},
+		{Kind: docent.KindPasted, Questions: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1},
+		{Kind: docent.KindMulti, Questions: 1, Passed: 1, PassRate: 1, HitAt5: 1, MRR10: 1, AnsweredRate: 1, CorrectRate: 1},
+		{Kind: docent.KindUnanswerable, Questions: 3, Passed: 2, PassRate: 2.0 / 3, AnsweredRate: 1.0 / 3,
 			UncertainRate: 1.0 / 3, NotFoundRate: 1.0 / 3},
 	}
 	if len(rep.ByKind) != len(wantKinds) {
@@ -294,9 +323,9 @@ func TestRunGolden(t *testing.T) {
 }
 
 func TestRunGoldenCancelled(t *testing.T) {
-	g := &Golden{Questions: []GoldenQuestion{
-		{ID: "a", Question: "one", Kind: KindUnanswerable},
-		{ID: "b", Question: "two", Kind: KindUnanswerable},
+	g := &Golden{Questions: []docent.GoldenQuestion{
+		{ID: "a", Question: "one", Kind: docent.KindUnanswerable},
+		{ID: "b", Question: "two", Kind: docent.KindUnanswerable},
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &fakeAnswerer{AnswerFn: func(ctx context.Context, _ docent.Question) (docent.Answer, error) {
@@ -318,7 +347,7 @@ func TestAnswererFunc(t *testing.T) {
 		got = q
 		return docent.Answer{Status: docent.StatusNotFound}, nil
 	})
-	g := &Golden{Questions: []GoldenQuestion{{ID: "a", Question: "one", Kind: KindUnanswerable}}}
+	g := &Golden{Questions: []docent.GoldenQuestion{{ID: "a", Question: "one", Kind: docent.KindUnanswerable}}}
 	rep, err := RunGolden(context.Background(), g, a)
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +360,7 @@ func TestAnswererFunc(t *testing.T) {
 func TestGoldenHalf(t *testing.T) {
 	g := &Golden{}
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
-		g.Questions = append(g.Questions, GoldenQuestion{ID: id})
+		g.Questions = append(g.Questions, docent.GoldenQuestion{ID: id})
 	}
 	ids := func(h *Golden) (out []string) {
 		for _, q := range h.Questions {

@@ -12,66 +12,35 @@ import (
 
 // Judge rates a written answer: faithfulness (is each claim supported by
 // the source it cites?) and relevance (does it answer the question?).
-// llm.Judge asks the configured model; OfflineJudge is a word-overlap
-// proxy for runs without a provider.
+// answer/llmstage's Judge asks the configured model; OfflineJudge is a
+// word-overlap proxy for runs without a provider. The request and the
+// verdict are domain types (docent.JudgeRequest, docent.Judgment), so a
+// judge needs nothing of this package.
 type Judge interface {
 	// Name says who judges, for the report ("model gemini-flash-latest",
 	// "offline proxy: …").
 	Name() string
 	// Judge rates one answer. An error is counted and the run goes on.
-	Judge(ctx context.Context, req JudgeRequest) (Judgment, error)
-}
-
-// JudgeRequest is an answer with the sources it cites.
-type JudgeRequest struct {
-	// Question is what was asked; Answer the answer text with [n] markers.
-	Question, Answer string
-	// Sources are the cited sources, numbered as in Answer.
-	Sources []JudgeSource
-}
-
-// JudgeSource is one cited source.
-type JudgeSource struct {
-	// N is its marker number; Title its "Title › Section"; Text the chunk.
-	N           int
-	Title, Text string
-}
-
-// Judgment is a Judge's verdict on one answer.
-type Judgment struct {
-	// Claims counts the answer's claims; Supported those its cited source
-	// supports; Unsupported quotes the others.
-	Claims, Supported int
-	Unsupported       []string
-	// Relevance is how well the answer addresses the question, 0 to 1.
-	Relevance float64
-}
-
-// Faithfulness is the share of claims supported (1 for no claims).
-func (j Judgment) Faithfulness() float64 {
-	if j.Claims == 0 {
-		return 1
-	}
-	return float64(j.Supported) / float64(j.Claims)
+	Judge(ctx context.Context, req docent.JudgeRequest) (docent.Judgment, error)
 }
 
 // JudgeInput builds the request for a: the cited chunks are taken from the
 // trace's candidates. It returns false for an answer without citations.
-func JudgeInput(question string, a docent.Answer) (JudgeRequest, bool) {
+func JudgeInput(question string, a docent.Answer) (docent.JudgeRequest, bool) {
 	if len(a.Citations) == 0 {
-		return JudgeRequest{}, false
+		return docent.JudgeRequest{}, false
 	}
 	byID := make(map[string]docent.Chunk, len(a.Trace.Candidates))
 	for _, h := range a.Trace.Candidates {
 		byID[h.Chunk.ID] = h.Chunk
 	}
-	req := JudgeRequest{Question: question, Answer: a.Text}
+	req := docent.JudgeRequest{Question: question, Answer: a.Text}
 	for _, c := range a.Citations {
 		title := c.Title
 		if c.Section != "" {
 			title += " › " + c.Section
 		}
-		req.Sources = append(req.Sources, JudgeSource{N: c.N, Title: title, Text: byID[c.ChunkID].Text})
+		req.Sources = append(req.Sources, docent.JudgeSource{N: c.N, Title: title, Text: byID[c.ChunkID].Text})
 	}
 	return req, true
 }
@@ -95,7 +64,7 @@ func (OfflineJudge) Name() string {
 var judgeMarkerRE = regexp.MustCompile(`\[(\d+)\]`)
 
 // Judge rates req by word overlap.
-func (OfflineJudge) Judge(_ context.Context, req JudgeRequest) (Judgment, error) {
+func (OfflineJudge) Judge(_ context.Context, req docent.JudgeRequest) (docent.Judgment, error) {
 	src := make(map[int]map[string]bool, len(req.Sources))
 	for _, s := range req.Sources {
 		set := map[string]bool{}
@@ -104,7 +73,7 @@ func (OfflineJudge) Judge(_ context.Context, req JudgeRequest) (Judgment, error)
 		}
 		src[s.N] = set
 	}
-	var j Judgment
+	var j docent.Judgment
 	units := splitClaims(req.Answer)
 	for i, u := range units {
 		terms := search.Analyze(judgeMarkerRE.ReplaceAllString(u, ""))

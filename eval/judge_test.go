@@ -10,7 +10,7 @@ import (
 )
 
 func TestOfflineJudge(t *testing.T) {
-	srcs := []JudgeSource{
+	srcs := []docent.JudgeSource{
 		{N: 1, Title: "Paid Time Off › Vacation allowance", Text: "Employees in Germany get 30 vacation days per year. Unused days carry over until 31 March."},
 		{N: 2, Title: "Expense Policy › Hotels", Text: "Hotel stays are reimbursed up to $250 per night."},
 	}
@@ -30,7 +30,7 @@ func TestOfflineJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := OfflineJudge{}.Judge(context.Background(), JudgeRequest{Question: "How many vacation days do I get in Germany?", Answer: tt.answer, Sources: srcs})
+			j, err := OfflineJudge{}.Judge(context.Background(), docent.JudgeRequest{Question: "How many vacation days do I get in Germany?", Answer: tt.answer, Sources: srcs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +42,7 @@ func TestOfflineJudge(t *testing.T) {
 			}
 		})
 	}
-	j, _ := OfflineJudge{}.Judge(context.Background(), JudgeRequest{Question: "Vacation days in Germany?",
+	j, _ := OfflineJudge{}.Judge(context.Background(), docent.JudgeRequest{Question: "Vacation days in Germany?",
 		Answer: "Employees in Germany get 30 vacation days per year [1].", Sources: srcs})
 	if j.Relevance != 1 || j.Faithfulness() != 1 {
 		t.Errorf("relevance %v faithfulness %v", j.Relevance, j.Faithfulness())
@@ -51,22 +51,22 @@ func TestOfflineJudge(t *testing.T) {
 
 // countingJudge rates every answer as two claims, one supported, and
 // fails for one question.
-type countingJudge struct{ seen []JudgeRequest }
+type countingJudge struct{ seen []docent.JudgeRequest }
 
 func (c *countingJudge) Name() string { return "test judge" }
-func (c *countingJudge) Judge(_ context.Context, req JudgeRequest) (Judgment, error) {
+func (c *countingJudge) Judge(_ context.Context, req docent.JudgeRequest) (docent.Judgment, error) {
 	c.seen = append(c.seen, req)
 	if strings.Contains(req.Question, "fail") {
-		return Judgment{}, errors.New("judge down")
+		return docent.Judgment{}, errors.New("judge down")
 	}
-	return Judgment{Claims: 2, Supported: 1, Unsupported: []string{"x"}, Relevance: 0.5}, nil
+	return docent.Judgment{Claims: 2, Supported: 1, Unsupported: []string{"x"}, Relevance: 0.5}, nil
 }
 
 func TestRunGoldenWithJudge(t *testing.T) {
-	g := &Golden{Questions: []GoldenQuestion{
-		{ID: "a", Question: "vacation days", Kind: KindExact, Expect: []Expect{{Doc: "pto.md"}}},
-		{ID: "b", Question: "please fail", Kind: KindExact, Expect: []Expect{{Doc: "pto.md"}}},
-		{ID: "c", Question: "dogs?", Kind: KindUnanswerable},
+	g := &Golden{Questions: []docent.GoldenQuestion{
+		{ID: "a", Question: "vacation days", Kind: docent.KindExact, Expect: []docent.GoldenExpect{{Doc: "pto.md"}}},
+		{ID: "b", Question: "please fail", Kind: docent.KindExact, Expect: []docent.GoldenExpect{{Doc: "pto.md"}}},
+		{ID: "c", Question: "dogs?", Kind: docent.KindUnanswerable},
 	}}
 	chunk := docent.Chunk{ID: "c1", DocID: "h:pto.md", Title: "PTO", Section: []string{"Vacation"}, Text: "PTO > Vacation\n\n25 days."}
 	a := AnswererFunc(func(_ context.Context, q docent.Question) (docent.Answer, error) {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/docent-hq/docent"
 )
 
 // PassageRow is one passage a calibration run scored for a question,
@@ -33,7 +35,7 @@ type PassageRow struct {
 // states (see missingFacts) when it is on an expected page, or, when q has no facts, 1 when docID and
 // section are an expected document's expected section. ok is false when
 // q has neither facts nor sections to label by.
-func LabelPassage(q GoldenQuestion, text, docID string, section []string) (label float64, ok bool) {
+func LabelPassage(q docent.GoldenQuestion, text, docID string, section []string) (label float64, ok bool) {
 	if len(q.Facts) > 0 {
 		expected := map[string]bool{}
 		for _, e := range q.Expect {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"github.com/docent-hq/docent"
 	"io"
 	"strconv"
 	"strings"
@@ -71,7 +72,9 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "hit@1 / @3 / @5\t%.3f / %.3f / %.3f\n", r.HitAt1, r.HitAt3, r.HitAt5)
 	fmt.Fprintf(tw, "MRR@10\t%.3f\n", r.MRR10)
 	fmt.Fprintf(tw, "doc recall@5\t%.3f\n", r.DocRecall5)
-	fmt.Fprintf(tw, "section hit@5\t%.3f (%d questions with a section)\n", r.SectionHitAt5, r.SectionQuestions)
+	fmt.Fprintf(tw, "section hit@1 / @3 / @5\t%.3f / %.3f / %.3f (%d questions with a section)\n",
+		r.SectionHitAt1, r.SectionHitAt3, r.SectionHitAt5, r.SectionQuestions)
+	fmt.Fprintf(tw, "section MRR@10\t%.3f\n", r.SectionMRR10)
 	fmt.Fprintf(tw, "answered / uncertain / not found\t%s / %s / %s of answerable\n",
 		pct(r.AnsweredRate), pct(r.UncertainRate), pct(r.FalseNotFoundRate))
 	fmt.Fprintf(tw, "right page cited first\t%s of answerable (answered or uncertain)\n", pct(r.LinkedFirstRate))
@@ -102,7 +105,7 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "kind\tquestions\tpassed\thit@5\tMRR@10\tanswered\tuncertain\tnot found\tcorrect\t")
 	for _, k := range r.ByKind {
 		hit, m, c := fmt.Sprintf("%.3f", k.HitAt5), fmt.Sprintf("%.3f", k.MRR10), pct(k.CorrectRate)
-		if k.Kind == KindUnanswerable {
+		if k.Kind == docent.KindUnanswerable {
 			hit, m, c = "-", "-", "-"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
@@ -125,7 +128,7 @@ func (r GoldenReport) WriteTable(w io.Writer) error {
 			rank = strconv.Itoa(row.FirstRank)
 		}
 		cited := "-"
-		if row.Kind != KindUnanswerable {
+		if row.Kind != docent.KindUnanswerable {
 			cited = fmt.Sprintf("%d/%d", row.CitationsCorrect, row.Citations)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", result, row.ID, row.Kind, row.Status, rank, cited,

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/docent-hq/docent"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,13 +93,13 @@ func TestGoldenReportWriteTable(t *testing.T) {
 		AnsweredRate: 1, CitationPrecision: 0.5, Citations: 2, CitationsCorrect: 1,
 		LatencyP50: 2 * time.Millisecond, LatencyP95: 3 * time.Millisecond,
 		ByKind: []KindStats{
-			{Kind: KindExact, Questions: 2, Passed: 2, PassRate: 1, HitAt5: 1, MRR10: 0.75, AnsweredRate: 1},
-			{Kind: KindUnanswerable, Questions: 1, AnsweredRate: 1},
+			{Kind: docent.KindExact, Questions: 2, Passed: 2, PassRate: 1, HitAt5: 1, MRR10: 0.75, AnsweredRate: 1},
+			{Kind: docent.KindUnanswerable, Questions: 1, AnsweredRate: 1},
 		},
 		Rows: []GoldenRow{
-			{ID: "a", Kind: KindExact, Status: "answered", FirstRank: 1, Citations: 1, CitationsCorrect: 1, Pass: true},
-			{ID: "b", Kind: KindExact, Status: "answered", FirstRank: 2, Citations: 1, Pass: true},
-			{ID: "c", Kind: KindUnanswerable, Status: "answered"},
+			{ID: "a", Kind: docent.KindExact, Status: "answered", FirstRank: 1, Citations: 1, CitationsCorrect: 1, Pass: true},
+			{ID: "b", Kind: docent.KindExact, Status: "answered", FirstRank: 2, Citations: 1, Pass: true},
+			{ID: "c", Kind: docent.KindUnanswerable, Status: "answered"},
 		},
 	}
 	var buf bytes.Buffer
@@ -167,7 +168,7 @@ func TestReportsJSON(t *testing.T) {
 		m["index_docs_per_sec"] != 518.3 {
 		t.Errorf("BEIR JSON = %s", data)
 	}
-	data, err = json.Marshal(GoldenReport{HitAt5: 0.5, Rows: []GoldenRow{{ID: "a", Kind: KindExact, Pass: true}}})
+	data, err = json.Marshal(GoldenReport{HitAt5: 0.5, Rows: []GoldenRow{{ID: "a", Kind: docent.KindExact, Pass: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

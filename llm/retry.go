@@ -2,10 +2,12 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"time"
+
+	"github.com/docent-hq/docent/internal/backoff"
 )
 
 // Retry defaults: four attempts, waits of about 0.5s, 1s and 2s between
@@ -16,30 +18,30 @@ const (
 	DefaultMaxDelay  = 8 * time.Second
 )
 
-// Retry repeats a provider call that failed transiently, with exponential
-// backoff and jitter. Neither vendor client retries by default; both
-// providers use this one policy, so that an outage looks the same
-// whichever is configured. The zero value takes the defaults.
+// Retry repeats a provider call that failed transiently, with the one
+// backoff of docent's clients (internal/backoff: exponential, jittered, a
+// server's wait honoured, bounded by the context). Neither vendor client
+// retries by default; both providers use this one policy, so that an
+// outage looks the same whichever is configured. The zero value takes the
+// defaults.
 type Retry struct {
 	// Attempts is how many times a call is tried in all; 1 disables
 	// retries. Default DefaultAttempts.
 	Attempts int
 	// BaseDelay is the wait before the second attempt; each later wait
 	// doubles, up to MaxDelay. Defaults DefaultBaseDelay, DefaultMaxDelay.
+	// A provider asking to wait longer than MaxDelay fails the call at once.
 	BaseDelay, MaxDelay time.Duration
+	// Clock waits between attempts; the wall clock when nil (tests pass a
+	// fake one).
+	Clock backoff.Clock
 }
 
-// Failure is a provider's reading of a failed call.
-type Failure struct {
-	// Transient is true for a failure worth repeating: HTTP 429 and 5xx,
-	// timeouts, refused or reset connections.
-	Transient bool
-	// RateLimited is true for HTTP 429 (Gemini: RESOURCE_EXHAUSTED).
-	RateLimited bool
-	// After is how long the provider asked to wait (Retry-After, Gemini's
-	// RetryInfo), 0 when it did not say.
-	After time.Duration
-}
+// Failure is a provider's reading of a failed call: transient (HTTP 429
+// and 5xx, timeouts, refused or reset connections), rate limited (429,
+// Gemini's RESOURCE_EXHAUSTED), and how long the provider asked to wait
+// (Retry-After, Gemini's RetryInfo).
+type Failure = backoff.Failure
 
 func (r Retry) withDefaults() Retry {
 	if r.Attempts <= 0 {
@@ -67,55 +69,33 @@ func (r Retry) Do(ctx context.Context, log *slog.Logger, op string, classify fun
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	for attempt := 1; ; attempt++ {
-		err := call(ctx)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w (%w)", ctx.Err(), err)
-		}
-		f := classify(err)
-		if !f.Transient {
-			return err
-		}
-		kind := ErrUnavailable
-		if f.RateLimited {
-			kind = ErrRateLimited
-		}
-		if attempt >= r.Attempts {
-			return fmt.Errorf("%w: gave up after %d attempts: %w", kind, attempt, err)
-		}
-		wait := r.delay(attempt)
-		if f.After > 0 {
-			if f.After > r.MaxDelay {
-				return fmt.Errorf("%w: asked to wait %s before retrying (more than %s): %w", kind, f.After, r.MaxDelay, err)
-			}
-			wait = max(wait, f.After)
-		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("%w: no time left to retry after %d attempts: %w", kind, attempt, err)
-		}
-		log.WarnContext(ctx, "retrying model call", slog.String("op", op), slog.Int("attempt", attempt),
-			slog.Duration("wait", wait), slog.Any("error", err))
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%w (%w)", ctx.Err(), err)
-		case <-t.C:
-		}
+	br := backoff.Retrier{
+		Policy:   backoff.Policy{Base: r.BaseDelay, Max: r.MaxDelay},
+		Attempts: r.Attempts,
+		MaxWait:  r.MaxDelay,
+		Clock:    r.Clock,
+		OnRetry: func(attempt int, wait time.Duration, _ Failure, err error) {
+			log.WarnContext(ctx, "retrying model call", slog.String("op", op), slog.Int("attempt", attempt),
+				slog.Duration("wait", wait), slog.Any("error", err))
+		},
 	}
-}
-
-// delay is the wait after the attempt-th failure: BaseDelay·2^(attempt-1)
-// capped at MaxDelay, of which the upper half is random ("equal jitter"),
-// so that many clients hit by one outage do not retry in step.
-func (r Retry) delay(attempt int) time.Duration {
-	d := r.BaseDelay << min(attempt-1, 20)
-	if d <= 0 || d > r.MaxDelay {
-		d = r.MaxDelay
+	err := br.Do(ctx, call, classify)
+	var be *backoff.Error
+	if !errors.As(err, &be) {
+		return err // nil, or a failure that is not transient
 	}
-	half := d / 2
-	return half + time.Duration(rand.Int64N(int64(half)+1))
+	if ctx.Err() != nil && errors.Is(be.Reason, ctx.Err()) {
+		return fmt.Errorf("%w (%w)", ctx.Err(), be.Err)
+	}
+	kind := ErrUnavailable
+	if be.Failure.RateLimited {
+		kind = ErrRateLimited
+	}
+	switch {
+	case errors.Is(be.Reason, backoff.ErrWaitTooLong):
+		return fmt.Errorf("%w: asked to wait %s before retrying (more than %s): %w", kind, be.Wait, r.MaxDelay, be.Err)
+	case errors.Is(be.Reason, backoff.ErrNoTime):
+		return fmt.Errorf("%w: no time left to retry after %d attempts: %w", kind, be.Attempts, be.Err)
+	}
+	return fmt.Errorf("%w: gave up after %d attempts: %w", kind, be.Attempts, be.Err)
 }

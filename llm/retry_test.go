@@ -6,18 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestRetryDelay(t *testing.T) {
-	r := Retry{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
-	for attempt, want := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 4: 800 * time.Millisecond, 5: time.Second, 40: time.Second} {
-		for range 50 {
-			if d := r.delay(attempt); d < want/2 || d > want {
-				t.Fatalf("delay after attempt %d = %s, want within [%s, %s]", attempt, d, want/2, want)
-			}
-		}
-	}
-}
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
+)
 
 func TestRetryDo(t *testing.T) {
 	transient := func(error) Failure { return Failure{Transient: true} }
@@ -40,12 +31,28 @@ func TestRetryDo(t *testing.T) {
 	// Not enough time left before the deadline: give up without waiting.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	slow := Retry{Attempts: 5, BaseDelay: time.Second, MaxDelay: time.Second}
+	clk := backofftest.NewClock(time.Now())
+	slow := Retry{Attempts: 5, BaseDelay: time.Second, MaxDelay: time.Second, Clock: clk}
 	calls = 0
-	start := time.Now()
 	err = slow.Do(ctx, nil, "x", transient, func(context.Context) error { calls++; return boom })
-	if calls != 1 || !strings.Contains(err.Error(), "no time left to retry") || time.Since(start) > 40*time.Millisecond {
-		t.Errorf("deadline: %d calls in %s, %v", calls, time.Since(start), err)
+	if calls != 1 || !strings.Contains(err.Error(), "no time left to retry") || len(clk.Sleeps()) != 0 {
+		t.Errorf("deadline: %d calls, slept %v, %v", calls, clk.Sleeps(), err)
+	}
+
+	// A provider's wait is waited as it is, on the clock.
+	clk = backofftest.NewClock(time.Now())
+	calls = 0
+	after := func(error) Failure { return Failure{Transient: true, RateLimited: true, After: 3 * time.Second} }
+	err = Retry{Attempts: 4, BaseDelay: time.Millisecond, MaxDelay: 8 * time.Second, Clock: clk}.Do(context.Background(), nil, "x", after,
+		func(context.Context) error {
+			calls++
+			if calls == 1 {
+				return boom
+			}
+			return nil
+		})
+	if err != nil || calls != 2 || len(clk.Sleeps()) != 1 || clk.Sleeps()[0] != 3*time.Second {
+		t.Errorf("Retry-After: %d calls, slept %v, %v", calls, clk.Sleeps(), err)
 	}
 
 	// A cancelled context stops at once and says so.

@@ -17,6 +17,7 @@ func TestAnalyze(t *testing.T) {
 		{"stopwords dropped", "the and of a", nil},
 		{"stems and lowercases", "Running Runners ran", []string{"run", "runner", "ran"}},
 		{"splits punctuation", "COVID-19 vaccines, (mRNA)", []string{"covid", "19", "vaccin", "mrna"}},
+		{"camel case stays whole for the embedder", "excludedContentTypes", []string{"excludedcontenttyp"}},
 		{"drops one letter words keeps digits", "x 7 b12", []string{"7", "b12"}},
 		{"unicode letters", "Café naïve", []string{"café", "naïv"}},
 		{"long term cut", strings.Repeat("é", 30), []string{strings.Repeat("é", 20)}},
@@ -26,6 +27,16 @@ func TestAnalyze(t *testing.T) {
 				t.Fatalf("Analyze(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestWordsKeepsCamelCase: the words handed to an engine that tokenizes
+// on its own (Typesense) are not split, since it indexes them whole.
+func TestWordsKeepsCamelCase(t *testing.T) {
+	var got []string
+	Words("excludedContentTypes", func(w string) { got = append(got, w) })
+	if !slices.Equal(got, []string{"excludedcontenttypes"}) {
+		t.Errorf("Words = %q", got)
 	}
 }
 
@@ -57,6 +68,20 @@ func TestCountTokens(t *testing.T) {
 	}
 }
 
+func TestAnalyzeKeywordsCamelCase(t *testing.T) {
+	for in, want := range map[string][]string{
+		"set excludedContentTypes on the HTTPRouter": {"set", "excludedcontenttyp", "exclud", "content", "type", "httprouter", "http", "router"},
+		"IPv4, JSON, siRNA, HeLa and macOS":          {"ipv4", "json", "sirna", "hela", "maco"},
+		"ipStrategy":                                 {"ipstrategi", "ip", "strategi"},
+	} {
+		var got []string
+		AnalyzeKeywords(in, func(t string) { got = append(got, t) })
+		if !slices.Equal(got, want) {
+			t.Errorf("AnalyzeKeywords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestAnalyzeKeywords(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
@@ -74,5 +99,29 @@ func TestAnalyzeKeywords(t *testing.T) {
 				t.Errorf("AnalyzeKeywords(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestJaccard(t *testing.T) {
+	set := func(ws ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range ws {
+			m[w] = true
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		a, b map[string]bool
+		want float64
+	}{
+		{set("a", "b"), set("a", "b"), 1},
+		{set("a", "b"), set("b", "c"), 1.0 / 3},
+		{set("a"), set("b"), 0},
+		{set(), set("a"), 0},
+		{nil, nil, 0},
+	} {
+		if got := Jaccard(tc.a, tc.b); got != tc.want {
+			t.Errorf("Jaccard(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

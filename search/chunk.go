@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,13 +32,22 @@ const (
 //   - Sections. Top-level headings split the document; each chunk belongs
 //     to exactly one section and carries its heading path in Section (an
 //     H1 equal to the document title is left out of the path). Content
-//     before the first heading has an empty Section. Sections are never
-//     merged, however small: a chunk then cites one precise anchor, and a
-//     small section is a good retrieval unit on its own. A heading with no
-//     content of its own gives no chunk when a subsection follows (its
-//     name is in the subsection's path); a heading with nothing under it
-//     at all gives one chunk of its heading path alone, so that no word
-//     of the document is lost.
+//     before the first heading has an empty Section. A heading's attribute
+//     list ("## Options {#options}", as Hugo, kramdown, MkDocs and
+//     Docusaurus write custom anchors) leaves its text, and its id is the
+//     section's anchor; otherwise the anchor is GitHub's slug. A heading
+//     with no content of its own gives no chunk when a subsection follows
+//     (its name is in the subsection's path).
+//   - Small sections. A section whose body is under MinSectionChars (a
+//     lone "Required", one link, a heading with nothing under it) is too
+//     small to answer from: it is merged with a neighbour under the same
+//     parent heading (see mergeTiny), its heading kept as a heading line
+//     of the chunk's text (BodyHeadings), so that no word of the document
+//     is lost. A small section with no such
+//     neighbour stays a chunk of its own.
+//   - Repeats. A chunk whose body is exactly the body of an earlier chunk
+//     of the same document (a note or an example repeated under several
+//     headings) is left out: the first one stands for it.
 //   - Blocks. Within a section, whole blocks (paragraphs, lists, tables,
 //     code blocks, quotes) are packed greedily up to TargetTokens. A block
 //     that does not fit in the space left starts a new chunk rather than
@@ -70,6 +81,10 @@ type Chunker struct {
 	// OverlapTokens is how much of a chunk the next one in the same
 	// section repeats; 0 means DefaultOverlapTokens, negative means none.
 	OverlapTokens int
+	// MinSectionChars is the body size under which a section is merged
+	// with a neighbour (see mergeTiny); 0 means DefaultMinSectionChars,
+	// negative never merges.
+	MinSectionChars int
 }
 
 // EstimateTokens is a cheap, deterministic token estimate: the larger of
@@ -132,7 +147,15 @@ func (c Chunker) ChunkAtMost(doc docent.Document, limit int) (chunks []docent.Ch
 		sections = markdownSections(body, doc.Title)
 	}
 
+	if minChars := c.MinSectionChars; minChars >= 0 {
+		if minChars == 0 {
+			minChars = DefaultMinSectionChars
+		}
+		sections = mergeTiny(sections, target, minChars)
+	}
+
 	seen := map[string]int{}
+	bodies := map[string]bool{}
 	for i, s := range sections {
 		if limit > 0 && len(chunks) >= limit {
 			return chunks, len(sections) - i, nil
@@ -143,7 +166,23 @@ func (c Chunker) ChunkAtMost(doc docent.Document, limit int) (chunks []docent.Ch
 		}
 		for j, text := range texts {
 			if limit > 0 && len(chunks) >= limit {
-				return chunks, len(texts) - j + len(sections) - i - 1, nil
+				// The pieces left of this section that are not repeats,
+				// and at least one per section after it.
+				left := map[string]bool{}
+				for _, t := range texts[j:] {
+					if t == "" || !bodies[t] {
+						left[t] = true
+					}
+				}
+				return chunks, len(left) + len(sections) - i - 1, nil
+			}
+			if text != "" {
+				if bodies[text] {
+					// The same text again in this document (a repeated
+					// note or example): the first one stands for it.
+					continue
+				}
+				bodies[text] = true
 			}
 			ch := docent.Chunk{
 				DocID:     doc.ID,
@@ -170,17 +209,127 @@ func (c Chunker) ChunkAtMost(doc docent.Document, limit int) (chunks []docent.Ch
 	return chunks, 0, nil
 }
 
-// chunkPrefix is the "Title > Section > Subsection\n\n" line of a chunk.
+// DefaultMinSectionChars is the size under which a section's body is too
+// small to stand alone: a fragment ("Required", one link, an empty
+// heading) that the answerer would quote as an answer. Such a section is
+// merged with a neighbour under the same parent heading (see mergeTiny).
+const DefaultMinSectionChars = 120
+
+// mergeTiny merges every section whose body is shorter than minChars
+// into a neighbour under the same parent heading, when the
+// two fit in target tokens: into the next section when that is its child
+// (a parent's short intro), else into the previous sibling, else into the
+// next sibling, else into the previous section when that is its parent.
+// The merged section is named and linked by the section its text starts
+// with; the heading of the other, when not in that path, stays a heading
+// line before its text, so no word is lost.
+func mergeTiny(sections []mdSection, target, minChars int) []mdSection {
+	size := func(s mdSection) int { return len(joinUnits(s.units)) }
+	fits := func(a, b mdSection, extra string) bool {
+		return EstimateTokens(joinUnits(a.units))+EstimateTokens(joinUnits(b.units))+EstimateTokens(extra) <= target
+	}
+	var out []mdSection
+	for i := 0; i < len(sections); i++ {
+		t := sections[i]
+		if size(t) >= minChars {
+			out = append(out, t)
+			continue
+		}
+		var prev, next *mdSection
+		if len(out) > 0 {
+			prev = &out[len(out)-1]
+		}
+		if i+1 < len(sections) {
+			next = &sections[i+1]
+		}
+		line := ""
+		if len(t.path) > 0 {
+			line = headingLine(t.path)
+		}
+		switch {
+		case prev != nil && slices.Equal(prev.path, t.path) && fits(*prev, t, ""):
+			// The same section again (the text before and after a title
+			// heading): one section.
+			prev.units = append(prev.units, t.units...)
+		case next != nil && hasPrefix(next.path, t.path) && fits(*next, t, ""):
+			// A parent's intro: it leads its first child's text.
+			next.units = append(slices.Clip(t.units), next.units...)
+			next.lead += len(t.units)
+		case prev != nil && siblings(prev.path, t.path) && fits(*prev, t, line):
+			prev.units = append(prev.units, headed(line, t)...)
+		case next != nil && siblings(next.path, t.path) && fits(*next, t, line+next.path[len(next.path)-1]):
+			// The text then starts with the small section: the merged one
+			// is named and linked by it, and the next section's heading
+			// marks where its own text starts.
+			next.units = append(slices.Clip(t.units), headed(headingLine(next.path), *next)...)
+			next.path, next.anchor, next.lead = t.path, t.anchor, t.lead
+		case prev != nil && hasPrefix(t.path, prev.path) && len(prev.path) > 0 && fits(*prev, t, line):
+			prev.units = append(prev.units, headed(line, t)...)
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// siblings reports whether two heading paths share their parent.
+func siblings(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && slices.Equal(a[:len(a)-1], b[:len(b)-1])
+}
+
+// headingLine is the markdown heading of the section at path, at the
+// level its depth gives: a merged section's heading stays a heading in
+// the text, where BodyHeadings finds it.
+func headingLine(path []string) string {
+	return strings.Repeat("#", min(6, len(path)+1)) + " " + path[len(path)-1]
+}
+
+// BodyHeadings returns the headings written in a chunk's body (outside
+// fenced code): those of small sections merged into the chunk, which its
+// Section path does not name.
+func BodyHeadings(body string) []string {
+	var out []string
+	fence := ""
+	for line := range strings.SplitSeq(body, "\n") {
+		if fence != "" {
+			if isClosingFence(line, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(line); f != "" {
+			fence = f
+			continue
+		}
+		t := strings.TrimLeft(line, "#")
+		if n := len(line) - len(t); n >= 1 && n <= 6 && strings.HasPrefix(t, " ") {
+			if h := strings.TrimSpace(t); h != "" {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// headed returns s's units with its heading line ("" for none)
+// where its own text starts, after any intro of a parent it leads with.
+func headed(line string, s mdSection) []chunkUnit {
+	out := make([]chunkUnit, 0, len(s.units)+1)
+	out = append(out, s.units[:s.lead]...)
+	if line != "" {
+		// A line of its own, never joined to the paragraph beside it.
+		out = append(out, chunkUnit{kind: kindOther, group: -1, text: line})
+	}
+	return append(out, s.units[s.lead:]...)
+}
+
+// chunkPrefix is the "Title > Section > Subsection\n\n" line of a chunk
+// (docent.ChunkHeading).
 func chunkPrefix(title string, sec []string) string {
-	parts := make([]string, 0, len(sec)+1)
-	if t := strings.TrimSpace(title); t != "" {
-		parts = append(parts, t)
+	if h := docent.ChunkHeading(title, sec); h != "" {
+		return h + "\n\n"
 	}
-	parts = append(parts, sec...)
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, " > ") + "\n\n"
+	return ""
 }
 
 // chunkID hashes the document ID, section path and text. A second chunk
@@ -222,6 +371,9 @@ type mdSection struct {
 	path   []string
 	anchor string
 	units  []chunkUnit
+	// lead counts the units at the start that are a parent's short intro
+	// merged in (see mergeTiny).
+	lead int
 }
 
 // chunkUnit is a block, or a piece of a split block, as markdown source.
@@ -258,6 +410,24 @@ func joiner(a, b chunkUnit) string {
 // into gigabytes.
 var mdParser = goldmark.New(goldmark.WithExtensions(mdsafe.Table))
 
+// headingIDRE is an attribute list at the end of a heading's text:
+// "Options {#options}" or "{ #options .wide }", the form Hugo, kramdown,
+// MkDocs and Docusaurus write custom anchors in.
+var headingIDRE = regexp.MustCompile(`\s*\{:?\s*#([\w-]+)[^{}]*\}\s*$`)
+
+// headingID splits a heading's attribute list off its text: the text, and
+// the id (the section's anchor), "" when there is none.
+func headingID(text string) (string, string) {
+	if !strings.HasSuffix(text, "}") {
+		return text, ""
+	}
+	m := headingIDRE.FindStringSubmatchIndex(text)
+	if m == nil {
+		return text, ""
+	}
+	return strings.TrimSpace(text[:m[0]]), text[m[2]:m[3]]
+}
+
 // markdownSections parses body and groups its top-level blocks by
 // heading. An H1 equal to title is not part of any heading path.
 func markdownSections(body, title string) []mdSection {
@@ -271,7 +441,7 @@ func markdownSections(body, title string) []mdSection {
 	}
 	var blocks []block
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		if off := firstOffset(n); off >= 0 {
+		if off := firstOffset(n, src); off >= 0 {
 			blocks = append(blocks, block{n, lineStart(src, off)})
 		}
 	}
@@ -294,8 +464,11 @@ func markdownSections(body, title string) []mdSection {
 		}
 		raw := string(src[b.start:end])
 		if h, ok := b.node.(*gast.Heading); ok {
-			heading := inlineText(h, src)
+			heading, id := headingID(inlineText(h, src))
 			anchor := headingSlug(heading, slugs)
+			if id != "" {
+				anchor = id
+			}
 			isTitle := h.Level == 1 && titleH1 && strings.EqualFold(heading, strings.TrimSpace(title))
 			if h.Level == 1 {
 				titleH1 = false
@@ -388,7 +561,7 @@ func blockUnit(n gast.Node, src []byte, start, end, group int) chunkUnit {
 func listItems(list *gast.List, src []byte, start, end int) []string {
 	var starts []int
 	for it := list.FirstChild(); it != nil; it = it.NextSibling() {
-		off := firstOffset(it)
+		off := firstOffset(it, src)
 		if off < 0 {
 			continue // an empty item stays with the one before it
 		}
@@ -418,7 +591,7 @@ func listItems(list *gast.List, src []byte, start, end int) []string {
 
 // firstOffset is the smallest source offset of n or its descendants, -1
 // when none has a position (an empty code fence, a thematic break).
-func firstOffset(n gast.Node) int {
+func firstOffset(n gast.Node, src []byte) int {
 	best := -1
 	take := func(off int) {
 		if best < 0 || off < best {
@@ -435,6 +608,12 @@ func firstOffset(n gast.Node) int {
 		case *gast.FencedCodeBlock:
 			if c.Info != nil {
 				take(c.Info.Segment.Start)
+			} else if l := c.Lines(); l != nil && l.Len() > 0 {
+				// A bare fence: the block starts on the line before its
+				// first line of code, the opening fence.
+				if ls := lineStart(src, l.At(0).Start); ls > 0 {
+					take(lineStart(src, ls-1))
+				}
 			}
 		}
 		if c.Type() == gast.TypeBlock {

@@ -458,3 +458,33 @@ func headingSlug(title string, seen map[string]int) string {
 	}
 	return s
 }
+
+// SplitCode separates a chunk body's fenced code from its prose: prose is
+// every line outside fences, code the lines inside them (the fence lines
+// themselves in neither). The keyword index scores the two as fields of
+// their own, so that a section's explanation is not drowned by examples.
+func SplitCode(body string) (prose, code string) {
+	if !strings.Contains(body, "```") && !strings.Contains(body, "~~~") {
+		return body, ""
+	}
+	var p, c strings.Builder
+	fence := ""
+	for line := range strings.SplitSeq(body, "\n") {
+		if fence != "" {
+			if isClosingFence(line, fence) {
+				fence = ""
+				continue
+			}
+			c.WriteString(line)
+			c.WriteByte('\n')
+			continue
+		}
+		if f := fenceOf(line); f != "" && !(f[0] == '`' && strings.Contains(strings.TrimLeft(line, " ")[len(f):], "`")) {
+			fence = f
+			continue
+		}
+		p.WriteString(line)
+		p.WriteByte('\n')
+	}
+	return p.String(), c.String()
+}

@@ -109,7 +109,7 @@ func TestChunkStructure(t *testing.T) {
 	}
 
 	t.Run("heading path, title H1 left out, anchors", func(t *testing.T) {
-		chunks := chunk(t, "chunk_headings.md", Chunker{})
+		chunks := chunk(t, "chunk_headings.md", Chunker{MinSectionChars: -1})
 		type want struct {
 			section []string
 			url     string
@@ -337,12 +337,12 @@ func TestChunkIDs(t *testing.T) {
 			t.Error("same id for two documents")
 		}
 	})
-	t.Run("identical sections get distinct stable ids", func(t *testing.T) {
-		d := docent.Document{ID: "dup", Title: "T", Body: "## FAQ\n\nSame text.\n\n## FAQ\n\nSame text.\n"}
-		c1, _ := Chunker{}.Chunk(d)
-		c2, _ := Chunker{}.Chunk(d)
-		if len(c1) != 2 || c1[0].ID == c1[1].ID || c1[1].ID != c2[1].ID {
-			t.Errorf("ids = %q then %q", ids2(c1), ids2(c2))
+	t.Run("a repeated section is indexed once", func(t *testing.T) {
+		d := docent.Document{ID: "dup", Title: "T", Body: "## FAQ\n\nSame text.\n\n## FAQ\n\nSame text.\n\n## Other\n\nSame text.\n"}
+		c1, _ := Chunker{MinSectionChars: -1}.Chunk(d)
+		c2, _ := Chunker{MinSectionChars: -1}.Chunk(d)
+		if len(c1) != 1 || c1[0].ID != c2[0].ID || c1[0].URL != "" || c1[0].Section[0] != "FAQ" {
+			t.Errorf("chunks %q then %q, want the first FAQ once", ids2(c1), ids2(c2))
 		}
 	})
 }
@@ -556,7 +556,7 @@ func TestChunkEdgeCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			chunks, err := Chunker{}.Chunk(tc.doc)
+			chunks, err := Chunker{MinSectionChars: -1}.Chunk(tc.doc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -591,6 +591,122 @@ func BenchmarkChunk(b *testing.B) {
 			if _, err := (Chunker{}).Chunk(d); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestChunkHeadingAnchorsAndFences: a heading's attribute list leaves the
+// section name and becomes its deep link; a bare fence right after a
+// heading keeps its opening line (it used to lose it).
+func TestChunkHeadingAnchorsAndFences(t *testing.T) {
+	body := "## Options {#options}\n```\nquill mount remote: ~/mnt\n--vfs-cache-mode full\n```\n\n" +
+		"Every flag above has a long form and a short form, and each can be set in the config file too.\n\n" +
+		"## Filtering {#filter-flags .wide}\n\n~~~\n--include *.jpg\n~~~\n\nFilters apply to every command that lists files, with the same syntax everywhere, and are read in order.\n"
+	chunks, err := Chunker{}.Chunk(docent.Document{ID: "d", Title: "Mount", URL: "https://docs.example.com/mount", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		section, url, starts string
+	}{
+		{"Options", "https://docs.example.com/mount#options", "Mount > Options\n\n```\nquill mount"},
+		{"Filtering", "https://docs.example.com/mount#filter-flags", "Mount > Filtering\n\n~~~\n--include"},
+	}
+	if len(chunks) != len(want) {
+		t.Fatalf("%d chunks, want %d", len(chunks), len(want))
+	}
+	for i, w := range want {
+		c := chunks[i]
+		if strings.Join(c.Section, " > ") != w.section || c.URL != w.url || !strings.HasPrefix(c.Text, w.starts) {
+			t.Errorf("chunk %d: section %q url %q text %q; want %q %q %q...", i, c.Section, c.URL, c.Text, w.section, w.url, w.starts)
+		}
+		if strings.Count(c.Text, "```")%2 != 0 || strings.Count(c.Text, "~~~")%2 != 0 {
+			t.Errorf("chunk %d has an unbalanced fence: %q", i, c.Text)
+		}
+	}
+}
+
+// TestChunkSmallSections: sections under MinSectionChars merge with a
+// neighbour under the same parent heading, keeping their heading as a
+// line; a repeated body in one document is indexed once.
+func TestChunkSmallSections(t *testing.T) {
+	long := "Every request passes through the middlewares of its router in the order they are listed, before it reaches the service it is routed to."
+	tests := []struct {
+		name     string
+		body     string
+		sections [][]string
+		texts    []string
+	}{
+		{name: "a parent's short intro leads its first child",
+			body:     "## Rate limit\n\nLimits requests.\n\n### burst\n\n" + long + "\n",
+			sections: [][]string{{"Rate limit", "burst"}},
+			texts:    []string{"T > Rate limit > burst\n\nLimits requests.\n\n" + long}},
+		{name: "a small section joins the sibling before it",
+			body:     "## Options\n\n### average\n\n" + long + "\n\n### period\n\nDefaults to 1s.\n",
+			sections: [][]string{{"Options", "average"}},
+			texts:    []string{"T > Options > average\n\n" + long + "\n\n### period\n\nDefaults to 1s."}},
+		{name: "a small first section joins the sibling after it",
+			body:     "## Options\n\n### sourceRange\n\n_Required_\n\n### ipStrategy\n\n" + long + "\n",
+			sections: [][]string{{"Options", "sourceRange"}},
+			texts:    []string{"T > Options > sourceRange\n\n_Required_\n\n### ipStrategy\n\n" + long}},
+		{name: "an empty heading keeps its words",
+			body:     "## Intro\n\n" + long + "\n\n## Empty\n",
+			sections: [][]string{{"Intro"}},
+			texts:    []string{"T > Intro\n\n" + long + "\n\n## Empty"}},
+		{name: "no neighbour under the same parent: it stays",
+			body:     "# Guide\n\n## A\n\nShort.\n\n# Other\n\n" + long + "\n",
+			sections: [][]string{{"Guide", "A"}, {"Other"}},
+			texts:    []string{"T > Guide > A\n\nShort.", "T > Other\n\n" + long}},
+		{name: "a body repeated under another heading is indexed once",
+			body:     "## Docker\n\n" + long + "\n\n## Kubernetes\n\n" + long + "\n",
+			sections: [][]string{{"Docker"}},
+			texts:    []string{"T > Docker\n\n" + long}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			chunks, err := Chunker{}.Chunk(docent.Document{ID: "d", Title: "T", Body: tc.body})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var secs [][]string
+			var texts []string
+			for _, c := range chunks {
+				secs = append(secs, c.Section)
+				texts = append(texts, c.Text)
+			}
+			if !reflect.DeepEqual(secs, tc.sections) || !reflect.DeepEqual(texts, tc.texts) {
+				t.Errorf("got sections %q texts %q\nwant %q %q", secs, texts, tc.sections, tc.texts)
+			}
+		})
+	}
+}
+
+func TestBodyHeadings(t *testing.T) {
+	got := BodyHeadings("Intro.\n\n### period\n\nText.\n\n```sh\n# not a heading\n```\n\n## Next one ##\n#hashtag\n")
+	if want := []string{"period", "Next one ##"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("BodyHeadings = %q, want %q", got, want)
+	}
+}
+
+func TestSplitCode(t *testing.T) {
+	prose, code := SplitCode("Set the port.\n\n```yaml\nport: 80\n```\n\nInline `code` stays prose.\n~~~\nx\n~~~\n")
+	if prose != "Set the port.\n\n\nInline `code` stays prose.\n\n" || code != "port: 80\nx\n" {
+		t.Errorf("SplitCode = %q, %q", prose, code)
+	}
+}
+
+func TestChunkBody(t *testing.T) {
+	for _, c := range []struct {
+		chunk docent.Chunk
+		body  string
+	}{
+		{docent.Chunk{Title: "T", Section: []string{"A", "B"}, Text: "T > A > B\n\nText."}, "Text."},
+		{docent.Chunk{Title: "T", Text: "T\n\nIntro."}, "Intro."},
+		{docent.Chunk{Title: "T", Section: []string{"Empty"}, Text: "T > Empty"}, ""},
+		{docent.Chunk{Title: "T", Text: "No heading line."}, "No heading line."},
+	} {
+		if got := c.chunk.Body(); got != c.body {
+			t.Errorf("Body(%q) = %q, want %q", c.chunk.Text, got, c.body)
 		}
 	}
 }

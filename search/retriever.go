@@ -84,7 +84,32 @@ type RetrieverOptions struct {
 	// favours hits that several retrievers found (recall@100); zero means
 	// DefaultTailFrom, negative turns it off. RRF fusion has no tail.
 	TailFrom int
+	// MaxQueryTerms caps the distinct keyword terms of a long query: the
+	// keyword retriever gets the words of the most salient ones (highest
+	// IDF, on an index that keeps term statistics); zero means
+	// DefaultMaxQueryTerms, negative keeps every term.
+	MaxQueryTerms int
+	// SectionDepth is how many fused hits the last stage reads (copies
+	// left out, the chunks of a page put in order); zero means
+	// DefaultSectionDepth, negative skips the stage.
+	SectionDepth int
+	// SectionWeight weighs what a chunk's own section says against its
+	// fused score when the chunks of one page are ordered; zero means
+	// DefaultSectionWeight, negative keeps the fused order.
+	SectionWeight float64
+	// LongQueryTerms is the number of distinct keyword terms from which a
+	// query is long (a pasted paragraph, a log with the question in it):
+	// its one vector blurs what it pastes, so the feedback pass, which
+	// would follow the blur, is skipped, and the vector weight of a query
+	// of n terms is scaled by ((2L − n)/L)² for L = LongQueryTerms < n <
+	// 2L, and is zero from 2L terms on: such a query is served by its
+	// keywords. Zero means DefaultLongQueryTerms, negative treats no
+	// query as long.
+	LongQueryTerms int
 }
+
+// DefaultLongQueryTerms: see RetrieverOptions.LongQueryTerms.
+const DefaultLongQueryTerms = 16
 
 func (o RetrieverOptions) withDefaults() RetrieverOptions {
 	if o.Fusion.KeywordWeight == 0 && o.Fusion.VectorWeight == 0 {
@@ -105,7 +130,38 @@ func (o RetrieverOptions) withDefaults() RetrieverOptions {
 	if o.TailFrom == 0 {
 		o.TailFrom = DefaultTailFrom
 	}
+	if o.MaxQueryTerms == 0 {
+		o.MaxQueryTerms = DefaultMaxQueryTerms
+	}
+	if o.SectionDepth == 0 {
+		o.SectionDepth = DefaultSectionDepth
+	}
+	if o.SectionWeight == 0 {
+		o.SectionWeight = DefaultSectionWeight
+	}
+	if o.LongQueryTerms == 0 {
+		o.LongQueryTerms = DefaultLongQueryTerms
+	}
 	return o
+}
+
+// fusionFor returns the fusion for a query of text, and whether the
+// feedback pass runs: a long query weighs its vector less and skips it.
+func (r *Retriever) fusionFor(text string) (Fusion, bool) {
+	f := r.opts.Fusion
+	if r.opts.LongQueryTerms < 0 {
+		return f, true
+	}
+	seen := map[string]bool{}
+	AnalyzeKeywordQuery(text, func(t string) { seen[t] = true })
+	n, long := float64(len(seen)), float64(r.opts.LongQueryTerms)
+	if n <= long {
+		return f, true
+	}
+	// Full weight at LongQueryTerms terms, none from twice as many.
+	share := max(0, (2*long-n)/long)
+	f.VectorWeight *= share * share
+	return f, false
 }
 
 // NewRetriever returns the pipeline over idx. emb embeds queries that come
@@ -155,6 +211,13 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	if k <= 0 {
 		k = 10
 	}
+	// The query as the retrievers see it: log noise out, and for the
+	// keyword retriever the salient terms of a long query.
+	req.Text = CleanQuery(req.Text)
+	keywords, err := r.keywordText(ctx, req.Text)
+	if err != nil {
+		return Result{}, fmt.Errorf("search: retrieve: %w", err)
+	}
 	var res Result
 	if mode != ModeKeyword {
 		if res.Vector, err = r.queryVector(ctx, req); err != nil {
@@ -164,13 +227,17 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	var hits []docent.Hit
 	switch mode {
 	case ModeKeyword:
-		hits, err = r.idx.KeywordSearch(ctx, KeywordQuery{Text: req.Text, Filter: req.Filter, K: k})
+		hits, err = r.idx.KeywordSearch(ctx, KeywordQuery{Text: keywords, Filter: req.Filter, K: k})
 		setScores(hits, func(h docent.Hit) float64 { return h.KeywordScore })
 	case ModeVector:
 		hits, err = r.idx.VectorSearch(ctx, VectorQuery{Vector: res.Vector, Filter: req.Filter, K: k})
 		setScores(hits, func(h docent.Hit) float64 { return h.VectorScore })
 	default:
-		hits, err = r.hybrid(ctx, req, res.Vector, k, mode == ModeDefault)
+		hits, err = r.hybrid(ctx, req, keywords, res.Vector, k, mode == ModeDefault)
+		if err == nil && r.opts.SectionDepth > 0 {
+			hits, err = r.refine(ctx, req.Text, hits)
+		}
+		hits = cut(hits, k)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("search: retrieve: %w", err)
@@ -183,6 +250,23 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	}
 	res.Hits = hits
 	return res, nil
+}
+
+// keywordText is the text the keyword retriever gets: text itself, or the
+// words of its MaxQueryTerms most salient terms when it has more and the
+// index keeps term statistics.
+func (r *Retriever) keywordText(ctx context.Context, text string) (string, error) {
+	ts, ok := r.idx.(TermStats)
+	if !ok || r.opts.MaxQueryTerms < 0 {
+		return text, nil
+	}
+	var ferr error
+	out := salientWords(text, r.opts.MaxQueryTerms, func(terms []string) map[string]float64 {
+		w, err := idfWeights(ctx, ts, terms)
+		ferr = err
+		return w
+	})
+	return out, ferr
 }
 
 // queryVector returns the request's vector, embedding its text if needed.
@@ -228,18 +312,18 @@ func (r *Retriever) both(ctx context.Context, kq KeywordQuery, vq VectorQuery) (
 
 // hybrid fuses the keyword and vector rankings, with the feedback pass
 // when feedback is set.
-func (r *Retriever) hybrid(ctx context.Context, req Request, vec []float32, k int, feedback bool) ([]docent.Hit, error) {
+func (r *Retriever) hybrid(ctx context.Context, req Request, keywords string, vec []float32, k int, feedback bool) ([]docent.Hit, error) {
 	depth := max(r.opts.Candidates, k)
 	kw, vs, err := r.both(ctx,
-		KeywordQuery{Text: req.Text, Filter: req.Filter, K: depth},
+		KeywordQuery{Text: keywords, Filter: req.Filter, K: depth},
 		VectorQuery{Vector: vec, Filter: req.Filter, K: depth})
 	if err != nil {
 		return nil, err
 	}
-	f := r.opts.Fusion
+	f, short := r.fusionFor(req.Text)
 	first := f.Fuse(kw, vs)
-	if !feedback || r.opts.FeedbackDocs < 0 || len(first) == 0 {
-		return cut(first, k), nil
+	if !feedback || !short || r.opts.FeedbackDocs < 0 || len(first) == 0 {
+		return first, nil
 	}
 
 	n := min(r.opts.FeedbackDocs, len(first))
@@ -258,7 +342,7 @@ func (r *Retriever) hybrid(ctx context.Context, req Request, vec []float32, k in
 		}
 	}
 	if len(dvecs) == 0 {
-		return cut(first, k), nil
+		return first, nil
 	}
 	q2, err := rocchio(vec, dvecs, r.opts.FeedbackWeight)
 	if err != nil {
@@ -286,7 +370,7 @@ func (r *Retriever) hybrid(ctx context.Context, req Request, vec []float32, k in
 	}
 	// Hits only the feedback list found keep VectorScore 0 (the contract:
 	// the cosine with the original query, which that list did not measure).
-	return cut(fused, k), nil
+	return fused, nil
 }
 
 // load fills in the chunks of hits that came back without their text.

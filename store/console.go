@@ -11,37 +11,6 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// TurnSummary is a turn as the console lists it: the question, outcome
-// and citations, with its feedback, handoff and review state, without
-// the trace.
-type TurnSummary struct {
-	// ID, Question, Platform, Channel and User identify the turn.
-	ID       int64
-	Question string
-	Platform string
-	Channel  string
-	User     string
-	// Status is the outcome; Error why a failed turn failed.
-	Status docent.Status
-	Error  string
-	// Citations are the sources the answer cited.
-	Citations []docent.Citation
-	// LatencyMS is the total of the stage latencies.
-	LatencyMS float64
-	// CreatedAt is when the question arrived.
-	CreatedAt time.Time
-	// Helpful and NotHelpful count the ratings.
-	Helpful, NotHelpful int
-	// Handoff is the state of the latest handoff asked from the turn, "" if none.
-	Handoff docent.HandoffState
-	// ReviewedAt, ReviewedBy and Assignee are the console's review state.
-	ReviewedAt time.Time
-	ReviewedBy string
-	Assignee   string
-	// Golden is the ID of the golden question made from the turn, "" if none.
-	Golden string
-}
-
 // TurnQuery selects turns for SearchTurns. Zero fields do not restrict.
 type TurnQuery struct {
 	// Status keeps turns with this outcome.
@@ -151,7 +120,7 @@ func likeEscape(s string) string {
 
 // SearchTurns returns one page of the turns q selects, newest first, and
 // how many it selects in all.
-func (db *DB) SearchTurns(ctx context.Context, q TurnQuery) ([]TurnSummary, int, error) {
+func (db *DB) SearchTurns(ctx context.Context, q TurnQuery) ([]docent.TurnSummary, int, error) {
 	where, args := q.where()
 	from := ` FROM turns t LEFT JOIN miss_reviews m ON m.turn_id = t.id` + where
 	var total int
@@ -168,7 +137,7 @@ func (db *DB) SearchTurns(ctx context.Context, q TurnQuery) ([]TurnSummary, int,
 }
 
 // TurnSummaryByID returns the summary of one turn, or ErrNotFound.
-func (db *DB) TurnSummaryByID(ctx context.Context, id int64) (TurnSummary, error) {
+func (db *DB) TurnSummaryByID(ctx context.Context, id int64) (docent.TurnSummary, error) {
 	s, err := scanSummary(db.creader().QueryRowContext(ctx, `SELECT `+summaryColumns+
 		` FROM turns t LEFT JOIN miss_reviews m ON m.turn_id = t.id WHERE t.id = ?`, id))
 	if err == sql.ErrNoRows {
@@ -180,8 +149,8 @@ func (db *DB) TurnSummaryByID(ctx context.Context, id int64) (TurnSummary, error
 	return s, nil
 }
 
-func scanSummary(s scanner) (TurnSummary, error) {
-	var t TurnSummary
+func scanSummary(s scanner) (docent.TurnSummary, error) {
+	var t docent.TurnSummary
 	var status, citations string
 	var created, reviewed sql.NullString
 	if err := s.Scan(&t.ID, &t.Question, &t.Platform, &t.Channel, &t.User, &status, &t.Error, &citations,
@@ -256,47 +225,19 @@ func (db *DB) upsertReview(ctx context.Context, turnID int64, set string, review
 	return nil
 }
 
-// TurnStats are the overview's aggregates over a window of turns.
-type TurnStats struct {
-	// Total counts the turns; ByStatus by outcome.
-	Total    int
-	ByStatus map[docent.Status]int
-	// HandedOff counts turns a handoff was asked from.
-	HandedOff int
-	// Helpful and NotHelpful count the ratings given in the window.
-	Helpful, NotHelpful int
-	// MedianMS and P95MS are answer latency percentiles.
-	MedianMS, P95MS float64
-	// Daily counts questions per UTC day ("2006-01-02") and platform.
-	Daily []DayCount
-	// TopCited are the most cited documents, most first.
-	TopCited []DocCount
-}
-
-// DayCount is how many questions a platform got on one day.
-type DayCount struct {
-	Day      string
-	Platform string
-	N        int
-}
-
-// DocCount is how often a document was cited.
-type DocCount struct {
-	DocID, Title, URL string
-	N                 int
-}
-
 // TurnStats aggregates the turns created in [since, until), leaving out
 // the platform exclude ("" keeps all).
-func (db *DB) TurnStats(ctx context.Context, since, until time.Time, exclude string) (TurnStats, error) {
-	st := TurnStats{ByStatus: map[docent.Status]int{}}
+func (db *DB) TurnStats(ctx context.Context, since, until time.Time, exclude string) (docent.TurnStats, error) {
+	st := docent.TurnStats{ByStatus: map[docent.Status]int{}}
 	r := db.creader()
 	win := `t.created_at >= ? AND t.created_at < ? AND t.platform != ?`
 	args := []any{formatTime(since), formatTime(until), exclude}
-	fail := func(err error) (TurnStats, error) { return TurnStats{}, fmt.Errorf("store: turn stats: %w", err) }
+	fail := func(err error) (docent.TurnStats, error) {
+		return docent.TurnStats{}, fmt.Errorf("store: turn stats: %w", err)
+	}
 	rows, err := queryList(ctx, r, `SELECT t.status, COUNT(*) FROM turns t WHERE `+win+` GROUP BY t.status`, args,
-		func(s scanner) (DayCount, error) {
-			var d DayCount
+		func(s scanner) (docent.DayCount, error) {
+			var d docent.DayCount
 			err := s.Scan(&d.Day, &d.N)
 			return d, err
 		})
@@ -331,8 +272,8 @@ func (db *DB) TurnStats(ctx context.Context, since, until time.Time, exclude str
 		}
 	}
 	if st.Daily, err = queryList(ctx, r, `SELECT substr(t.created_at, 1, 10), t.platform, COUNT(*) FROM turns t WHERE `+win+
-		` GROUP BY 1, 2 ORDER BY 1, 2`, args, func(s scanner) (DayCount, error) {
-		var d DayCount
+		` GROUP BY 1, 2 ORDER BY 1, 2`, args, func(s scanner) (docent.DayCount, error) {
+		var d docent.DayCount
 		err := s.Scan(&d.Day, &d.Platform, &d.N)
 		return d, err
 	}); err != nil {
@@ -346,7 +287,7 @@ func (db *DB) TurnStats(ctx context.Context, since, until time.Time, exclude str
 
 // citedDocs counts the turns that cited each document in the window,
 // most cited first; rating, when set, keeps turns rated so.
-func (db *DB) citedDocs(ctx context.Context, since, until time.Time, exclude, rating string, limit int) ([]DocCount, error) {
+func (db *DB) citedDocs(ctx context.Context, since, until time.Time, exclude, rating string, limit int) ([]docent.DocCount, error) {
 	q := `SELECT json_extract(c.value, '$.doc_id') AS doc, MAX(json_extract(c.value, '$.title')),
 			MAX(json_extract(c.value, '$.url')), COUNT(DISTINCT t.id)
 		FROM turns t, json_each(t.citations) c
@@ -358,8 +299,8 @@ func (db *DB) citedDocs(ctx context.Context, since, until time.Time, exclude, ra
 	}
 	q += ` GROUP BY doc ORDER BY 4 DESC, doc LIMIT ?`
 	args = append(args, limitOr(limit, 10))
-	return queryList(ctx, db.creader(), q, args, func(s scanner) (DocCount, error) {
-		var d DocCount
+	return queryList(ctx, db.creader(), q, args, func(s scanner) (docent.DocCount, error) {
+		var d docent.DocCount
 		var title, url sql.NullString
 		err := s.Scan(&d.DocID, &title, &url, &d.N)
 		d.Title, d.URL = title.String, url.String

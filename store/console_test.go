@@ -24,11 +24,11 @@ func TestAPITokens(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	db := MustOpen(t, WithClock(clk.Now))
-	tok := APIToken{Name: "ci", Hash: "abc", Prefix: "dct_abc", RatePerMinute: 5, CreatedBy: "admin"}
+	tok := docent.APIToken{Name: "ci", Hash: "abc", Prefix: "dct_abc", RatePerMinute: 5, CreatedBy: "admin"}
 	if err := db.CreateAPIToken(ctx, &tok); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateAPIToken(ctx, &APIToken{Name: "dup", Hash: "abc"}); err == nil {
+	if err := db.CreateAPIToken(ctx, &docent.APIToken{Name: "dup", Hash: "abc"}); err == nil {
 		t.Error("a second token with the same hash was stored")
 	}
 	got, err := db.APITokenByHash(ctx, "abc")
@@ -60,11 +60,11 @@ func TestAPITokens(t *testing.T) {
 func TestAPITokenScope(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	scoped := APIToken{Name: "community", Hash: "h1", Scope: docent.Scope{Sources: []string{"public"}, Labels: []string{"faq", "howto"}}}
+	scoped := docent.APIToken{Name: "community", Hash: "h1", Scope: docent.Scope{Sources: []string{"public"}, Labels: []string{"faq", "howto"}}}
 	if err := db.CreateAPIToken(ctx, &scoped); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateAPIToken(ctx, &APIToken{Name: "all", Hash: "h2"}); err != nil {
+	if err := db.CreateAPIToken(ctx, &docent.APIToken{Name: "all", Hash: "h2"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.APITokenByHash(ctx, "h1")
@@ -122,16 +122,16 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := GoldenQuestion{ID: "a", Question: "How?", Kind: "exact", Expect: []GoldenExpect{{Doc: "it/vpn.md", Section: "Reset"}}, Facts: []string{"VPN-E12"}}
-	b := GoldenQuestion{ID: "b", Question: "Menu?", Kind: "unanswerable", Covered: "the cafeteria", FromTurn: 7}
-	if err := db.ImportGolden(ctx, []GoldenQuestion{a, b}, true); err != nil {
+	a := docent.GoldenQuestion{ID: "a", Question: "How?", Kind: "exact", Expect: []docent.GoldenExpect{{Doc: "it/vpn.md", Section: "Reset"}}, Facts: []string{"VPN-E12"}}
+	b := docent.GoldenQuestion{ID: "b", Question: "Menu?", Kind: "unanswerable", Covered: "the cafeteria", FromTurn: 7}
+	if err := db.ImportGolden(ctx, []docent.GoldenQuestion{a, b}, true); err != nil {
 		t.Fatal(err)
 	}
 	a.Question = "How now?"
 	if err := db.PutGolden(ctx, a); err != nil { // update keeps the position
 		t.Fatal(err)
 	}
-	if err := db.PutGolden(ctx, GoldenQuestion{ID: "c", Question: "New?", Kind: "paraphrase", Expect: []GoldenExpect{{Doc: "x.md"}}}); err != nil {
+	if err := db.PutGolden(ctx, docent.GoldenQuestion{ID: "c", Question: "New?", Kind: "paraphrase", Expect: []docent.GoldenExpect{{Doc: "x.md"}}}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := db.ListGolden(ctx)
@@ -153,7 +153,7 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	if _, err := db.Golden(ctx, "b"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleted question: %v", err)
 	}
-	if err := db.ImportGolden(ctx, []GoldenQuestion{{ID: "z", Question: "Z?", Kind: "exact"}}, true); err != nil {
+	if err := db.ImportGolden(ctx, []docent.GoldenQuestion{{ID: "z", Question: "Z?", Kind: "exact"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := db.ListGolden(ctx); len(list) != 1 || list[0].ID != "z" {
@@ -161,11 +161,11 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	}
 
 	// A run is started, finished with its rows, and read back.
-	run := GoldenRun{StartedBy: "admin", Config: "index:\n  fusion: score\n", Questions: 2}
+	run := docent.GoldenRun{StartedBy: "admin", Config: "index:\n  fusion: score\n", Questions: 2}
 	if err := db.StartGoldenRun(ctx, &run); err != nil {
 		t.Fatal(err)
 	}
-	rows := []GoldenRunRow{
+	rows := []docent.GoldenRunRow{
 		{Position: 0, QuestionID: "a", Question: "How?", Kind: "exact", Status: "answered", Pass: true, FirstRank: 1,
 			Ranked: []string{"handbook:it/vpn.md"}, Row: json.RawMessage(`{"id":"a"}`)},
 		{Position: 1, QuestionID: "b", Question: "Menu?", Kind: "unanswerable", Status: "not_found", Pass: true},
@@ -187,7 +187,7 @@ func TestGoldenSetAndRuns(t *testing.T) {
 	}
 
 	// A run the process never finished is abandoned at the next start.
-	crashed := GoldenRun{Questions: 1}
+	crashed := docent.GoldenRun{Questions: 1}
 	if err := db.StartGoldenRun(ctx, &crashed); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestSearchTurnsMissesAndStats(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ids := func(list []TurnSummary) []int64 {
+	ids := func(list []docent.TurnSummary) []int64 {
 		var out []int64
 		for _, s := range list {
 			out = append(out, s.ID)
@@ -305,9 +305,9 @@ func TestSearchTurnsMissesAndStats(t *testing.T) {
 	}
 	if st.Total != 3 || st.ByStatus[docent.StatusAnswered] != 2 || st.ByStatus[docent.StatusNotFound] != 1 ||
 		st.HandedOff != 1 || st.Helpful != 1 || st.NotHelpful != 1 || st.MedianMS != 20 || st.P95MS != 20 {
-		t.Errorf("TurnStats = %+v", st)
+		t.Errorf("docent.TurnStats = %+v", st)
 	}
-	wantDaily := []DayCount{{"2026-03-01", "api", 1}, {"2026-03-01", "slack", 1}, {"2026-03-02", "slack", 1}}
+	wantDaily := []docent.DayCount{{Day: "2026-03-01", Platform: "api", N: 1}, {Day: "2026-03-01", Platform: "slack", N: 1}, {Day: "2026-03-02", Platform: "slack", N: 1}}
 	if !reflect.DeepEqual(st.Daily, wantDaily) {
 		t.Errorf("Daily = %+v, want %+v", st.Daily, wantDaily)
 	}
@@ -350,7 +350,7 @@ func TestStaleAcksAndDocumentCounts(t *testing.T) {
 	}
 
 	until := clk.Now().Add(48 * time.Hour)
-	if err := db.AckStale(ctx, StaleAck{DocID: "h:a.md", Until: until, By: "alice", Note: "rewrite planned"}); err != nil {
+	if err := db.AckStale(ctx, docent.StaleAck{DocID: "h:a.md", Until: until, By: "alice", Note: "rewrite planned"}); err != nil {
 		t.Fatal(err)
 	}
 	acks, err := db.StaleAcks(ctx, clk.Now())

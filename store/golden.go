@@ -7,43 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/docent-hq/docent"
 )
-
-// GoldenQuestion is one entry of the golden set the console edits: a
-// question with the documents that answer it (the fields of
-// eval.GoldenQuestion, which the console converts to and from).
-type GoldenQuestion struct {
-	// ID names the question; unique within the set.
-	ID string
-	// Position orders the set; new entries go last.
-	Position int
-	// Question is the text; Kind what it tests (eval.Kind).
-	Question string
-	Kind     string
-	// Expect lists the answering documents and sections.
-	Expect []GoldenExpect
-	// Facts are what a correct answer must state.
-	Facts []string
-	// Covered, Uncovered and Source are the optional notes of the YAML format.
-	Covered, Uncovered, Source string
-	// FromTurn is the turn the entry was made from, 0 if none.
-	FromTurn int64
-	// CreatedAt and UpdatedAt are set by the store.
-	CreatedAt, UpdatedAt time.Time
-}
-
-// GoldenExpect is a document (path inside its source) and optionally a
-// section heading that answers a golden question.
-type GoldenExpect struct {
-	Doc     string `json:"doc"`
-	Section string `json:"section,omitempty"`
-}
 
 const goldenColumns = `id, position, question, kind, expect, facts, covered, uncovered, source, from_turn, created_at, updated_at`
 
 // ListGolden returns the golden set in order.
-func (db *DB) ListGolden(ctx context.Context) ([]GoldenQuestion, error) {
+func (db *DB) ListGolden(ctx context.Context) ([]docent.GoldenQuestion, error) {
 	out, err := queryList(ctx, db.creader(), `SELECT `+goldenColumns+` FROM golden_questions ORDER BY position, id`, nil, scanGolden)
 	if err != nil {
 		return nil, fmt.Errorf("store: list golden: %w", err)
@@ -52,7 +23,7 @@ func (db *DB) ListGolden(ctx context.Context) ([]GoldenQuestion, error) {
 }
 
 // Golden returns one golden question, or ErrNotFound.
-func (db *DB) Golden(ctx context.Context, id string) (GoldenQuestion, error) {
+func (db *DB) Golden(ctx context.Context, id string) (docent.GoldenQuestion, error) {
 	q, err := scanGolden(db.creader().QueryRowContext(ctx, `SELECT `+goldenColumns+` FROM golden_questions WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return q, fmt.Errorf("store: golden %q: %w", id, ErrNotFound)
@@ -65,7 +36,7 @@ func (db *DB) Golden(ctx context.Context, id string) (GoldenQuestion, error) {
 
 // PutGolden inserts q (last in the set) or, when its ID exists, replaces
 // its content and keeps its position. The ID is required.
-func (db *DB) PutGolden(ctx context.Context, q GoldenQuestion) error {
+func (db *DB) PutGolden(ctx context.Context, q docent.GoldenQuestion) error {
 	if strings.TrimSpace(q.ID) == "" {
 		return errors.New("store: put golden: id is required")
 	}
@@ -76,7 +47,7 @@ func (db *DB) PutGolden(ctx context.Context, q GoldenQuestion) error {
 	return nil
 }
 
-func putGolden(ctx context.Context, tx *sql.Tx, q GoldenQuestion, now string) error {
+func putGolden(ctx context.Context, tx *sql.Tx, q docent.GoldenQuestion, now string) error {
 	expect, err := json.Marshal(nonNil(q.Expect))
 	if err != nil {
 		return err
@@ -105,7 +76,7 @@ func nonNil[T any](s []T) []T {
 // ImportGolden writes qs in one transaction, in their order: with replace
 // the set becomes exactly qs; otherwise entries with a known ID are
 // updated in place and new ones appended.
-func (db *DB) ImportGolden(ctx context.Context, qs []GoldenQuestion, replace bool) error {
+func (db *DB) ImportGolden(ctx context.Context, qs []docent.GoldenQuestion, replace bool) error {
 	now := db.stamp()
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if replace {
@@ -141,8 +112,8 @@ func (db *DB) DeleteGolden(ctx context.Context, id string) error {
 	return nil
 }
 
-func scanGolden(s scanner) (GoldenQuestion, error) {
-	var q GoldenQuestion
+func scanGolden(s scanner) (docent.GoldenQuestion, error) {
+	var q docent.GoldenQuestion
 	var expect, facts string
 	var created, updated sql.NullString
 	if err := s.Scan(&q.ID, &q.Position, &q.Question, &q.Kind, &expect, &facts, &q.Covered, &q.Uncovered,
@@ -166,55 +137,8 @@ func scanGolden(s scanner) (GoldenQuestion, error) {
 	return q, err
 }
 
-// GoldenRun is one run of the golden set.
-type GoldenRun struct {
-	// ID is assigned by the store.
-	ID int64
-	// Status is running, ok or failed (docent.RunStatus values).
-	Status string
-	// StartedAt and FinishedAt bound the run (FinishedAt zero while running).
-	StartedAt, FinishedAt time.Time
-	// StartedBy is who started it.
-	StartedBy string
-	// Config is the configuration it ran under, secrets redacted.
-	Config string
-	// Questions is how many questions it asked.
-	Questions int
-	// Report is the run's summary as JSON (eval.GoldenReport without rows).
-	Report json.RawMessage
-	// Error is why the run failed, "" when it did not.
-	Error string
-	// Calibration is the passage model and decision rule fitted on the
-	// run's questions (eval.Fit as JSON), when the run calibrated.
-	Calibration json.RawMessage
-}
-
-// GoldenRunRow is one question's outcome in a run.
-type GoldenRunRow struct {
-	// Position orders the rows as the set was ordered.
-	Position int
-	// QuestionID, Question and Kind identify the question as it was asked.
-	QuestionID, Question, Kind string
-	// Status is the answer status; Pass whether the question passed;
-	// FirstRank the document rank of the first expected document (0 when
-	// none was retrieved).
-	Status    string
-	Pass      bool
-	FirstRank int
-	// Ranked are the document IDs that ranked first, best first.
-	Ranked []string
-	// Expect are the documents (and "doc › section") the question
-	// expected when it ran.
-	Expect []string
-	// TurnID is the stored turn of the question's answer, with its whole
-	// trace (platform eval), 0 when none was stored.
-	TurnID int64
-	// Row is the full outcome as JSON (eval.GoldenRow).
-	Row json.RawMessage
-}
-
 // StartGoldenRun records a run that starts now and sets r.ID, StartedAt and Status.
-func (db *DB) StartGoldenRun(ctx context.Context, r *GoldenRun) error {
+func (db *DB) StartGoldenRun(ctx context.Context, r *docent.GoldenRun) error {
 	r.StartedAt = db.now().UTC()
 	r.Status = "running"
 	res, err := db.cexec(ctx, `INSERT INTO golden_runs (status, started_at, started_by, config, questions)
@@ -231,7 +155,7 @@ func (db *DB) StartGoldenRun(ctx context.Context, r *GoldenRun) error {
 // FinishGoldenRun records the outcome of run id and its rows in one
 // transaction: a run is either still running (or abandoned) or complete
 // with every row. errText non-empty marks it failed.
-func (db *DB) FinishGoldenRun(ctx context.Context, id int64, report json.RawMessage, rows []GoldenRunRow, errText string) error {
+func (db *DB) FinishGoldenRun(ctx context.Context, id int64, report json.RawMessage, rows []docent.GoldenRunRow, errText string) error {
 	status := "ok"
 	if errText != "" {
 		status = "failed"
@@ -294,7 +218,7 @@ func (db *DB) AbandonGoldenRuns(ctx context.Context) (int64, error) {
 const goldenRunColumns = `id, status, started_at, finished_at, started_by, config, questions, report, error, calibration`
 
 // ListGoldenRuns returns the latest runs, newest first (limit defaults to 50).
-func (db *DB) ListGoldenRuns(ctx context.Context, limit int) ([]GoldenRun, error) {
+func (db *DB) ListGoldenRuns(ctx context.Context, limit int) ([]docent.GoldenRun, error) {
 	out, err := queryList(ctx, db.creader(), `SELECT `+goldenRunColumns+` FROM golden_runs ORDER BY id DESC LIMIT ?`,
 		[]any{limitOr(limit, 50)}, scanGoldenRun)
 	if err != nil {
@@ -304,7 +228,7 @@ func (db *DB) ListGoldenRuns(ctx context.Context, limit int) ([]GoldenRun, error
 }
 
 // GoldenRunByID returns one run, or ErrNotFound.
-func (db *DB) GoldenRunByID(ctx context.Context, id int64) (GoldenRun, error) {
+func (db *DB) GoldenRunByID(ctx context.Context, id int64) (docent.GoldenRun, error) {
 	r, err := scanGoldenRun(db.creader().QueryRowContext(ctx, `SELECT `+goldenRunColumns+` FROM golden_runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("store: golden run %d: %w", id, ErrNotFound)
@@ -328,10 +252,10 @@ func (db *DB) SetCalibration(ctx context.Context, id int64, fit json.RawMessage)
 }
 
 // GoldenRunRows returns the rows of run id in set order.
-func (db *DB) GoldenRunRows(ctx context.Context, id int64) ([]GoldenRunRow, error) {
+func (db *DB) GoldenRunRows(ctx context.Context, id int64) ([]docent.GoldenRunRow, error) {
 	out, err := queryList(ctx, db.creader(), `SELECT position, question_id, question, kind, status, pass, first_rank, ranked, row,
-		expect, turn_id FROM golden_run_rows WHERE run_id = ? ORDER BY position`, []any{id}, func(s scanner) (GoldenRunRow, error) {
-		var r GoldenRunRow
+		expect, turn_id FROM golden_run_rows WHERE run_id = ? ORDER BY position`, []any{id}, func(s scanner) (docent.GoldenRunRow, error) {
+		var r docent.GoldenRunRow
 		var ranked, row, expect string
 		if err := s.Scan(&r.Position, &r.QuestionID, &r.Question, &r.Kind, &r.Status, &r.Pass, &r.FirstRank, &ranked, &row,
 			&expect, &r.TurnID); err != nil {
@@ -350,8 +274,8 @@ func (db *DB) GoldenRunRows(ctx context.Context, id int64) ([]GoldenRunRow, erro
 	return out, nil
 }
 
-func scanGoldenRun(s scanner) (GoldenRun, error) {
-	var r GoldenRun
+func scanGoldenRun(s scanner) (docent.GoldenRun, error) {
+	var r docent.GoldenRun
 	var started, finished sql.NullString
 	var report, calibration string
 	if err := s.Scan(&r.ID, &r.Status, &started, &finished, &r.StartedBy, &r.Config, &r.Questions, &report, &r.Error, &calibration); err != nil {

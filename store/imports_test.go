@@ -29,6 +29,9 @@ var layerRules = []struct {
 	// Chat adapters reach answers only through the conversation core:
 	// never a model provider, the index or the store directly.
 	{"bot/...", []string{"", "bot/...", "internal/..."}},
+	// The model stages implement eval's Judge over domain types: they
+	// need nothing of eval (or of any feature package but answer).
+	{"answer/llmstage", []string{"", "answer/...", "search/...", "llm/...", "internal/..."}},
 }
 
 // TestLayerImports fails when a lower-layer package imports a feature

@@ -289,7 +289,13 @@ var migrations = []string{
 		id   INTEGER PRIMARY KEY,
 		data BLOB NOT NULL
 	);`,
-	// v14: a golden run row's expected documents (as the question stood
+
+	// v14: what a run's documents held (store.FinishRun): markup dropped,
+	// documents without chunks, oversized documents, fragments and the
+	// documents indexed with a warning, as JSON.
+	`ALTER TABLE sync_runs ADD COLUMN content TEXT NOT NULL DEFAULT '{}';`,
+
+	// v15: a golden run row's expected documents (as the question stood
 	// when it ran) and the turn that stores its answer's trace, so that a
 	// run can be drilled from a row to the question's trace.
 	`ALTER TABLE golden_run_rows ADD COLUMN expect TEXT NOT NULL DEFAULT '[]';

@@ -131,7 +131,7 @@ func TestPruneTurnsWithTheirReferences(t *testing.T) {
 	if err := db.CreateHandoff(ctx, &h); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutGolden(ctx, GoldenQuestion{ID: "vpn", Question: "vpn?", Kind: "answer", FromTurn: ids[0]}); err != nil {
+	if err := db.PutGolden(ctx, docent.GoldenQuestion{ID: "vpn", Question: "vpn?", Kind: "answer", FromTurn: ids[0]}); err != nil {
 		t.Fatal(err)
 	}
 

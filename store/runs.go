@@ -40,16 +40,20 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r docent.RunResult) error
 			return fmt.Errorf("store: finish run %d: %w", id, err)
 		}
 	}
+	content, err := json.Marshal(r.Content)
+	if err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
 	finished := formatTime(r.Finished)
 	if finished == nil {
 		finished = db.stamp()
 	}
 	res, err := db.exec(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, seen = ?, added = ?,
 			updated = ?, unchanged = ?, deleted = ?, failed = ?, errors = ?, error = ?,
-			requests = ?, retries = ?, rate_limited = ?, waited_ms = ?
+			requests = ?, retries = ?, rate_limited = ?, waited_ms = ?, content = ?
 		WHERE id = ?`,
 		finished, status, r.Seen, r.Added, r.Updated, r.Unchanged, r.Deleted, r.Failed, string(errs), r.Err,
-		r.Requests, r.Retries, r.RateLimited, r.Waited.Milliseconds(), id)
+		r.Requests, r.Retries, r.RateLimited, r.Waited.Milliseconds(), string(content), id)
 	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
 	}
@@ -76,7 +80,7 @@ func (db *DB) AbandonRuns(ctx context.Context) (int64, error) {
 }
 
 const runColumns = `id, source, started_at, finished_at, status, seen, added, updated, unchanged, deleted, failed,
-	errors, error, requests, retries, rate_limited, waited_ms`
+	errors, error, requests, retries, rate_limited, waited_ms, content`
 
 // ListRuns returns the latest runs, newest first: of source, or of every
 // source when source is "". limit defaults to 50.
@@ -112,11 +116,16 @@ func (db *DB) LastRun(ctx context.Context, source string) (docent.SyncRun, error
 func scanRun(s scanner) (docent.SyncRun, error) {
 	var r docent.SyncRun
 	var started, finished sql.NullString
-	var errs string
+	var errs, content string
 	var waitedMS int64
 	if err := s.Scan(&r.ID, &r.Source, &started, &finished, &r.Status, &r.Seen, &r.Added, &r.Updated,
-		&r.Unchanged, &r.Deleted, &r.Failed, &errs, &r.Err, &r.Requests, &r.Retries, &r.RateLimited, &waitedMS); err != nil {
+		&r.Unchanged, &r.Deleted, &r.Failed, &errs, &r.Err, &r.Requests, &r.Retries, &r.RateLimited, &waitedMS, &content); err != nil {
 		return r, err
+	}
+	if content != "" && content != "{}" {
+		if err := json.Unmarshal([]byte(content), &r.Content); err != nil {
+			return r, fmt.Errorf("content counts of run %d: %w", r.ID, err)
+		}
 	}
 	r.Waited = time.Duration(waitedMS) * time.Millisecond
 	var err error

@@ -19,36 +19,9 @@ func (db *DB) cexec(ctx context.Context, q string, args ...any) (sql.Result, err
 // creader is the connection pool the console's reads use.
 func (db *DB) creader() *sql.DB { return db.r }
 
-// APIToken is a bearer token for the JSON API. Only a hash of the token is
-// stored: the token itself is shown once, when it is made.
-type APIToken struct {
-	// ID is assigned by the store.
-	ID int64
-	// Name says who or what uses the token.
-	Name string
-	// Hash is the hex SHA-256 of the token.
-	Hash string
-	// Prefix is the token's first characters, to tell tokens apart.
-	Prefix string
-	// RatePerMinute bounds requests per minute; 0 means the configured default.
-	RatePerMinute int
-	// Scope limits the sources and labels the token may read; zero for all.
-	Scope docent.Scope
-	// CreatedBy is the admin who made it.
-	CreatedBy string
-	// CreatedAt, LastUsedAt and RevokedAt are when it was made, last
-	// accepted and revoked (zero when not).
-	CreatedAt  time.Time
-	LastUsedAt time.Time
-	RevokedAt  time.Time
-}
-
-// Revoked reports whether the token was revoked.
-func (t APIToken) Revoked() bool { return !t.RevokedAt.IsZero() }
-
 // CreateAPIToken stores t and sets its ID, and CreatedAt to now when zero.
 // Name and Hash are required; a hash already stored is an error.
-func (db *DB) CreateAPIToken(ctx context.Context, t *APIToken) error {
+func (db *DB) CreateAPIToken(ctx context.Context, t *docent.APIToken) error {
 	if t.Name == "" || t.Hash == "" {
 		return errors.New("store: create api token: name and hash are required")
 	}
@@ -77,7 +50,7 @@ func (db *DB) CreateAPIToken(ctx context.Context, t *APIToken) error {
 const tokenColumns = `id, name, hash, prefix, rate_per_minute, scope_sources, scope_labels, created_by, created_at, last_used_at, revoked_at`
 
 // APITokenByHash returns the token with this hash, revoked or not, or ErrNotFound.
-func (db *DB) APITokenByHash(ctx context.Context, hash string) (APIToken, error) {
+func (db *DB) APITokenByHash(ctx context.Context, hash string) (docent.APIToken, error) {
 	t, err := scanToken(db.creader().QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, fmt.Errorf("store: api token: %w", ErrNotFound)
@@ -89,7 +62,7 @@ func (db *DB) APITokenByHash(ctx context.Context, hash string) (APIToken, error)
 }
 
 // ListAPITokens returns every token, newest first.
-func (db *DB) ListAPITokens(ctx context.Context) ([]APIToken, error) {
+func (db *DB) ListAPITokens(ctx context.Context) ([]docent.APIToken, error) {
 	out, err := queryList(ctx, db.creader(), `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id DESC`, nil, scanToken)
 	if err != nil {
 		return nil, fmt.Errorf("store: list api tokens: %w", err)
@@ -118,8 +91,8 @@ func (db *DB) TouchAPIToken(ctx context.Context, id int64, t time.Time) error {
 	return nil
 }
 
-func scanToken(s scanner) (APIToken, error) {
-	var t APIToken
+func scanToken(s scanner) (docent.APIToken, error) {
+	var t docent.APIToken
 	var created, used, revoked sql.NullString
 	var sources, labels string
 	if err := s.Scan(&t.ID, &t.Name, &t.Hash, &t.Prefix, &t.RatePerMinute, &sources, &labels, &t.CreatedBy, &created, &used, &revoked); err != nil {
@@ -142,21 +115,8 @@ func scanToken(s scanner) (APIToken, error) {
 	return t, err
 }
 
-// StaleAck is an admin's acknowledgement that a flagged document may stay
-// as it is until a date.
-type StaleAck struct {
-	// DocID is the acknowledged document.
-	DocID string
-	// Until is when the acknowledgement lapses.
-	Until time.Time
-	// By and At say who acknowledged it and when; Note why.
-	By   string
-	At   time.Time
-	Note string
-}
-
 // AckStale stores (or replaces) the acknowledgement of a.DocID; At defaults to now.
-func (db *DB) AckStale(ctx context.Context, a StaleAck) error {
+func (db *DB) AckStale(ctx context.Context, a docent.StaleAck) error {
 	if a.DocID == "" || a.Until.IsZero() {
 		return errors.New("store: ack stale: document and until are required")
 	}
@@ -182,10 +142,10 @@ func (db *DB) UnackStale(ctx context.Context, docID string) error {
 }
 
 // StaleAcks returns every acknowledgement still in force at now, by document.
-func (db *DB) StaleAcks(ctx context.Context, now time.Time) (map[string]StaleAck, error) {
+func (db *DB) StaleAcks(ctx context.Context, now time.Time) (map[string]docent.StaleAck, error) {
 	list, err := queryList(ctx, db.creader(), `SELECT doc_id, until, acked_by, acked_at, note FROM stale_acks WHERE until > ?`,
-		[]any{formatTime(now)}, func(s scanner) (StaleAck, error) {
-			var a StaleAck
+		[]any{formatTime(now)}, func(s scanner) (docent.StaleAck, error) {
+			var a docent.StaleAck
 			var until, at sql.NullString
 			if err := s.Scan(&a.DocID, &until, &a.By, &at, &a.Note); err != nil {
 				return a, err
@@ -200,7 +160,7 @@ func (db *DB) StaleAcks(ctx context.Context, now time.Time) (map[string]StaleAck
 	if err != nil {
 		return nil, fmt.Errorf("store: stale acks: %w", err)
 	}
-	out := make(map[string]StaleAck, len(list))
+	out := make(map[string]docent.StaleAck, len(list))
 	for _, a := range list {
 		out[a.DocID] = a
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/docent-hq/docent"
 )
 
 // TestTuning: synonyms added from the console, settings, and a golden
@@ -33,7 +35,7 @@ func TestTuning(t *testing.T) {
 		t.Errorf("Setting = %q %v %v, want the last value set", v, ok, err)
 	}
 
-	run := GoldenRun{StartedBy: "ada", Questions: 3}
+	run := docent.GoldenRun{StartedBy: "ada", Questions: 3}
 	if err := db.StartGoldenRun(ctx, &run); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -168,7 +169,13 @@ func TestWriteCancelledWhileQueued(t *testing.T) {
 	go func() {
 		second <- db.write(cctx, func(context.Context, *sql.Tx) error { ran = true; return nil })
 	}()
-	time.Sleep(20 * time.Millisecond) // let it queue
+	// Cancel once it waits in the queue behind the first.
+	for deadline := time.Now().Add(5 * time.Second); len(db.writer.queue) != 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the second write never queued")
+		}
+		runtime.Gosched()
+	}
 	cancel()
 	if err := <-second; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled write: err = %v, want context.Canceled", err)

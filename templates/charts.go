@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docent-hq/docent/store"
+	"github.com/docent-hq/docent"
 )
 
 // Chart geometry shared by the SVG charts (user units).
@@ -65,7 +65,7 @@ func f(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // DailyChart stacks questions per day by platform over days (each
 // "2006-01-02", in order).
-func DailyChart(days []string, counts []store.DayCount) BarChart {
+func DailyChart(days []string, counts []docent.DayCount) BarChart {
 	c := BarChart{ViewBox: "0 0 " + strconv.Itoa(chartW) + " " + strconv.Itoa(chartH)}
 	var platforms []string
 	perDay := map[string]map[string]int{}

@@ -9,7 +9,7 @@ package templates
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/docent-hq/docent/eval"
+import "github.com/docent-hq/docent"
 
 // GoldenListPage lists the golden set, its run history with the trend,
 // and the actions.
@@ -811,7 +811,7 @@ func GoldenFormBody(p GoldenForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, k := range eval.Kinds {
+		for _, k := range docent.GoldenKinds {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "<option value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -596,7 +596,7 @@ func Login(p LoginPage) templ.Component {
 			}
 		}
 		if p.Demo {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<p class=\"muted small\" data-testid=\"demo-note\">Demo: use the user <b>admin</b> and the one-time password docent gave when it started (printed to its terminal, or in the file its log names).</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<p class=\"muted small\" data-testid=\"demo-note\">No admin is configured: sign in as <b>admin</b> with the one-time password docent gave when it started (printed to its terminal, or in the file its log names).</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

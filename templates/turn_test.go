@@ -13,7 +13,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden HTML files")
@@ -79,7 +78,7 @@ func renderTurnDetail(t *testing.T) string {
 	p := TurnDetail{
 		Meta:    Meta{Title: "Turn 42", Nav: "turns", User: "alice", CSRF: "csrf-token"},
 		Turn:    turn,
-		Summary: store.TurnSummary{ID: 42, Helpful: 1, Handoff: docent.HandoffResolved, Assignee: "bob"},
+		Summary: docent.TurnSummary{ID: 42, Helpful: 1, Handoff: docent.HandoffResolved, Assignee: "bob"},
 		Feedback: []docent.Feedback{{ID: 1, TurnID: 42, Rating: docent.RatingHelpful, User: "U9",
 			CreatedAt: time.Date(2026, 11, 30, 9, 20, 0, 0, time.UTC)}},
 		Handoffs: []docent.Handoff{{ID: 3, TurnID: 42, Platform: "slack", Channel: "C-help", Thread: "1.0",

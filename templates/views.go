@@ -68,7 +68,7 @@ type Overview struct {
 	// Window is the selected window ("24h", "7d", "30d"); Windows all.
 	Window  string
 	Windows []string
-	Stats   store.TurnStats
+	Stats   docent.TurnStats
 	// Chart is questions per day by platform.
 	Chart BarChart
 	// Sources is sync health per source.
@@ -85,7 +85,7 @@ type TurnList struct {
 	Meta
 	Filter                       TurnFilter
 	Platforms, Channels, Sources []string
-	Turns                        []store.TurnSummary
+	Turns                        []docent.TurnSummary
 	Total                        int
 	Pager                        Pager
 	// Filtered says a filter is set (the empty state says so).
@@ -104,7 +104,7 @@ type Pager struct {
 type TurnDetail struct {
 	Meta
 	Turn     docent.Turn
-	Summary  store.TurnSummary
+	Summary  docent.TurnSummary
 	Feedback []docent.Feedback
 	// Handoffs are the handoffs asked from the turn, newest first, and
 	// Knowledge the replies people resolved them with.
@@ -157,7 +157,7 @@ type Misses struct {
 	// Review is "open", "reviewed" or "all"; Assignee filters by person.
 	Review, Assignee string
 	People           []string
-	Items            []store.TurnSummary
+	Items            []docent.TurnSummary
 	Total            int
 	Pager            Pager
 	// Knowledge are the newest replies people resolved handoffs with:
@@ -172,19 +172,19 @@ type Misses struct {
 // GoldenPage lists the golden set and its runs.
 type GoldenPage struct {
 	Meta
-	Questions []store.GoldenQuestion
+	Questions []docent.GoldenQuestion
 	Runs      []GoldenRunView
 	// Trend charts hit@5, MRR@10 and not-found accuracy over the runs.
 	Trend LineChart
 	// Running is the run in progress, if any.
-	Running *store.GoldenRun
+	Running *docent.GoldenRun
 	// CanTune shows "Run and calibrate" (offline answerer).
 	CanTune bool
 }
 
 // GoldenRunView is a run with its decoded report.
 type GoldenRunView struct {
-	Run    store.GoldenRun
+	Run    docent.GoldenRun
 	Report eval.GoldenReport
 }
 
@@ -194,7 +194,7 @@ type GoldenRunPage struct {
 	GoldenRunView
 	Rows []GoldenRowView
 	// Others are the runs it can be compared with.
-	Others []store.GoldenRun
+	Others []docent.GoldenRun
 	// Calibration is what the run fitted, when it calibrated, and
 	// CalibrationConfig the config that sets it; CanTune shows Apply.
 	Calibration       *eval.Fit
@@ -204,7 +204,7 @@ type GoldenRunPage struct {
 
 // GoldenRowView is a run row with its decoded outcome.
 type GoldenRowView struct {
-	store.GoldenRunRow
+	docent.GoldenRunRow
 	Outcome eval.GoldenRow
 }
 
@@ -214,7 +214,7 @@ type GoldenDiff struct {
 	A, B                GoldenRunView
 	Better, Worse, Same int
 	Rows                []DiffRow
-	Runs                []store.GoldenRun
+	Runs                []docent.GoldenRun
 	OnlyChanged         bool
 	// ConfigDiff is the line diff of the two runs' configurations, nil
 	// when they ran under the same one.
@@ -229,7 +229,7 @@ type DiffLine struct{ Op, Text string }
 type DiffRow struct {
 	ID, Question, Kind string
 	// A and B are the rows (nil when the question was not in that run).
-	A, B *store.GoldenRunRow
+	A, B *docent.GoldenRunRow
 	// Change is "better", "worse" or "same".
 	Change string
 }
@@ -328,6 +328,46 @@ type SourcesPage struct {
 	Runs    []docent.SyncRun
 }
 
+// SourceDocuments lists one page of a source's live documents.
+type SourceDocuments struct {
+	Meta
+	Source string
+	// Total counts the source's live documents; Docs is this page of them.
+	Total int
+	Docs  []docent.DocRecord
+	Pager Pager
+}
+
+// Document is one document's record and its chunks as indexed.
+type Document struct {
+	Meta
+	Doc    docent.DocRecord
+	Chunks []docent.Chunk
+	// Missing counts the chunks the registry lists that the index does
+	// not hold (a sync in progress, or one to heal).
+	Missing int
+}
+
+// DocumentURL is the console page of a document.
+func DocumentURL(id string) string { return "/document?id=" + url.QueryEscape(id) }
+
+// ContentSummary is a run's content counts in words, "" when there is
+// nothing to say.
+func ContentSummary(c docent.ContentCounts) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, Itoa(n)+" "+what)
+		}
+	}
+	add(c.Dropped, "markup dropped")
+	add(c.Empty, "empty")
+	add(c.Oversized, "oversized")
+	add(c.Fragments, "fragments")
+	add(len(c.Warnings), "warnings")
+	return strings.Join(parts, " · ")
+}
+
 // PlaygroundChannel is a scope to ask from.
 type PlaygroundChannel struct {
 	// Key identifies it in the form; Label shows it.
@@ -351,7 +391,7 @@ type Playground struct {
 // TokensPage lists API tokens.
 type TokensPage struct {
 	Meta
-	Tokens []store.APIToken
+	Tokens []docent.APIToken
 	// NewToken is shown once, right after it was made.
 	NewToken, NewName string
 	DefaultRate       int
@@ -527,7 +567,7 @@ func Truncate(s string, n int) string {
 }
 
 // MissReasons says why a turn is in the misses inbox.
-func MissReasons(t store.TurnSummary) []string {
+func MissReasons(t docent.TurnSummary) []string {
 	var out []string
 	switch t.Status {
 	case docent.StatusNotFound:
@@ -687,7 +727,7 @@ func RunRowWhy(r GoldenRowView) string {
 		return ""
 	case o.Error != "":
 		return "the answer failed: " + o.Error
-	case o.Kind == eval.KindUnanswerable:
+	case o.Kind == docent.KindUnanswerable:
 		return "answered, though the docs do not cover it"
 	case o.FirstRank == 0:
 		return "no expected page was retrieved"
@@ -701,7 +741,7 @@ func RunRowWhy(r GoldenRowView) string {
 	return "did not pass"
 }
 
-func diffStatus(r *store.GoldenRunRow) string {
+func diffStatus(r *docent.GoldenRunRow) string {
 	if r == nil {
 		return "absent"
 	}
@@ -712,7 +752,7 @@ func diffStatus(r *store.GoldenRunRow) string {
 	return s + " (fail)"
 }
 
-func diffRank(r *store.GoldenRunRow) string {
+func diffRank(r *docent.GoldenRunRow) string {
 	if r == nil {
 		return "–"
 	}

@@ -64,6 +64,9 @@ func ids(hs []docent.Hit) string {
 	return strings.Join(out, ",")
 }
 
+// The model judge is what `docent eval --judge` takes.
+var _ eval.Judge = (*llmstage.Judge)(nil)
+
 func TestRerank(t *testing.T) {
 	pool := []docent.Chunk{
 		chunk("a", "Guest Wi-Fi", "Visitors use the Kestrel-Guest network."),
@@ -270,10 +273,10 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
-	req := eval.JudgeRequest{
+	req := docent.JudgeRequest{
 		Question: "What is the hotel limit per night?",
 		Answer:   "Hotel stays are reimbursed up to $250 per night [1]. Managers can approve suites for executives [1].",
-		Sources:  []eval.JudgeSource{{N: 1, Title: "Expense Policy › Hotels", Text: chHotelNew.Text}},
+		Sources:  []docent.JudgeSource{{N: 1, Title: "Expense Policy › Hotels", Text: chHotelNew.Text}},
 	}
 	for name, p := range models(t, llmtest.Scripted) {
 		t.Run(name, func(t *testing.T) {

@@ -142,9 +142,12 @@ func (e *Extractive) Generate(_ context.Context, req answer.GenerateRequest) (an
 		return answer.GenerateResult{}, nil
 	}
 	picked := pickUnits(all, every, q, maxUnits, maxSources)
-	// Readable order: sources in request order, units in document order
-	// within a source.
+	// Readable order: the passage the decision was made on first, then
+	// sources in request order, units in document order within a source.
 	sort.SliceStable(picked, func(a, b int) bool {
+		if picked[a].lead != picked[b].lead {
+			return picked[a].lead
+		}
 		if picked[a].src != picked[b].src {
 			return picked[a].src < picked[b].src
 		}

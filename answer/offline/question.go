@@ -212,7 +212,7 @@ var (
 	countRE         = regexp.MustCompile(`\b\d[\d,.]*\s+[a-zA-Z]{2,}`)
 	amountWordRE    = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|half|double|unlimited|no limit|none)\b`)
 	whoRE           = regexp.MustCompile(`(?i)\b(team|manager|owner|owners|lead|leads|commander|engineer|engineers|admin|administrator|person|people|director|vp|ceo|cfo|cto|hr|it|security|finance|legal|employee|employees|approver|reviewer|reviewers|on-call|on call|staff|group|committee|desk|department|support|you|your)\b|@|#[a-z]|(?-i:\b[A-Z][a-z]+ [A-Z][a-z]+\b)`)
-	whereRE         = regexp.MustCompile(`(?i)https?://|@|#[a-z]|/[a-z]|\.(com|io|org|net|internal)\b|\b(in|on|at|from|under|via|through) (the )?[A-Z]|\b(page|site|portal|app|channel|folder|drive|repo|repository|wiki|dashboard|menu|tab|settings|system|tool|office|room|floor|desk|region)\b`)
+	whereRE         = regexp.MustCompile(`(?i)https?://|@|#[a-z]|/[a-z]|\.(com|io|org|net|internal)\b|\b(in|on|at|from|under|via|through) (the )?(?-i:[A-Z])|\b(page|site|portal|app|channel|folder|drive|repo|repository|wiki|dashboard|menu|tab|settings|system|tool|office|room|floor|desk|region)\b`)
 )
 
 // expectedType returns what the question's first typed ask asks for.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
 
 // PageOrder is the offline Reranker. It keeps the fused order except
@@ -131,16 +132,6 @@ func titleTerms(title string) map[string]bool {
 	return set
 }
 
-// jaccard is the Jaccard similarity of two sets; 0 when either is empty.
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for t := range a {
-		if b[t] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
+// jaccard is search.Jaccard: the Jaccard similarity of two sets; 0 when
+// either is empty.
+var jaccard = search.Jaccard

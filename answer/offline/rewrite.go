@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/docent-hq/docent/answer"
+	asks "github.com/docent-hq/docent/internal/question"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -131,7 +132,16 @@ func (r Standalone) respell(q string, corp *Corpus) (string, []string) {
 			continue
 		}
 		if isSalient(w.w, false) && !corp.holdsAll(w.w) {
-			continue // a name or a code the docs lack: a detail, not a spelling
+			// A name or a code the docs lack is a detail, not a spelling,
+			// but an acronym or a code they write otherwise ("PTO" for
+			// their "paid time off" headings, "401k" for "401(k)") is
+			// their spelling of it.
+			if isSalient(w.w, true) {
+				if v, ok := corp.Variant(w.w); ok {
+					emit(w.start, w.end, v)
+				}
+			}
+			continue
 		}
 		if v, ok := corp.Variant(w.w); ok {
 			emit(w.start, w.end, v)
@@ -196,8 +206,8 @@ func (r Standalone) synonym(words []span, longest int, corp *Corpus) (int, strin
 // or "and", an auxiliary followed by a pronoun or determiner, so that
 // "X and is Y" joins an ask only as "and is it ...").
 var (
-	whWords  = `what|whats|what's|when|where|wheres|where's|who|whos|who's|whom|which|why|how|hows|how's`
-	auxWords = `do|does|did|can|could|should|shall|will|would|is|are|am|was|were|have|has`
+	whWords  = asks.WhWords
+	auxWords = asks.AuxWords
 	pronouns = `i|we|you|they|it|that|this|there|he|she|my|our|the|a|an|those|these|someone|anyone|i'm|im`
 	lead     = `(?:(?:and|but|so|also)\s+)?`
 	// askRE matches the start of an ask after a strong break (a question

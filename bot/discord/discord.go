@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/internal/backoff"
 )
 
 // DefaultAPIURL is Discord's REST API base.
@@ -69,6 +70,9 @@ type Config struct {
 	StreamInterval time.Duration
 	// Timeout bounds the handling of one event; 2m when zero.
 	Timeout time.Duration
+	// Clock waits between connection attempts (Run); the wall clock when
+	// nil (tests pass a fake one).
+	Clock backoff.Clock
 }
 
 // Client connects the bot core to Discord through a discordgo session:
@@ -200,6 +204,15 @@ func (c *Client) Open(ctx context.Context) error {
 		return errors.New("discord: client is closed")
 	}
 	if !connected {
+		// The gateway URL is asked for first without discordgo's own
+		// rate-limit sleep, so that a 429 reaches Run's backoff and its
+		// clock (discordgo's Open asks again, without options).
+		if _, err := c.s.Gateway(discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)); err != nil {
+			if unauthorized(err) {
+				return fmt.Errorf("%w: %w", ErrUnauthorized, clean(err))
+			}
+			return fmt.Errorf("discord: ask for the gateway: %w", clean(err))
+		}
 		if err := c.s.Open(); err != nil {
 			if unauthorized(err) {
 				return fmt.Errorf("%w: %w", ErrUnauthorized, clean(err))
@@ -232,8 +245,47 @@ func (c *Client) Open(ctx context.Context) error {
 	return nil
 }
 
-// Stop stops taking events and closes the gateway; answers in flight go
-// on (Close waits for them).
+// Run connects, retrying with the one backoff of docent's clients
+// (internal/backoff: from a second, doubling to a minute, jittered; a
+// 429's retry_after waited as it is) while Discord cannot be reached, and
+// takes events until ctx ends; then it stops (Stop). A token Discord
+// refuses ends it with ErrUnauthorized.
+func (c *Client) Run(ctx context.Context) error {
+	r := backoff.Retrier{
+		Policy: backoff.Policy{Base: time.Second, Max: time.Minute},
+		Clock:  c.cfg.Clock,
+		OnRetry: func(_ int, wait time.Duration, _ backoff.Failure, err error) {
+			c.log.ErrorContext(ctx, "discord: cannot connect; retrying", slog.Duration("in", wait), slog.Any("error", err))
+		},
+	}
+	err := r.Do(ctx, c.Open, classifyOpen)
+	if errors.Is(err, ErrUnauthorized) {
+		return err
+	}
+	if err == nil {
+		<-ctx.Done()
+	}
+	c.Stop()
+	return nil
+}
+
+// classifyOpen reads a failed connection attempt: a refused token is
+// final; a 429 waits its retry_after; anything else (Discord down, a
+// network error, a 5xx) is retried.
+func classifyOpen(err error) backoff.Failure {
+	if errors.Is(err, ErrUnauthorized) {
+		return backoff.Failure{}
+	}
+	var rl *discordgo.RateLimitError
+	if errors.As(err, &rl) && rl.RateLimit != nil && rl.TooManyRequests != nil {
+		return backoff.Failure{Transient: true, RateLimited: true, After: rl.RetryAfter}
+	}
+	return backoff.Failure{Transient: true}
+}
+
+// Stop stops taking events and closes the gateway (the close frame goes
+// at once; discordgo closes the socket a second later); answers in flight
+// go on (Close waits for them).
 func (c *Client) Stop() {
 	c.mu.Lock()
 	if c.closing {
@@ -250,9 +302,14 @@ func (c *Client) Stop() {
 	for deadline := time.Now().Add(5 * time.Second); connected && !c.beating() && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := c.s.Close(); err != nil {
-		c.log.Warn("discord: close the gateway", slog.Any("error", err))
-	}
+	// discordgo sends the close frame at once, then waits a second for
+	// the server to close the socket before it closes it itself: that wait
+	// holds up nothing of ours.
+	go func() {
+		if err := c.s.Close(); err != nil {
+			c.log.Warn("discord: close the gateway", slog.Any("error", err))
+		}
+	}()
 }
 
 // Close stops taking events, closes the gateway, and waits for the

@@ -52,7 +52,7 @@ func TestEventsAPIVerifiesBeforeParsing(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(300 * time.Millisecond)
+	h.client.WaitIdle()
 	if n := len(h.questions()); n != 0 {
 		t.Fatalf("%d questions answered from refused requests", n)
 	}
@@ -102,7 +102,8 @@ func TestRetriesAnsweredOnceAcrossRestart(t *testing.T) {
 	if resp := ws.PostEvent(t, again.url+slack.EventsPath, ev.Body, 3); resp.StatusCode != http.StatusOK {
 		t.Fatalf("after restart: HTTP %d", resp.StatusCode)
 	}
-	time.Sleep(500 * time.Millisecond)
+	h.client.WaitIdle()
+	again.client.WaitIdle()
 	if n := len(h.questions()) + len(again.questions()); n != 1 {
 		t.Errorf("answered %d times, want once", n)
 	}
@@ -126,7 +127,7 @@ func TestInteractionsOverHTTP(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("tampered press: HTTP %d, want 401", resp.StatusCode)
 	}
-	time.Sleep(300 * time.Millisecond)
+	h.client.WaitIdle()
 	if n := len(h.ws.Messages(escalation)); n != 0 {
 		t.Fatalf("a tampered press escalated")
 	}

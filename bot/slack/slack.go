@@ -12,6 +12,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/internal/backoff"
 )
 
 // DefaultAPIURL is Slack's Web API base.
@@ -42,9 +43,13 @@ type Options struct {
 	// starts.
 	PromptsTitle string
 	Prompts      []Prompt
-	// MaxRetries is how many times a rate-limited call (429) is retried
-	// after Retry-After; 0 means 3.
+	// MaxRetries is how many times a call that failed transiently is
+	// retried: a 429 after its Retry-After (at least a second), a 5xx or a
+	// network error after a backoff; 0 means 3.
 	MaxRetries int
+	// Clock waits between retries; the wall clock when nil (tests pass a
+	// fake one).
+	Clock backoff.Clock
 	// Logger receives the adapter's logs (nil discards them).
 	Logger *slog.Logger
 }
@@ -160,28 +165,48 @@ func (c *Client) Shutdown(ctx context.Context) error {
 	}
 }
 
-// call runs one Web API call, waiting out 429s: on a
-// *slackapi.RateLimitedError it sleeps Retry-After (at least a second)
-// and tries again, up to MaxRetries times. Errors are prefixed
-// "slack: METHOD:".
+// call runs one Web API call with the one retry policy of docent's
+// clients (internal/backoff): a *slackapi.RateLimitedError waits its
+// Retry-After (at least a second), a 5xx or a network error backs off
+// from a second, up to MaxRetries times. Errors are prefixed "slack:
+// METHOD:".
 func (c *Client) call(ctx context.Context, method string, fn func(ctx context.Context) error) error {
-	for attempt := 0; ; attempt++ {
-		err := fn(ctx)
-		if err == nil {
-			return nil
-		}
-		rl, ok := errors.AsType[*slackapi.RateLimitedError](err)
-		if !ok || attempt >= c.opts.MaxRetries {
-			return fmt.Errorf("slack: %s: %w", method, err)
-		}
-		wait := max(rl.RetryAfter, time.Second)
-		c.log.WarnContext(ctx, "rate limited; waiting", slog.String("method", method), slog.Duration("retry_after", wait))
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("slack: %s: %w", method, errors.Join(err, ctx.Err()))
-		}
+	r := backoff.Retrier{
+		Policy:   backoff.Policy{Base: time.Second, Max: 30 * time.Second},
+		Attempts: c.opts.MaxRetries + 1,
+		Clock:    c.opts.Clock,
+		OnRetry: func(_ int, wait time.Duration, f backoff.Failure, err error) {
+			msg := "slack call failed; retrying"
+			if f.RateLimited {
+				msg = "rate limited; waiting"
+			}
+			c.log.WarnContext(ctx, msg, slog.String("method", method), slog.Duration("retry_after", wait), slog.Any("error", err))
+		},
 	}
+	err := r.Do(ctx, fn, classify)
+	var be *backoff.Error
+	if errors.As(err, &be) {
+		if ctx.Err() != nil {
+			return fmt.Errorf("slack: %s: %w", method, errors.Join(be.Err, ctx.Err()))
+		}
+		err = be.Err
+	}
+	if err != nil {
+		return fmt.Errorf("slack: %s: %w", method, err)
+	}
+	return nil
+}
+
+// classify reads a failed Web API call: a rate limit (429) waits its
+// Retry-After, at least a second; a server error (backoff.TransientStatus)
+// or a network error (backoff.Transient) is retried; every other error
+// ({"ok": false}, 4xx) is final.
+func classify(err error) backoff.Failure {
+	if rl, ok := errors.AsType[*slackapi.RateLimitedError](err); ok {
+		return backoff.Failure{Transient: true, RateLimited: true, After: max(rl.RetryAfter, time.Second)}
+	}
+	if sc, ok := errors.AsType[slackapi.StatusCodeError](err); ok {
+		return backoff.Failure{Transient: backoff.TransientStatus(sc.Code)}
+	}
+	return backoff.Failure{Transient: backoff.Transient(err)}
 }

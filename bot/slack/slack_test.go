@@ -18,6 +18,7 @@ import (
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -239,9 +240,10 @@ func TestMentionAnswersInThread(t *testing.T) {
 	}
 	close(release)
 
-	got := h.ws.WaitBotMessages(t, help, mention.TS, 1)
-	time.Sleep(300 * time.Millisecond) // a second reply would have arrived by now
-	if got = h.ws.BotMessages(help, mention.TS); len(got) != 1 {
+	h.ws.WaitBotMessages(t, help, mention.TS, 1)
+	h.client.WaitIdle() // both deliveries handled
+	got := h.ws.BotMessages(help, mention.TS)
+	if len(got) != 1 {
 		t.Fatalf("%d replies, want 1: %+v", len(got), got)
 	}
 	r := got[0]
@@ -326,7 +328,7 @@ func TestHandoff(t *testing.T) {
 	asked := len(h.questions())
 	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "any update?", ThreadTS: thread}))
 	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: staff, Text: "Yes, up to $50 a month under Wellness.", ThreadTS: thread}))
-	time.Sleep(300 * time.Millisecond)
+	h.client.WaitIdle()
 	if len(h.questions()) != asked || len(h.ws.BotMessages(help, thread)) != 2 {
 		t.Fatalf("the bot answered in a handed-off thread")
 	}
@@ -449,17 +451,19 @@ func TestFailedAnswerApologizes(t *testing.T) {
 }
 
 // TestRateLimitedCallsWaitRetryAfter: a 429 on chat.postMessage is
-// retried after Retry-After, and the reply arrives.
+// retried after exactly its Retry-After, on the client's clock, and the
+// reply arrives.
 func TestRateLimitedCallsWaitRetryAfter(t *testing.T) {
-	h := newHarness(t, setup{})
-	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 1})
+	clk := backofftest.NewClock(time.Now())
+	h := newHarness(t, setup{opts: func(o *slack.Options) { o.Clock = clk }})
+	h.ws.FailNext("chat.postMessage", workspacetest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 7})
 	h.ask(t, "How do I reset my VPN token?")
 	calls := h.ws.Calls("chat.postMessage")
 	if len(calls) != 2 {
 		t.Fatalf("%d chat.postMessage calls, want the refused one and its retry", len(calls))
 	}
-	if gap := calls[1].At.Sub(calls[0].At); gap < time.Second {
-		t.Errorf("retried after %s, want at least Retry-After (1s)", gap)
+	if got := clk.Sleeps(); len(got) != 1 || got[0] != 7*time.Second {
+		t.Errorf("waits %v, want one of Retry-After (7s)", got)
 	}
 }
 
@@ -475,9 +479,9 @@ func TestLongAnswerSplitWithinLimits(t *testing.T) {
 		return docent.Answer{Status: docent.StatusAnswered, Text: long, Citations: []docent.Citation{vpnCite}}, nil
 	})
 	thread, _ := h.ask(t, "Tell me everything about the VPN token")
-	msgs := h.ws.WaitBotMessages(t, help, thread, 2)
-	time.Sleep(200 * time.Millisecond)
-	msgs = h.ws.BotMessages(help, thread)
+	h.ws.WaitBotMessages(t, help, thread, 2)
+	h.client.WaitIdle()
+	msgs := h.ws.BotMessages(help, thread)
 	if len(msgs) != 2 {
 		t.Fatalf("%d messages, want 2", len(msgs))
 	}
@@ -499,7 +503,7 @@ func TestMessagesTheBotIgnores(t *testing.T) {
 	h := newHarness(t, setup{})
 	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: h.ws.BotUserID, Text: "<@" + h.ws.BotUserID + "> how?"}))
 	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "how do I reset the vpn?"}))
-	time.Sleep(300 * time.Millisecond)
+	h.client.WaitIdle()
 	if n := len(h.questions()); n != 0 {
 		t.Errorf("%d questions answered, want none", n)
 	}
@@ -522,10 +526,10 @@ func TestSocketModeReconnects(t *testing.T) {
 // being written to be posted, and refuses new events after.
 func TestShutdownFinishesAnswersInFlight(t *testing.T) {
 	h := newHarness(t, setup{http: true})
-	started := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	h.setScript(func(docent.Question) (docent.Answer, error) {
 		close(started)
-		time.Sleep(500 * time.Millisecond)
+		<-release // answering until Shutdown has begun
 		return docent.Answer{Status: docent.StatusAnswered, Text: "Reset it [1].", Citations: []docent.Citation{vpnCite}}, nil
 	})
 	mention, _ := h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "How do I reset my VPN token?"})
@@ -533,15 +537,20 @@ func TestShutdownFinishesAnswersInFlight(t *testing.T) {
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := h.client.Shutdown(ctx); err != nil {
+	done := make(chan error, 1)
+	go func() { done <- h.client.Shutdown(ctx) }()
+	// Shutdown has begun once new events are refused with 503 (so that
+	// Slack retries them elsewhere); the answer in flight is still going.
+	late, _ := h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "and another?"})
+	h.ws.Wait(t, 10*time.Second, "events refused after Shutdown began", func() bool {
+		return h.ws.PostEvent(t, h.url+slack.EventsPath, late.Body, 0).StatusCode == http.StatusServiceUnavailable
+	})
+	close(release)
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	if n := len(h.ws.BotMessages(help, mention.TS)); n != 1 {
 		t.Errorf("%d replies when Shutdown returned, want the answer in flight posted", n)
-	}
-	late, _ := h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "and another?"})
-	if resp := h.ws.PostEvent(t, h.url+slack.EventsPath, late.Body, 0); resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("event after shutdown: HTTP %d, want 503 so Slack retries elsewhere", resp.StatusCode)
 	}
 }
 
@@ -606,7 +615,7 @@ func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
 	h.ws.WaitBotMessages(t, help, thread, 2) // the asker is told
 
 	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "and on a phone?", ThreadTS: thread}))
-	time.Sleep(300 * time.Millisecond)
+	h.client.WaitIdle()
 	if n := len(h.questions()); n != 1 {
 		t.Fatalf("%d questions answered; a plain message in a handed-off thread must not be", n)
 	}
@@ -614,7 +623,7 @@ func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
 	h.deliver(t, mention)
 	h.deliver(t, message)
 	h.ws.WaitBotMessages(t, help, thread, 3)
-	time.Sleep(300 * time.Millisecond)
+	h.client.WaitIdle()
 	if n := len(h.ws.BotMessages(help, thread)); n != 3 || len(h.questions()) != 2 {
 		t.Errorf("%d bot messages and %d questions after a mention, want 3 and 2", n, len(h.questions()))
 	}

@@ -71,21 +71,23 @@ func (c *Client) socketEvent(ctx context.Context, smc *socketmode.Client, evt so
 	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
 		c.log.WarnContext(ctx, "socket mode", slog.String("event", string(evt.Type)))
 	case socketmode.EventTypeEventsAPI:
+		// The work is handed over before the ack, so that an acked
+		// envelope is always one the client is working on (or refused).
 		ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-		c.ack(ctx, smc, evt)
 		if ok && ev.Type == slackevents.CallbackEvent {
 			if !c.goWork(func(ctx context.Context) { c.handleEvent(ctx, ev) }) {
 				c.log.WarnContext(ctx, "event dropped while shutting down")
 			}
 		}
+		c.ack(ctx, smc, evt)
 	case socketmode.EventTypeInteractive:
 		cb, ok := evt.Data.(slackapi.InteractionCallback)
-		c.ack(ctx, smc, evt)
 		if ok {
 			if !c.goWork(func(ctx context.Context) { c.handleInteraction(ctx, cb) }) {
 				c.log.WarnContext(ctx, "interaction dropped while shutting down")
 			}
 		}
+		c.ack(ctx, smc, evt)
 	case socketmode.EventTypeSlashCommand:
 		c.ack(ctx, smc, evt)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -20,15 +19,14 @@ const minPasswordLen = 12
 // the terminal without echo, asked twice, or the first line of stdin)
 // and prints its bcrypt hash for auth.admins[].password_hash.
 func (m *Main) Admin(_ context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "hash-password" {
-		fmt.Fprintln(m.Stderr, "usage: docent admin hash-password [--cost N]  (reads the password from the terminal or stdin)")
-		return errUsage
-	}
-	fl := flag.NewFlagSet("admin hash-password", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
+	fl := m.flagSet("admin")
 	cost := fl.Int("cost", 12, "bcrypt cost (10-15)")
-	if err := fl.Parse(args[1:]); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) != 1 || rest[0] != "hash-password" {
+		return fmt.Errorf("admin: the one admin command is hash-password (it reads the password from the terminal or stdin): %w", errUsage)
 	}
 	if *cost < 10 || *cost > 15 {
 		return fmt.Errorf("admin: --cost must be between 10 and 15, got %d", *cost)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -15,14 +14,14 @@ import (
 // Ask answers one question in the terminal. On an empty index it first
 // syncs the configured sources, and says so.
 func (m *Main) Ask(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("ask", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
+	fl := m.flagSet("ask")
 	asJSON := fl.Bool("json", false, "print the answer as JSON, with its trace")
-	source := fl.String("source", "", "only search this source")
-	if err := fl.Parse(args); err != nil {
+	source := fl.String("source", "", "only search the source called `NAME`")
+	words, err := m.parse(fl, args)
+	if err != nil {
 		return err
 	}
-	question := strings.TrimSpace(strings.Join(fl.Args(), " "))
+	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
 		return fmt.Errorf("ask: %w: give the question as an argument, e.g. docent ask \"how do I reset my VPN token?\"", docent.ErrEmptyQuestion)
 	}
@@ -65,8 +64,12 @@ func (m *Main) Ask(ctx context.Context, args []string) error {
 // then the implementation each seam got (index, embedder, answerer, each
 // source) as YAML comments.
 func (m *Main) PrintConfig(_ context.Context, args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("config takes no arguments")
+	rest, err := m.parse(m.flagSet("config"), args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("config takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if err := m.LoadConfig(); err != nil {
 		return err

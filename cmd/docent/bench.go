@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -30,8 +29,7 @@ import (
 // engine on the same BEIR set, alternating with docent for --rounds
 // rounds, and prints both side by side with the ratios.
 func (m *Main) Bench(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
+	fl := m.flagSet("bench")
 	scifact := fl.String("scifact", "", "BEIR data set to index and query (skipped when absent)")
 	baseline := fl.String("baseline", "", "baseline engine: an executable run as `CMD --beir DIR --json` that prints an eval.BenchReport")
 	rounds := fl.Int("rounds", 1, "with --baseline: rounds of docent then the baseline; timings are the medians")
@@ -39,8 +37,12 @@ func (m *Main) Bench(ctx context.Context, args []string) error {
 	synthetic := fl.Int("synthetic", 0, "size of the synthetic corpus in chunks (0 skips it)")
 	queries := fl.Int("queries", 300, "synthetic queries to time")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("bench takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if *rounds < 1 {
 		return fmt.Errorf("bench: --rounds must be at least 1: %w", errUsage)

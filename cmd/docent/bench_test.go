@@ -15,6 +15,7 @@ import (
 // TestBenchJSON runs `docent bench --json` on a tiny BEIR set: one report
 // with every mode of every query set, quality figures and a peak RSS.
 func TestBenchJSON(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
 	err := m.Bench(context.Background(), []string{"--scifact", "../../eval/testdata/beir-tiny", "--json"})
@@ -46,6 +47,7 @@ func TestBenchJSON(t *testing.T) {
 // protocol (`CMD --beir DIR --json` prints an eval.BenchReport) and
 // checks the side-by-side table and the rounds.
 func TestBenchBaseline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	calls := filepath.Join(dir, "calls")
 	report, err := json.Marshal(eval.BenchReport{Engine: "fake", Dataset: "beir-tiny", Docs: 5, Index: 1e9, PeakRSS: 100 << 20,

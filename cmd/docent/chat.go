@@ -28,18 +28,34 @@ type chatAdapter interface {
 	Shutdown(ctx context.Context) error
 }
 
-// chatOpeners open the chat adapters; each returns nil when its section
-// is off. A new platform is a package and a line here.
-var chatOpeners = []func(ctx context.Context, m *Main) (chatAdapter, error){
+// chatDeps are what a chat adapter is built on: the bot core answers
+// through the Recorder and keeps its state in the store.
+type chatDeps struct {
+	asker bot.Asker
+	store bot.Store
+	// stale flags stale sources beside answers (nil: no flags).
+	stale bot.StaleChecker
+	// ready reports whether the index is loaded (nil: always).
+	ready func() bool
+}
+
+// chatOpener opens one chat adapter; it returns nil when its section is
+// off.
+type chatOpener func(ctx context.Context, e env, d chatDeps) (chatAdapter, error)
+
+// chatOpeners open the chat adapters. A new platform is a package and a
+// line here.
+var chatOpeners = []chatOpener{
 	openSlack,
 	openDiscord,
 }
 
 // openChats opens every chat adapter the configuration turns on.
 func (m *Main) openChats(ctx context.Context) ([]chatAdapter, error) {
+	d := chatDeps{asker: m.chatAsker(), store: m.chatStore(), stale: m.staleChecker(), ready: m.ready}
 	var out []chatAdapter
 	for _, open := range chatOpeners {
-		a, err := open(ctx, m)
+		a, err := open(ctx, m.env(m.Config.DataDir), d)
 		if err != nil {
 			return nil, err
 		}
@@ -85,15 +101,15 @@ type slackAdapter struct {
 
 // openSlack wires the slack section to the bot core (answers through the
 // Recorder, state in the store) and checks the bot token.
-func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
-	sc := m.Config.Slack
+func openSlack(ctx context.Context, e env, d chatDeps) (chatAdapter, error) {
+	sc := e.cfg.Slack
 	if !sc.Enabled() {
 		return nil, nil
 	}
-	log := m.Log.With(slog.String("platform", "slack"))
+	log := e.log.With(slog.String("platform", "slack"))
 	bc := slackBotConfig(sc)
-	bc.Ready = m.ready
-	core := bot.New("slack", m.chatAsker(), m.chatStore(), m.staleChecker(), bc, log)
+	bc.Ready = d.ready
+	core := bot.New("slack", d.asker, d.store, d.stale, bc, log)
 	var prompts []slack.Prompt
 	for _, p := range sc.Assistant.Prompts {
 		prompts = append(prompts, slack.Prompt{Title: p.Title, Message: p.Message})
@@ -102,7 +118,7 @@ func openSlack(ctx context.Context, m *Main) (chatAdapter, error) {
 		APIURL: sc.APIURL, BotToken: sc.BotToken, AppToken: sc.AppToken, SigningSecret: sc.SigningSecret,
 		EscalationChannel: sc.EscalationChannel, UserGroup: sc.UserGroup, Reaction: sc.Reaction,
 		AssistantStatus: sc.Assistant.Status, PromptsTitle: sc.Assistant.PromptsTitle, Prompts: prompts,
-		Logger: m.Log,
+		Logger: e.log,
 	})
 	if err := client.Start(ctx); err != nil {
 		return nil, err

@@ -149,7 +149,7 @@ func (m *Main) sayAccess(addr string, acc webAccess) {
 	case acc.open:
 		m.Log.Warn("auth: none: the console and /api/ are open to anyone who can reach "+addr, slog.String("addr", addr))
 	case acc.demo:
-		m.Log.Info("demo on localhost: /api/ is open without a token; the console has a one-time admin (see its password above)")
+		m.Log.Info("localhost, no admin configured: /api/ is open without a token; the console has a one-time admin (see its password above)")
 	case acc.tokensRequired:
 		m.Log.Info("console sign-in required; /api/ requires a bearer token made in the console", slog.Int("admins", len(acc.admins)),
 			slog.Bool("trusted_header", m.Config.Auth.TrustedHeader.Header != ""))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -133,6 +134,7 @@ func askWith(t *testing.T, base, token string) (int, string) {
 // one-time admin whose password is printed once to stdout (never to the
 // log), an open API, and the handbook's golden set to start from.
 func TestServeDemoOnLocalhost(t *testing.T) {
+	t.Parallel()
 	var stdout, logs syncBuffer
 	m := &Main{Stdout: &stdout, Stderr: &logs, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
 	base, stop := MustServeMain(t, m)
@@ -142,7 +144,7 @@ func TestServeDemoOnLocalhost(t *testing.T) {
 	if len(password) < 20 || strings.Contains(logs.String(), password) || strings.Contains(stdout.String(), password) {
 		t.Fatalf("one-time password %q: in the log or on stdout (not a terminal), or too short", password)
 	}
-	if !strings.Contains(logs.String(), "demo on localhost: /api/ is open without a token") {
+	if !strings.Contains(logs.String(), "localhost, no admin configured: /api/ is open without a token") {
 		t.Errorf("serve does not say the API is open: %s", logs.String())
 	}
 	if status, body := askWith(t, base, ""); status != http.StatusOK {
@@ -177,6 +179,7 @@ func TestServeDemoOnLocalhost(t *testing.T) {
 // required, /api/ask needs a token made in the console; a revoked one is
 // refused; metrics move to their own address.
 func TestServeTokensRequired(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hash, err := bcrypt.GenerateFromPassword([]byte("a long admin password"), bcrypt.MinCost)
 	if err != nil {
@@ -240,6 +243,7 @@ func TestServeTokensRequired(t *testing.T) {
 // TestServeBeyondLocalhostNeedsAnAdmin: serving on every interface with
 // no admin is refused at start, with what to do; auth: none says it is open.
 func TestServeBeyondLocalhostNeedsAnAdmin(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m := &Main{Stdout: io.Discard, Stderr: &logs, Getenv: envOf(map[string]string{"DOCENT_DATA": handbookData(t)})}
 	err := m.Serve(context.Background(), []string{"--addr", "0.0.0.0:0"})
@@ -269,7 +273,7 @@ func TestServeBeyondLocalhostNeedsAnAdmin(t *testing.T) {
 // logger over m's stderr.
 func (m *Main) decideAccessFor(t *testing.T, addr string) (webAccess, error) {
 	t.Helper()
-	m.Log = newLogger(m.Stderr, m.Config.Log)
+	m.Log = newLogger(m.Stderr, m.Config.Log, slog.LevelInfo)
 	acc, err := m.decideAccess(addr)
 	if err == nil {
 		m.sayAccess(addr, acc)
@@ -278,6 +282,7 @@ func (m *Main) decideAccessFor(t *testing.T, addr string) (webAccess, error) {
 }
 
 func TestAdminHashPassword(t *testing.T) {
+	t.Parallel()
 	var out, errs strings.Builder
 	err := run(context.Background(), []string{"admin", "hash-password", "--cost", "10"}, &out, &errs)
 	if err == nil {
@@ -303,16 +308,17 @@ func TestAdminHashPassword(t *testing.T) {
 	}
 }
 
-// TestReadmeConsoleScreenshot checks that the README shows the
+// TestDocsConsoleScreenshot checks that docs/console.md shows the
 // turn-detail screenshot TestConsoleInBrowser takes, and that the PNG is
 // committed (DOCENT_UPDATE_README_SCREENSHOT=1 rewrites it).
-func TestReadmeConsoleScreenshot(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestDocsConsoleScreenshot(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "console.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`!\[[^\]]*turn-detail[^\]]*\]\(docs/console-turn\.png\)`).Match(readme) {
-		t.Error("README.md does not show docs/console-turn.png as the turn-detail screenshot")
+	if !regexp.MustCompile(`!\[[^\]]*turn-detail[^\]]*\]\(console-turn\.png\)`).Match(readme) {
+		t.Error("docs/console.md does not show console-turn.png as the turn-detail screenshot")
 	}
 	png, err := os.ReadFile(filepath.Join("..", "..", "docs", "console-turn.png"))
 	if err != nil {

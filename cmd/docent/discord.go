@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/bot"
@@ -25,24 +23,23 @@ const discordInteractionsPath = "/discord/interactions"
 // endpoint when configured.
 type discordAdapter struct {
 	client *discord.Client
-	log    *slog.Logger
 }
 
 // openDiscord wires the discord section to the bot core (answers through
 // the Recorder, state in the store). It does not connect: Run does.
-func openDiscord(_ context.Context, m *Main) (chatAdapter, error) {
-	dc := m.Config.Discord
+func openDiscord(_ context.Context, e env, d chatDeps) (chatAdapter, error) {
+	dc := e.cfg.Discord
 	if !dc.Enabled() {
 		return nil, nil
 	}
-	log := m.Log.With(slog.String("platform", discord.Platform))
+	log := e.log.With(slog.String("platform", discord.Platform))
 	inline := map[string]bool{}
 	for _, c := range dc.Channels {
 		inline[c.ID] = c.Reply == "inline"
 	}
 	bc := discordBotConfig(dc)
-	bc.Ready = m.ready
-	core := bot.New(discord.Platform, m.chatAsker(), m.chatStore(), m.staleChecker(), bc, log)
+	bc.Ready = d.ready
+	core := bot.New(discord.Platform, d.asker, d.store, d.stale, bc, log)
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,
 		EscalationChannel: dc.EscalationChannel, EscalationRole: dc.EscalationRole, Command: dc.Command, Inline: inline,
@@ -50,7 +47,7 @@ func openDiscord(_ context.Context, m *Main) (chatAdapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &discordAdapter{client: client, log: log}, nil
+	return &discordAdapter{client: client}, nil
 }
 
 // discordBotConfig maps the discord section to the core's configuration.
@@ -82,31 +79,9 @@ func (a *discordAdapter) Routes(mux *http.ServeMux) {
 	}
 }
 
-// Run connects, retrying with backoff (1s, doubling to a minute) while
-// Discord cannot be reached, and takes events until ctx ends. A token
-// Discord refuses ends it with the error.
-func (a *discordAdapter) Run(ctx context.Context) error {
-	for wait := time.Second; ; wait = min(2*wait, time.Minute) {
-		err := a.client.Open(ctx)
-		if err == nil {
-			break
-		}
-		if errors.Is(err, discord.ErrUnauthorized) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		a.log.Error("discord: cannot connect; retrying", slog.Duration("in", wait), slog.Any("error", err))
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
-	}
-	<-ctx.Done()
-	a.client.Stop()
-	return nil
-}
+// Run connects (bot/discord retries with backoff while Discord cannot be
+// reached) and takes events until ctx ends. A token Discord refuses ends
+// it with the error.
+func (a *discordAdapter) Run(ctx context.Context) error { return a.client.Run(ctx) }
 
 func (a *discordAdapter) Shutdown(ctx context.Context) error { return a.client.Close(ctx) }

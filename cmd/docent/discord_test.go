@@ -88,6 +88,7 @@ func cited(m discordtest.Message) []string {
 // a local Discord answers a mention from the bundled handbook in a new
 // thread, through the real wiring, and shuts the gateway down with it.
 func TestServeDiscordEndToEnd(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	general := srv.AddChannel("general", discordtest.ChannelText)
 	staff := srv.AddChannel("staff", discordtest.ChannelText)
@@ -145,9 +146,8 @@ func TestServeDiscordEndToEnd(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	if srv.Connected() != 0 {
-		t.Errorf("the gateway session outlived serve")
-	}
+	// serve sent the close frame; the session ends when the server reads it.
+	srv.WaitFor(t, "the gateway session to end with serve", func() bool { return srv.Connected() == 0 })
 	if strings.Contains(logs.String(), srv.Token) {
 		t.Errorf("the bot token is in the logs")
 	}
@@ -157,6 +157,7 @@ func TestServeDiscordEndToEnd(t *testing.T) {
 // the internal source, even though the internal runbook is the best
 // match (which the unscoped staff channel shows).
 func TestDiscordChannelScope(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	public := srv.AddChannel("community-help", discordtest.ChannelText)
 	staff := srv.AddChannel("staff", discordtest.ChannelText)
@@ -231,6 +232,7 @@ A contractor's VPN token is reset the same way, after their manager approves the
 // the bot, so a cited document older than its source's stale_after_days
 // is flagged next to its source in the answer's embed.
 func TestDiscordFlagsStaleSources(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	help := srv.AddChannel("help", discordtest.ChannelText)
 	staff := srv.AddChannel("staff", discordtest.ChannelText)
@@ -272,14 +274,8 @@ func TestDiscordFlagsStaleSources(t *testing.T) {
 // serve` with only discord.api_url (and the token) pointing at a local
 // Discord: a question is answered, SIGTERM shuts it down cleanly.
 func TestDocentBinaryServesDiscord(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "docent")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	t.Parallel()
+	bin := docentBinary(t)
 	srv := discordtest.NewServer(t)
 	help := srv.AddChannel("help", discordtest.ChannelText)
 	alice := srv.AddUser("alice")
@@ -333,15 +329,14 @@ func TestDocentBinaryServesDiscord(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("docent serve did not stop on SIGTERM\n%s", stderr.String())
 	}
-	if srv.Connected() != 0 {
-		t.Errorf("the gateway session outlived the process")
-	}
+	srv.WaitFor(t, "the gateway session to end with the process", func() bool { return srv.Connected() == 0 })
 	if strings.Contains(stderr.String(), srv.Token) {
 		t.Errorf("the bot token is in the logs")
 	}
 }
 
 func TestConfigRedactsDiscordToken(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "docent.yaml")
 	yaml := "discord:\n  token: ${DISCORD_TOKEN}\n  escalation_channel: \"1234\"\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
@@ -364,6 +359,7 @@ func TestConfigRedactsDiscordToken(t *testing.T) {
 // while it is written, then becomes the verified answer with its sources
 // and buttons.
 func TestServeDiscordStreamsAModelAnswer(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	help := srv.AddChannel("help", discordtest.ChannelText)
 	alice := srv.AddUser("alice")
@@ -395,6 +391,7 @@ func TestServeDiscordStreamsAModelAnswer(t *testing.T) {
 // serve with an error that says so (without the token), rather than
 // retrying forever.
 func TestServeStopsOnARefusedDiscordToken(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	dataDir := handbookData(t)
 	cfg := filepath.Join(t.TempDir(), "docent.yaml")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,28 +23,31 @@ import (
 // or on a BEIR data set. Each run builds its own throwaway index in a temp
 // dir, so it never touches the serving index, unless --index-dir is given.
 func (m *Main) Eval(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	golden := fl.String("golden", "", "golden set YAML (scored against the configured sources)")
-	beir := fl.String("beir", "", "BEIR data set directory (corpus.jsonl, queries.jsonl, qrels/)")
+	fl := m.flagSet("eval")
+	golden := fl.String("golden", "", "question set `FILE` (golden YAML), scored against the configured sources")
+	beir := fl.String("beir", "", "BEIR data set `DIR` (corpus.jsonl, queries.jsonl, qrels/)")
 	split := fl.String("split", "test", "BEIR qrels split: test or train")
 	mode := fl.String("mode", "default", "BEIR retrieval mode: bm25, vector, hybrid, default (the full pipeline) or all")
 	k := fl.Int("k", 100, "BEIR ranking depth in documents")
-	runFile := fl.String("run", "", "write a TREC run file here (BEIR, single mode)")
+	runFile := fl.String("run", "", "write a TREC run `FILE` (BEIR, single mode)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	indexDir := fl.String("index-dir", "", "build the index here instead of a temp dir (reused if it exists)")
+	indexDir := fl.String("index-dir", "", "build the index in `DIR` instead of a temp dir (reused if it exists)")
 	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
-	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight")
+	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight (default: the config's)")
 	calibrate := fl.Bool("calibrate", false, "with --golden: fit the offline answerer's decision rule (answerer.decision) on the set "+
 		"(every question is answered; the rule answers the most correctly while declining >= 90% of the unanswerable ones) and print the config")
-	saveRows := fl.String("save-rows", "", "with --calibrate: also write the calibration rows to PREFIX.passages.jsonl and PREFIX.decision.jsonl")
-	fit := fl.String("fit", "", "fit the passage model and the decision rule on rows saved with --save-rows (comma-separated prefixes; each weighs the same)")
+	saveRows := fl.String("save-rows", "", "with --calibrate: also write the calibration rows to `PREFIX`.passages.jsonl and PREFIX.decision.jsonl")
+	fit := fl.String("fit", "", "fit the passage model and the decision rule on rows saved with --save-rows (comma-separated `PREFIXES`; each weighs the same)")
 	half := fl.String("half", "", "with --golden: score only the questions at odd or even positions of the file "+
 		"(develop on one half of a set, report the other)")
 	judge := fl.Bool("judge", false, "with --golden: rate faithfulness and answer relevance with the configured answer model "+
 		"(an offline word-overlap proxy, labelled as such, when the answerer is offline)")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("eval takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if *fit != "" && (*golden != "" || *beir != "") {
 		return fmt.Errorf("eval: --fit takes no --golden or --beir: %w", errUsage)
@@ -118,7 +120,7 @@ func (m *Main) evalGolden(ctx context.Context, a goldenArgs, dataDir string) err
 	}
 	var opts eval.GoldenOptions
 	if a.judge {
-		if opts.Judge, err = judgeFor(m); err != nil {
+		if opts.Judge, err = judgeFor(m.env(dataDir)); err != nil {
 			return err
 		}
 	}
@@ -195,7 +197,7 @@ func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate,
 
 // passageRows runs g through p and labels every passage gate scored.
 func passageRows(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string) ([]eval.PassageRow, error) {
-	byText := map[string]eval.GoldenQuestion{}
+	byText := map[string]docent.GoldenQuestion{}
 	for _, q := range g.Questions {
 		byText[strings.TrimSpace(q.Question)] = q
 	}
@@ -206,7 +208,7 @@ func passageRows(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate,
 		defer mu.Unlock()
 		for _, o := range obs {
 			q, ok := byText[strings.TrimSpace(o.Question)]
-			if !ok || q.Kind == eval.KindUnanswerable {
+			if !ok || q.Kind == docent.KindUnanswerable {
 				continue
 			}
 			if label, ok := eval.LabelPassage(q, o.Text, o.DocID, o.Section); ok {

@@ -12,6 +12,7 @@ import (
 // generation), one ask embeds the question exactly once, as a query, and
 // embeds no document text (feedback reads the stored vectors).
 func TestLLMAskEmbedsQuestionOnce(t *testing.T) {
+	t.Parallel()
 	servers := modelServers(t)
 	m := openLLM(t, "gemini", "gemini", servers, "")
 	s := servers["gemini"]

@@ -219,6 +219,7 @@ func containsPrefix(list []string, prefix string) bool {
 // do employees get?" is made standalone from the thread by the model and
 // retrieves (and cites) the contractor section of the handbook.
 func TestLLMFollowUp(t *testing.T) {
+	t.Parallel()
 	servers := modelServers(t)
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
@@ -273,6 +274,7 @@ func TestLLMFollowUp(t *testing.T) {
 // sub-queries, each retrieved; both expected documents are retrieved and
 // both are cited in one answer.
 func TestLLMMultiPart(t *testing.T) {
+	t.Parallel()
 	servers := modelServers(t)
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
@@ -329,6 +331,7 @@ func checkMarkers(t *testing.T, a docent.Answer) {
 // source it was not given (each citation is checked against the fenced
 // sources of the prompt that answer was written from).
 func TestLLMGoldenScripted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	g, err := eval.ParseGolden("golden.yaml", handbook.Golden)
 	if err != nil {
@@ -401,6 +404,7 @@ func TestLLMGoldenScripted(t *testing.T) {
 // turn stores the error, and no key reaches the reply, the turn or the
 // logs.
 func TestLLMOutage(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			servers := modelServers(t)
@@ -470,6 +474,7 @@ func TestLLMOutage(t *testing.T) {
 // index file embedded by that model alone; the previous version is left as
 // it was, and switching back reuses it without embedding again.
 func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	servers := modelServers(t)
 	dir := t.TempDir()
@@ -548,6 +553,7 @@ func TestLLMEmbedderChangeBuildsNewIndexVersion(t *testing.T) {
 // `--judge` on the handbook: offline (the proxy judge, labelled as such)
 // and with the scripted Gemini provider as the judge.
 func TestEvalCalibrateAndJudge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden := "../../examples/handbook/golden.yaml"
 	var out, errs bytes.Buffer

@@ -23,6 +23,7 @@ import (
 // the previous version whole (every chunk, named after its embedder):
 // searches never see a half-emptied or mixed index.
 func TestLLMEmbedderChangeTypesenseNewVersion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, err := typesensetest.New(1, typesensetest.Options{})
 	if err != nil {

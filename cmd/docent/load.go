@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -38,15 +37,18 @@ const (
 // 503 without Retry-After, or when memory or open files did not come back
 // within 20% of their values before the load.
 func (m *Main) Load(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("load", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
+	fl := m.flagSet("load")
 	url := fl.String("url", "", "drive this server instead of starting one (no memory or file figures)")
 	clients := fl.String("clients", "32,200", "comma-separated client counts, one phase each")
 	duration := fl.Duration("duration", 60*time.Second, "length of each phase")
 	settle := fl.Duration("settle", 60*time.Second, "wait after the load before reading memory and open files again")
 	questionsFile := fl.String("questions", "", "ask the questions of this golden-set YAML file (default: ten built-in ones)")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("load takes no arguments, got %q: %w", rest, errUsage)
 	}
 	var questions []string
 	if *questionsFile != "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,13 +27,13 @@ import (
 // once, in the background, under the lock, and lets the lock go. Logs go
 // to stderr: stdout carries the protocol only.
 func (m *Main) MCP(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
+	fl := m.flagSet("mcp")
 	every := fl.Duration("follow-every", followGap, "reload an index another docent is syncing at most this often (0: before every call)")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
 	}
-	if fl.NArg() > 0 {
+	if len(rest) > 0 {
 		return fmt.Errorf("mcp: %w: it takes no arguments (it speaks MCP on stdin and stdout)", errUsage)
 	}
 	// Alone on the data dir, mcp opens it and syncs under the lock (any

@@ -697,7 +697,7 @@ func (c *countingIndex) Refresh(context.Context) (bool, error) {
 func TestIndexFollowerGap(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(0, 0)}
 	idx := &countingIndex{clock: clock, delay: 50 * time.Millisecond, release: make(chan struct{})}
-	m := &Main{Index: idx, Corpus: offlineans.NewCorpusStats(nil), Log: slog.New(slog.DiscardHandler)}
+	m := &Main{App: App{Index: idx, Corpus: offlineans.NewCorpusStats(nil), Log: slog.New(slog.DiscardHandler)}}
 	f := &indexFollower{m: m, minGap: time.Second, now: clock.Now}
 	ctx := context.Background()
 	reloadsAfter := func(d time.Duration) int32 {

@@ -22,6 +22,7 @@ import (
 // the acceptance names it) and on the untouched heldout-test
 // half; a model that says NOT_FOUND gives not_found with the handoff.
 func TestModelPathReachesTheModel(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	servers := modelServers(t)
 	m := openLLM(t, "openai", "offline", servers, "")
@@ -77,6 +78,7 @@ func TestModelPathReachesTheModel(t *testing.T) {
 // TestModelPathRealDocs is TestModelPathReachesTheModel on the realdocs-dev
 // set's untouched (even) half, when ../shared is beside the clone.
 func TestModelPathRealDocs(t *testing.T) {
+	t.Parallel()
 	dir := realDocsDir(t)
 	ctx := context.Background()
 	servers := modelServers(t)

@@ -44,22 +44,43 @@ import (
 type impl[T any] struct {
 	// about says what the implementation is, for `docent config`.
 	about string
-	// open builds it from the wired Main.
+	// open builds it from its dependencies.
 	open T
 }
+
+// env is what every opener may read: the configuration, the data dir, the
+// logger and the model providers' retry policy. What an opener builds on
+// (the embedder, the corpus statistics) it takes as an argument.
+type env struct {
+	cfg     config.Config
+	dataDir string
+	log     *slog.Logger
+	retry   llm.Retry
+}
+
+// publicURL is the configured public URL without a trailing slash.
+func (e env) publicURL() string { return strings.TrimRight(e.cfg.Server.PublicURL, "/") }
 
 // sourceOpener builds a source from its config. It also returns the
 // source's file system when the documents live on this machine (served
 // under /docs so their citations are clickable).
-type sourceOpener func(m *Main, sc config.SourceConfig, dataDir string) (connectors.Source, fs.FS, error)
+type sourceOpener func(e env, sc config.SourceConfig) (connectors.Source, fs.FS, error)
 
-type backendOpener func(ctx context.Context, m *Main, dataDir string) (search.Index, error)
+// backendOpener opens the index for vectors of emb.
+type backendOpener func(ctx context.Context, e env, emb search.Embedder) (search.Index, error)
 
-type embedderOpener func(m *Main, dataDir string) (search.Embedder, error)
+type embedderOpener func(e env) (search.Embedder, error)
+
+// answererDeps are what an answerer is built on: the index's corpus
+// statistics and the embedder.
+type answererDeps struct {
+	corpus *offlineans.CorpusStats
+	emb    search.Embedder
+}
 
 // answererOpener returns the answer stages a provider serves (the
 // Retriever is wired separately, the same for every provider).
-type answererOpener func(m *Main) (answer.Stages, error)
+type answererOpener func(e env, d answererDeps) (answerer, error)
 
 var sourceTypes = map[string]impl[sourceOpener]{
 	config.SourceBundled: {"connectors/files over the example handbook embedded in the binary", openBundled},
@@ -131,61 +152,61 @@ func formatSeams(ss []Seam) string {
 	return b.String()
 }
 
-func openBundled(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
+func openBundled(e env, sc config.SourceConfig) (connectors.Source, fs.FS, error) {
 	fsys := handbook.Source()
 	return files.New(sc.Name, fsys, files.Options{
-		WebURL:   m.publicURL() + "/docs/" + sc.Name + "/{path}",
-		MaxBytes: int(m.Config.Sync.MaxDocBytes),
+		WebURL:   e.publicURL() + "/docs/" + sc.Name + "/{path}",
+		MaxBytes: int(e.cfg.Sync.MaxDocBytes),
 	}), fsys, nil
 }
 
-func openDir(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
+func openDir(e env, sc config.SourceConfig) (connectors.Source, fs.FS, error) {
 	fsys := files.Dir(sc.Dir.Path)
 	web := sc.Dir.WebURL
 	if web == "" {
-		web = m.publicURL() + "/docs/" + sc.Name + "/{path}"
+		web = e.publicURL() + "/docs/" + sc.Name + "/{path}"
 	}
 	return files.New(sc.Name, fsys, files.Options{
-		Include: sc.Dir.Include, Exclude: sc.Dir.Exclude, WebURL: web, MaxBytes: int(m.Config.Sync.MaxDocBytes),
+		Include: sc.Dir.Include, Exclude: sc.Dir.Exclude, WebURL: web, MaxBytes: int(e.cfg.Sync.MaxDocBytes),
 	}), fsys, nil
 }
 
-func openGit(m *Main, sc config.SourceConfig, dataDir string) (connectors.Source, fs.FS, error) {
+func openGit(e env, sc config.SourceConfig) (connectors.Source, fs.FS, error) {
 	g := sc.Git
 	src, err := git.New(sc.Name, git.Options{
 		URL: g.URL, Path: g.Path, Branch: g.Branch, Subdir: g.Subdir,
 		Include: g.Include, Exclude: g.Exclude, WebURL: g.WebURL,
 		Auth:    git.Auth{Username: g.Username, Token: g.Token},
-		DataDir: dataDir, MaxBytes: int(m.Config.Sync.MaxDocBytes), Logger: m.Log,
+		DataDir: e.dataDir, MaxBytes: int(e.cfg.Sync.MaxDocBytes), Logger: e.log,
 	})
 	return src, nil, err
 }
 
-func openConfluence(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
+func openConfluence(e env, sc config.SourceConfig) (connectors.Source, fs.FS, error) {
 	c := sc.Confluence
 	src, err := confluence.New(sc.Name, confluence.Options{
 		BaseURL: c.BaseURL, Flavor: confluence.Flavor(c.Flavor), Email: c.Email, Token: c.Token,
 		Spaces: c.Spaces, ExcludeLabels: c.ExcludeLabels, Roots: c.Roots, Overlap: c.Overlap,
-		RequestsPerSecond: c.RequestsPerSecond, MaxBytes: int(m.Config.Sync.MaxDocBytes), Logger: m.Log,
+		RequestsPerSecond: c.RequestsPerSecond, MaxBytes: int(e.cfg.Sync.MaxDocBytes), Logger: e.log,
 	})
 	return src, nil, err
 }
 
-func openNotion(m *Main, sc config.SourceConfig, _ string) (connectors.Source, fs.FS, error) {
+func openNotion(e env, sc config.SourceConfig) (connectors.Source, fs.FS, error) {
 	n := sc.Notion
 	src, err := notion.New(sc.Name, notion.Options{
 		APIURL: n.APIURL, Token: n.Token, Roots: n.Roots, Overlap: n.Overlap,
-		RequestsPerSecond: n.RequestsPerSecond, MaxBytes: int(m.Config.Sync.MaxDocBytes), Logger: m.Log,
+		RequestsPerSecond: n.RequestsPerSecond, MaxBytes: int(e.cfg.Sync.MaxDocBytes), Logger: e.log,
 	})
 	return src, nil, err
 }
 
-func openLocal(ctx context.Context, m *Main, dataDir string) (search.Index, error) {
-	path := filepath.Join(dataDir, indexFile(m.Config, m.Embedder))
+func openLocal(ctx context.Context, e env, emb search.Embedder) (search.Index, error) {
+	path := filepath.Join(e.dataDir, indexFile(e.cfg, emb))
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		others, _ := filepath.Glob(filepath.Join(dataDir, "index*.db"))
+		others, _ := filepath.Glob(filepath.Join(e.dataDir, "index*.db"))
 		if len(others) > 0 {
-			m.Log.Info("new index version for this embedder; the next sync embeds every document into it",
+			e.log.Info("new index version for this embedder; the next sync embeds every document into it",
 				slog.String("index", filepath.Base(path)), slog.Any("other_versions", others))
 		}
 	}
@@ -212,63 +233,71 @@ func indexFile(cfg config.Config, emb search.Embedder) string {
 	return "index-" + slug + ".db"
 }
 
-func openTypesense(ctx context.Context, m *Main, _ string) (search.Index, error) {
-	return typesense.Open(ctx, typesenseOptions(m))
+func openTypesense(ctx context.Context, e env, emb search.Embedder) (search.Index, error) {
+	dim := 0
+	if emb != nil {
+		dim = emb.Dim()
+	}
+	return typesense.Open(ctx, typesenseOptions(e, dim))
 }
 
 // typesenseOptions maps the index.typesense section (and the embedder's
 // dimension, so that the alias exists before the first sync) to the
 // backend's options.
-func typesenseOptions(m *Main) typesense.Options {
-	ts := m.Config.Index.Typesense
+func typesenseOptions(e env, dim int) typesense.Options {
+	ts := e.cfg.Index.Typesense
 	retries := ts.Retries
 	if retries == 0 {
 		retries = -1 // the backend's 0 means one retry per other node
 	}
 	types := map[string]string{}
-	for _, s := range m.Config.Sources {
+	for _, s := range e.cfg.Sources {
 		types[s.Name] = s.Type
-	}
-	dim := 0
-	if m.Embedder != nil {
-		dim = m.Embedder.Dim()
 	}
 	return typesense.Options{
 		Nodes: ts.Nodes, NearestNode: ts.NearestNode, APIKey: ts.APIKey, Alias: ts.Collection,
-		Timeout: ts.Timeout, Retries: retries, Dim: dim, SourceTypes: types, Logger: m.Log,
+		Timeout: ts.Timeout, Retries: retries, Dim: dim, SourceTypes: types, Logger: e.log,
 	}
 }
 
-func openOffline(m *Main, dataDir string) (search.Embedder, error) {
+func openOffline(e env) (search.Embedder, error) {
 	return offline.NewEmbedder(offline.Options{
-		Dim: m.Config.Embedder.Dim, ModelPath: filepath.Join(dataDir, "offline-embedder.bin"), Logger: m.Log,
+		Dim: e.cfg.Embedder.Dim, ModelPath: filepath.Join(e.dataDir, "offline-embedder.bin"), Logger: e.log,
 	}), nil
 }
 
-func openOfflineAnswerer(m *Main) (answer.Stages, error) {
-	syn, err := synonyms(m.Config)
-	if err != nil {
-		return answer.Stages{}, err
-	}
-	m.Synonyms = syn
-	st := offlineans.NewStages(nil, offlineOptions(m))
-	m.OfflineGate, _ = st.Gate.(*offlineans.Gate)
-	return st, nil
+// answerer is what an answerer opener builds: the stages and, for the
+// offline answerer, the parts the console's tuner and calibration adjust.
+type answerer struct {
+	stages answer.Stages
+	// synonyms and gate are the offline answerer's (nil otherwise).
+	synonyms *offlineans.Synonyms
+	gate     *offlineans.Gate
 }
 
-// offlineOptions are the offline answerer's options under m's config.
-func offlineOptions(m *Main) offlineans.Options {
+func openOfflineAnswerer(e env, d answererDeps) (answerer, error) {
+	syn, err := synonyms(e.cfg)
+	if err != nil {
+		return answerer{}, err
+	}
+	st := offlineans.NewStages(nil, offlineOptions(e, d, syn))
+	g, _ := st.Gate.(*offlineans.Gate)
+	return answerer{stages: st, synonyms: syn, gate: g}, nil
+}
+
+// offlineOptions are the offline answerer's options under e's config.
+func offlineOptions(e env, d answererDeps, syn *offlineans.Synonyms) offlineans.Options {
 	return offlineans.Options{
-		Corpus: m.Corpus, Synonyms: m.Synonyms, Related: wnRelated(), MaxSources: m.Config.Answerer.MaxSources,
-		Decision: decision(m.Config), Passage: passageModel(m.Config), Embedder: localEmbedder(m), Log: m.Log,
+		Corpus: d.corpus, Synonyms: syn, Related: wnRelated(), MaxSources: e.cfg.Answerer.MaxSources,
+		Decision: decision(e.cfg), Passage: passageModel(e.cfg), Embedder: localEmbedder(d.emb), Log: e.log,
 	}
 }
 
 // localEmbedder is the embedder the offline gate may embed passages
 // with: the offline one, which costs nothing per call; nil for a hosted
 // embedder.
-func localEmbedder(m *Main) offlineans.Embedder {
-	if e, ok := m.Embedder.(*offline.Embedder); ok {
+func localEmbedder(emb search.Embedder) offlineans.Embedder {
+	if e, ok := emb.(*offline.Embedder); ok {
 		return e
 	}
 	return nil
@@ -320,58 +349,58 @@ func decision(cfg config.Config) answer.Logistic {
 	return answer.Logistic{Bias: d.Bias, Weights: d.Weights, AnswerAt: d.AnswerAt, NotFoundAt: d.NotFoundAt}
 }
 
-func geminiOptions(m *Main) gemini.Options {
-	g := m.Config.LLM.Gemini
+func geminiOptions(e env) gemini.Options {
+	g := e.cfg.LLM.Gemini
 	return gemini.Options{
 		APIKey: g.APIKey, BaseURL: g.BaseURL, Model: g.Model, EmbeddingModel: g.EmbeddingModel,
 		Dimensions: g.Dimensions, Temperature: g.Temperature, MaxOutputTokens: g.MaxOutputTokens,
-		Timeout: g.Timeout, Retry: m.Retry, Logger: m.Log,
+		Timeout: g.Timeout, Retry: e.retry, Logger: e.log,
 	}
 }
 
-func openAIOptions(m *Main) openai.Options {
-	o := m.Config.LLM.OpenAI
+func openAIOptions(e env) openai.Options {
+	o := e.cfg.LLM.OpenAI
 	return openai.Options{
 		BaseURL: o.BaseURL, APIKey: o.APIKey, Model: o.Model, EmbeddingModel: o.EmbeddingModel,
 		Dimensions: o.Dimensions, Temperature: o.Temperature, MaxOutputTokens: o.MaxOutputTokens,
-		Timeout: o.Timeout, Retry: m.Retry, Logger: m.Log,
+		Timeout: o.Timeout, Retry: e.retry, Logger: e.log,
 	}
 }
 
-func openGeminiEmbedder(m *Main, _ string) (search.Embedder, error) {
-	return gemini.NewEmbedder(context.Background(), geminiOptions(m))
+func openGeminiEmbedder(e env) (search.Embedder, error) {
+	return gemini.NewEmbedder(context.Background(), geminiOptions(e))
 }
 
-func openOpenAIEmbedder(m *Main, _ string) (search.Embedder, error) {
-	return openai.NewEmbedder(openAIOptions(m))
+func openOpenAIEmbedder(e env) (search.Embedder, error) {
+	return openai.NewEmbedder(openAIOptions(e))
 }
 
 // chatModels builds the language model of each model provider.
-var chatModels = map[string]func(m *Main) (llm.Model, error){
-	config.ProviderGemini: func(m *Main) (llm.Model, error) {
-		return gemini.NewModel(context.Background(), geminiOptions(m))
+var chatModels = map[string]func(e env) (llm.Model, error){
+	config.ProviderGemini: func(e env) (llm.Model, error) {
+		return gemini.NewModel(context.Background(), geminiOptions(e))
 	},
-	config.ProviderOpenAI: func(m *Main) (llm.Model, error) { return openai.NewModel(openAIOptions(m)) },
+	config.ProviderOpenAI: func(e env) (llm.Model, error) { return openai.NewModel(openAIOptions(e)) },
 }
 
 // openModelAnswerer builds the answer stages over the answerer's model
 // (answer/llmstage; never the offline answerer's rules).
-func openModelAnswerer(m *Main) (answer.Stages, error) {
-	model, err := chatModels[m.Config.Answerer.Provider](m)
+func openModelAnswerer(e env, _ answererDeps) (answerer, error) {
+	model, err := chatModels[e.cfg.Answerer.Provider](e)
 	if err != nil {
-		return answer.Stages{}, err
+		return answerer{}, err
 	}
-	return modelStages(m, model), nil
+	return answerer{stages: modelStages(e, model)}, nil
 }
 
 // judgeFor returns the judge of `docent eval --judge`: the answer model,
 // or the offline proxy when the answerer is offline.
-func judgeFor(m *Main) (eval.Judge, error) {
-	open, ok := chatModels[m.Config.Answerer.Provider]
+func judgeFor(e env) (eval.Judge, error) {
+	open, ok := chatModels[e.cfg.Answerer.Provider]
 	if !ok {
 		return eval.OfflineJudge{}, nil
 	}
-	model, err := open(m)
+	model, err := open(e)
 	if err != nil {
 		return nil, err
 	}
@@ -382,13 +411,13 @@ func judgeFor(m *Main) (eval.Judge, error) {
 // follow-ups and multi-part questions, reranks (unless answerer.rerank is
 // off) and, for every question with any plausible evidence, writes the
 // grounded answer or says the sources do not hold it.
-func modelStages(m *Main, model llm.Model) answer.Stages {
-	a := m.Config.Answerer
+func modelStages(e env, model llm.Model) answer.Stages {
+	a := e.cfg.Answerer
 	return llmstage.NewStages(model, nil, llmstage.StagesOptions{
 		Rewriter:  llmstage.RewriterOptions{Turns: a.HistoryTurns, HyDE: a.HyDE},
 		NoRerank:  a.Rerank == config.RerankOff,
 		Plausible: answer.Plausible{MaxSources: a.MaxSources, MinCosine: a.MinCosine},
-		Log:       m.Log,
+		Log:       e.log,
 	})
 }
 

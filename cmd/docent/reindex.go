@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,11 +21,14 @@ import (
 // operator's step, printed at the end (the file may be a ConfigMap, a
 // template, or absent).
 func (m *Main) Reindex(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("reindex", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	to := fl.String("to", "", "backend to copy the local index into (typesense)")
-	if err := fl.Parse(args); err != nil {
+	fl := m.flagSet("reindex")
+	to := fl.String("to", "", "`BACKEND` to copy the local index into: typesense")
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("reindex takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if *to != config.BackendTypesense {
 		fmt.Fprintln(m.Stderr, "usage: docent reindex --to typesense")
@@ -53,7 +55,7 @@ func (m *Main) Reindex(ctx context.Context, args []string) error {
 		return err
 	}
 	m.closers = append(m.closers, src)
-	dst, err := typesense.Open(ctx, typesenseOptions(m))
+	dst, err := typesense.Open(ctx, typesenseOptions(m.env(m.Config.DataDir), 0))
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func TestReindexToTypesense(t *testing.T) {
 	}
 	defer c.Close()
 	counter := &countingEmbedder{}
-	embedders["counting"] = impl[embedderOpener]{"test: counts calls", func(*Main, string) (search.Embedder, error) { return counter, nil }}
+	embedders["counting"] = impl[embedderOpener]{"test: counts calls", func(env) (search.Embedder, error) { return counter, nil }}
 	t.Cleanup(func() { delete(embedders, "counting") })
 	env := envOf(map[string]string{"TYPESENSE_API_KEY": c.APIKey()})
 	cfgPath := writeConfig(t, dataDir, c, "local", "counting")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,12 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docent-hq/docent"
-
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/memtrim"
 	"github.com/docent-hq/docent/metrics"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/store"
@@ -27,14 +25,17 @@ import (
 // requests, lets in-flight ones finish (server.shutdown_timeout), cancels
 // running syncs and waits for them before closing the index.
 func (m *Main) Serve(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	addr := fl.String("addr", "", "listen address (default server.addr from config, :8080)")
+	fl := m.flagSet("serve")
+	addr := fl.String("addr", "", "listen `ADDRESS` (default server.addr, which defaults to localhost:8080: this machine only)")
 	retainDays := fl.Int("retain-days", int(store.DefaultRetention.MaxAge/(24*time.Hour)),
 		"delete turns (questions, answers, traces) older than this many days; 0 keeps them")
 	retainTurns := fl.Int("retain-turns", store.DefaultRetention.MaxTurns, "keep at most this many turns, the newest; 0 for no cap")
-	if err := fl.Parse(args); err != nil {
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q: %w", rest, errUsage)
 	}
 	retention := store.Retention{MaxAge: time.Duration(*retainDays) * 24 * time.Hour, MaxTurns: *retainTurns}
 	if err := m.Open(ctx); err != nil {
@@ -52,21 +53,25 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if len(m.LocalDocs) > 0 {
 		docs = api.NewDocs(m.LocalDocs, m.liveDoc, api.DocsOptions{Log: m.Log})
 	}
+	// Readiness is the sync side's: loaded when the index holds chunks or
+	// a sync lands; a remote index is ready only while it can serve.
+	var health func(context.Context) error
+	if hc, ok := m.Index.(search.HealthChecker); ok {
+		health = hc.Health
+	}
+	ready := connectors.NewReadiness(health, func() { m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL)) })
+	m.ready = ready.Loaded // the console's playground and the chat adapters wait for it too
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
-		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Feedback: m.Store,
+		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Ready: ready, Feedback: m.Store,
 			Flags: func(ctx context.Context, ids []string) (map[string]string, error) {
 				if m.Stale == nil { // set up with the console, before serving
 					return nil, nil
 				}
 				return m.Stale.Flagged(ctx, ids)
 			}})
-	m.ready = server.Ready // the console's playground and the chat adapters wait for it too
 	m.admission = server.Limiter()
 	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
-	if hc, ok := m.Index.(search.HealthChecker); ok {
-		server.AddCheck(hc.Health) // a remote index: ready only while it can serve
-	}
-	sched := connectors.NewScheduler(readySyncer{m.syncer(), server, m.Log, m.Config.Server.PublicURL}, m.Log, connectors.SchedulerOptions{
+	sched := connectors.NewScheduler(ready.Syncer(m.syncer()), m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,
 		History: m.Store,
 		OnHealth: func(source string, h connectors.Health) {
@@ -135,12 +140,10 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	syncCtx, cancelSyncs := context.WithCancel(context.WithoutCancel(ctx))
 	var syncs sync.WaitGroup
 	syncs.Go(func() { m.prune(syncCtx, retention, pruneEvery) })
-	trim := &trimmer{last: server.LastAsk, idle: trimIdle, free: freeMemory}
-	syncs.Go(func() { trim.run(syncCtx) })
+	syncs.Go(func() { memtrim.New(server.LastAsk).Run(syncCtx) })
 	syncs.Go(func() {
 		if m.initialSync(syncCtx) {
-			server.SetReady(true)
-			m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL))
+			ready.MarkLoaded()
 		}
 		if err := sched.Start(syncCtx); err != nil {
 			m.Log.Error("start scheduler", slog.Any("error", err))
@@ -207,14 +210,8 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return true
 	}
 	m.Log.Info("index is empty: syncing all sources")
-	// SyncSources logs each source that failed, with the reason.
-	results, _ := m.SyncSources(ctx, m.Sources, nil)
-	for _, r := range results {
-		if r.Err == "" {
-			m.Log.Info("synced", slog.String("source", r.Source), slog.Int("added", r.Added),
-				slog.Int("updated", r.Updated), slog.Int("deleted", r.Deleted), slog.Int("failed", r.Failed))
-		}
-	}
+	// The engine logs each run, and each source that failed with the reason.
+	_, _ = m.SyncSources(ctx, m.Sources, nil)
 	n, cerr := m.Index.Count(ctx)
 	if cerr != nil || n == 0 {
 		m.Log.Warn("index is still empty: not ready until a sync succeeds")
@@ -247,24 +244,6 @@ func (m *Main) liveDoc(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	return rec.DeletedAt.IsZero(), nil
-}
-
-// readySyncer marks the server ready after the first successful sync, for
-// a server that started with an empty index.
-type readySyncer struct {
-	connectors.Syncer
-	server *api.Server
-	log    *slog.Logger
-	url    string
-}
-
-func (s readySyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
-	res, err := s.Syncer.Sync(ctx, src, progress)
-	if err == nil && !s.server.Ready() {
-		s.server.SetReady(true)
-		s.log.Info("ready", slog.String("url", s.url))
-	}
-	return res, err
 }
 
 // askLimits are the API's admission limits for an answer provider. The

@@ -64,6 +64,7 @@ func noSecrets(tb testing.TB, logs string, ws *workspacetest.Workspace) {
 // mention; "Get a human" escalates with the permalink and the group, the
 // bot goes quiet, and Claim and Resolve land in the store.
 func TestSlackEndToEnd(t *testing.T) {
+	t.Parallel()
 	ws := workspacetest.New(t)
 	dir := t.TempDir()
 	cfg := mustSlackConfig(t, dir, ws, "", "  escalation_channel: "+slackEscalation+
@@ -145,6 +146,7 @@ func TestSlackEndToEnd(t *testing.T) {
 // index runs gets a notice to ask again, not "not in the docs", and is
 // stored as no turn.
 func TestSlackBeforeFirstSync(t *testing.T) {
+	t.Parallel()
 	ws := workspacetest.New(t)
 	dir := t.TempDir()
 	release := make(chan struct{})
@@ -171,6 +173,7 @@ func TestSlackBeforeFirstSync(t *testing.T) {
 // page never cites it, while an unscoped channel does cite it. Events come over HTTP, to serve's own
 // server, signed.
 func TestSlackChannelScope(t *testing.T) {
+	t.Parallel()
 	ws := workspacetest.New(t)
 	dir := t.TempDir()
 	write := func(rel, content string) string {
@@ -231,6 +234,7 @@ func TestSlackChannelScope(t *testing.T) {
 // stale_after_days is flagged next to its source in the reply, and a
 // fresh one is not.
 func TestSlackFlagsStaleSources(t *testing.T) {
+	t.Parallel()
 	ws := workspacetest.New(t)
 	dir := t.TempDir()
 	write := func(rel, content string) string {
@@ -284,14 +288,8 @@ func TestSlackFlagsStaleSources(t *testing.T) {
 // a Slack mention in its thread and a Discord mention in a new thread,
 // and exits cleanly on SIGTERM, both sessions closed.
 func TestSlackAndDiscordBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "docent")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	t.Parallel()
+	bin := docentBinary(t)
 	ws := workspacetest.New(t)
 	srv := discordtest.NewServer(t)
 	discordHelp := srv.AddChannel("help", discordtest.ChannelText)
@@ -356,9 +354,7 @@ func TestSlackAndDiscordBinary(t *testing.T) {
 	if strings.Contains(logs.String(), srv.Token) {
 		t.Errorf("the Discord token is in the logs")
 	}
-	if srv.Connected() != 0 {
-		t.Errorf("the Discord gateway session outlived the process")
-	}
+	srv.WaitFor(t, "the Discord gateway session to end with the process", func() bool { return srv.Connected() == 0 })
 }
 
 // serveReady runs m.Serve on a free port until the test ends (or stop),
@@ -388,6 +384,7 @@ func testAddr(tb testing.TB) string {
 // chat.startStream / appendStream / stopStream, and ends as the verified
 // answer with its sources and buttons.
 func TestSlackStreamsModelAnswers(t *testing.T) {
+	t.Parallel()
 	servers := modelServers(t)
 	ws := workspacetest.New(t)
 	dir := t.TempDir()
@@ -450,6 +447,7 @@ func TestSlackStreamsModelAnswers(t *testing.T) {
 // the workspace refuses stops serve with an error that names it without
 // showing it, and neither token reaches the logs.
 func TestServeStopsOnARefusedSlackToken(t *testing.T) {
+	t.Parallel()
 	ws := workspacetest.New(t)
 	const wrongBot, wrongApp = "xoxb-0-0-wrong-bot-token", "xapp-1-A0-wrong-app-token"
 	for _, tt := range []struct{ name, bot, app string }{

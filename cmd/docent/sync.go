@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,11 +19,14 @@ import (
 // Sync syncs all sources, or the one named by --source, printing progress
 // on a terminal and a summary at the end.
 func (m *Main) Sync(ctx context.Context, args []string) error {
-	fl := flag.NewFlagSet("sync", flag.ContinueOnError)
-	fl.SetOutput(m.Stderr)
-	only := fl.String("source", "", "sync only this source")
-	if err := fl.Parse(args); err != nil {
+	fl := m.flagSet("sync")
+	only := fl.String("source", "", "sync only the source called `NAME`")
+	rest, err := m.parse(fl, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("sync takes no arguments, got %q: %w", rest, errUsage)
 	}
 	if err := m.Open(ctx); err != nil {
 		return err
@@ -78,7 +81,8 @@ func progressLine(p connectors.Progress) string {
 	return fmt.Sprintf("%s: %d/%d docs · %.1f docs/s", p.Source, p.Done, p.Total, rate)
 }
 
-// writeSyncSummary prints one row per source and the documents that failed.
+// writeSyncSummary prints one row per source and the documents that
+// failed. Why a source failed is not repeated: the engine logged it.
 func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "source\tseen\tadded\tupdated\tunchanged\tdeleted\tfailed\trequests\tretries\tdocs/s\ttime\tstatus\t")
@@ -97,9 +101,6 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 	}
 	tw.Flush()
 	for _, r := range results {
-		if r.Err != "" {
-			fmt.Fprintf(w, "%s: %s\n", r.Source, r.Err)
-		}
 		if r.RateLimited > 0 || r.Waited >= time.Second {
 			fmt.Fprintf(w, "%s: waited %s for the API (%d rate-limit answers)\n", r.Source, r.Waited.Round(time.Millisecond), r.RateLimited)
 		}
@@ -114,5 +115,31 @@ func writeSyncSummary(w io.Writer, results []docent.RunResult) {
 			}
 			fmt.Fprintf(w, "%s: %s %s: %s%s\n", r.Source, what, e.ID, e.Err, retry)
 		}
+		if line := contentLine(r.Content); line != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Source, line)
+		}
+		for _, e := range r.Content.Warnings {
+			fmt.Fprintf(w, "%s: warning %s: %s\n", r.Source, e.ID, e.Err)
+		}
 	}
+}
+
+// contentLine summarises what a run's documents held, "" when there is
+// nothing to say.
+func contentLine(c docent.ContentCounts) string {
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(c.Dropped, "shortcode or component without text dropped", "shortcodes or components without text dropped")
+	add(c.Empty, "document gives no chunk", "documents give no chunk")
+	add(c.Oversized, "document over the size limit", "documents over the size limit")
+	add(c.Fragments, "fragment indexed where it is included", "fragments indexed where they are included")
+	add(len(c.Warnings), "document indexed with a warning", "documents indexed with a warning")
+	return strings.Join(parts, ", ")
 }

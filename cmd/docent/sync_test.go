@@ -8,6 +8,7 @@ import (
 )
 
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		p    connectors.Progress

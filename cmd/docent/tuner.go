@@ -40,7 +40,7 @@ func (t tuner) AddSynonym(ctx context.Context, entry, by string) error {
 // that live questions are not answered by the calibration's rule.
 func (t tuner) Calibrate(ctx context.Context, g *eval.Golden) (eval.Fit, error) {
 	m := t.m
-	st := offlineans.NewStages(m.Retriever, offlineOptions(m))
+	st := offlineans.NewStages(m.Retriever, offlineOptions(m.env(m.Config.DataDir), answererDeps{corpus: m.Corpus, emb: m.Embedder}, m.Synonyms))
 	gate, _ := st.Gate.(*offlineans.Gate)
 	gate.SetPassage(m.OfflineGate.Passage())
 	st.Rule = answer.Always{}

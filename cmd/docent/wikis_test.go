@@ -20,6 +20,7 @@ import (
 // adds every page, the second fetches nothing new; the summary reports the
 // requests and no output carries a token.
 func TestSyncWikisEndToEnd(t *testing.T) {
+	t.Parallel()
 	cloud := confluencetest.New(t, confluencetest.Cloud, "ENG")
 	dc := confluencetest.New(t, confluencetest.DataCenter, "OPS")
 	for i := range 3 {

@@ -27,8 +27,9 @@ import (
 	"github.com/docent-hq/docent/store"
 )
 
-// Main holds the wired application. Commands open what they need through
-// it and Close releases everything.
+// Main is the command line: where a command reads its flags, writes its
+// output and finds the environment, and the App it wires (embedded, so a
+// command reads m.Store, m.Recorder, ...). Close releases everything.
 type Main struct {
 	// ConfigPath is the --config flag ("" to resolve by DOCENT_CONFIG or
 	// ./docent.yaml).
@@ -36,9 +37,32 @@ type Main struct {
 	// Stdout receives command output; Stderr logs and progress.
 	Stdout io.Writer
 	Stderr io.Writer
+	// Stdin is where `docent admin hash-password` reads a password from.
+	Stdin io.Reader
 	// Getenv looks up environment variables (os.LookupEnv; tests pass a map).
 	Getenv func(string) (string, bool)
+	// Verbose is -v: log one step more than the default level.
+	Verbose bool
+	// OneShot is set for the commands that run once and exit (all but
+	// serve): they log warnings only unless log.level or -v says more.
+	OneShot bool
+	// OnListen, when set, is called with the address serve listens on;
+	// OnMetricsListen with the metrics address (server.metrics_addr).
+	OnListen        func(addr string)
+	OnMetricsListen func(addr string)
+	// Retry is the retry policy of model providers; the zero value takes
+	// llm's defaults (tests shorten the waits).
+	Retry llm.Retry
 
+	App
+
+	closers []io.Closer
+	unlock  func()
+}
+
+// App is the wired application: each part built by its opener from the
+// parts it depends on.
+type App struct {
 	// Config is the resolved configuration, set by LoadConfig.
 	Config config.Config
 	// Log is the logger built from Config.Log.
@@ -66,7 +90,7 @@ type Main struct {
 	// served under /docs/{source}/ so their citations are clickable.
 	LocalDocs map[string]fs.FS
 	// Corpus holds the index statistics the offline answer stages use;
-	// every sync that changes the index invalidates it.
+	// the engine invalidates it after every sync that changes the index.
 	Corpus *offlineans.CorpusStats
 	// Synonyms are the offline answerer's (nil for a model answerer); the
 	// console adds entries to them.
@@ -77,19 +101,8 @@ type Main struct {
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
-
 	// Stale flags stale documents (the console's page; chat answers).
 	Stale *stale.Checker
-
-	// Stdin is where `docent admin hash-password` reads a password from.
-	Stdin io.Reader
-	// OnListen, when set, is called with the address serve listens on;
-	// OnMetricsListen with the metrics address (server.metrics_addr).
-	OnListen        func(addr string)
-	OnMetricsListen func(addr string)
-	// Retry is the retry policy of model providers; the zero value takes
-	// llm's defaults (tests shorten the waits).
-	Retry llm.Retry
 
 	// docLinks signs the /docs links of chat answers when /docs needs a
 	// token (nil otherwise: links are left as they are).
@@ -101,9 +114,6 @@ type Main struct {
 	// admission is serve's in-flight limit on asks, shared by /api/ask
 	// and /mcp (nil outside serve).
 	admission *api.Limiter
-
-	closers []io.Closer
-	unlock  func()
 }
 
 // LoadConfig resolves and validates the configuration and sets up logging.
@@ -113,15 +123,30 @@ func (m *Main) LoadConfig() error {
 		return err
 	}
 	m.Config = cfg
-	m.Log = newLogger(m.Stderr, cfg.Log)
+	m.Log = newLogger(m.Stderr, cfg.Log, logLevel(cfg.Log.Level, m.OneShot, m.Verbose))
 	return nil
 }
 
-func newLogger(w io.Writer, c config.LogConfig) *slog.Logger {
+// logLevel is the level a command logs at: log.level when set; else info
+// for serve and warn for a one-shot command, one step lower with -v.
+func logLevel(configured string, oneShot, verbose bool) slog.Level {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
-		level = slog.LevelInfo
+	if err := level.UnmarshalText([]byte(configured)); err == nil && configured != "" {
+		if verbose {
+			level = max(level-4, slog.LevelDebug)
+		}
+		return level
 	}
+	switch {
+	case oneShot && !verbose:
+		return slog.LevelWarn
+	case oneShot || !verbose:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
+}
+
+func newLogger(w io.Writer, c config.LogConfig, level slog.Level) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
@@ -138,12 +163,19 @@ func (m *Main) Open(ctx context.Context) error {
 	return m.open(ctx, m.Config.DataDir)
 }
 
+// env is what the openers get: the configuration, dataDir, the logger
+// and the retry policy.
+func (m *Main) env(dataDir string) env {
+	return env{cfg: m.Config, dataDir: dataDir, log: m.Log, retry: m.Retry}
+}
+
 // open wires everything over dataDir; eval uses it with a temp dir.
 func (m *Main) open(ctx context.Context, dataDir string) error {
 	cfg := m.Config
 	if err := prepareDataDir(dataDir); err != nil {
 		return err
 	}
+	e := m.env(dataDir)
 	m.Metrics = metrics.New()
 	db, err := store.Open(ctx, filepath.Join(dataDir, "docent.db"))
 	if err != nil {
@@ -152,13 +184,13 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	m.closers = append(m.closers, db)
 	m.Store = db
 
-	emb, err := embedders[cfg.Embedder.Provider].open(m, dataDir)
+	emb, err := embedders[cfg.Embedder.Provider].open(e)
 	if err != nil {
 		return fmt.Errorf("embedder %s: %w", cfg.Embedder.Provider, err)
 	}
 	m.Embedder = emb
 
-	idx, err := backends[cfg.Index.Backend].open(ctx, m, dataDir)
+	idx, err := backends[cfg.Index.Backend].open(ctx, e, emb)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", cfg.Index.Backend, err)
 	}
@@ -167,7 +199,7 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 
 	m.LocalDocs = map[string]fs.FS{}
 	for _, sc := range cfg.Sources {
-		src, fsys, err := sourceTypes[sc.Type].open(m, sc, dataDir)
+		src, fsys, err := sourceTypes[sc.Type].open(e, sc)
 		if err != nil {
 			return fmt.Errorf("source %q: %w", sc.Name, err)
 		}
@@ -176,12 +208,14 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 			m.LocalDocs[sc.Name] = fsys
 		}
 	}
+	m.Corpus = offlineans.NewCorpusStats(idx)
 	chunker := search.Chunker{TargetTokens: cfg.Chunker.TargetTokens, OverlapTokens: cfg.Chunker.OverlapTokens}
 	m.Engine = connectors.NewEngine(db, idx, emb, chunker, m.Log, connectors.EngineOptions{
 		MaxDocBytes:     int(cfg.Sync.MaxDocBytes),
 		MaxChunksPerDoc: cfg.Sync.MaxChunksPerDoc,
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
+		OnChange: m.Corpus.Invalidate,
 	})
 
 	m.Retriever, err = search.NewRetriever(idx, emb, search.RetrieverOptions{
@@ -196,11 +230,12 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	m.Corpus = offlineans.NewCorpusStats(idx)
-	stages, err := answerers[cfg.Answerer.Provider].open(m)
+	ans, err := answerers[cfg.Answerer.Provider].open(e, answererDeps{corpus: m.Corpus, emb: emb})
 	if err != nil {
 		return fmt.Errorf("answerer %s: %w", cfg.Answerer.Provider, err)
 	}
+	m.Synonyms, m.OfflineGate = ans.synonyms, ans.gate
+	stages := ans.stages
 	stages.Retriever = m.Retriever
 	if m.Pipeline, err = answer.New(stages, m.Log, answer.Options{Uncited: docent.Status(cfg.Answerer.Uncited)}); err != nil {
 		return err
@@ -215,9 +250,6 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 	return nil
 }
 
-// publicURL is the configured public URL without a trailing slash.
-func (m *Main) publicURL() string { return strings.TrimRight(m.Config.Server.PublicURL, "/") }
-
 // source returns the configured source called name.
 func (m *Main) source(name string) (connectors.Source, error) {
 	var names []string
@@ -231,11 +263,12 @@ func (m *Main) source(name string) (connectors.Source, error) {
 }
 
 // SyncSources syncs each source in turn; one failing source does not stop
-// the others. It logs each failure, sets RunResult.Err of every result
-// that failed, and returns an error naming every source that failed.
+// the others. The engine logs each run and its failure, once; SyncSources
+// sets RunResult.Err of every result that failed and returns an error
+// naming the sources that failed (ErrSyncFailed), not their reasons.
 func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, progress func(connectors.Progress)) ([]docent.RunResult, error) {
 	var results []docent.RunResult
-	var errs []error
+	var failed []string
 	for _, src := range sources {
 		res, err := m.syncer().Sync(ctx, src, progress)
 		if err != nil && res.Err == "" { // failed before the run was recorded
@@ -243,26 +276,31 @@ func (m *Main) SyncSources(ctx context.Context, sources []connectors.Source, pro
 		}
 		results = append(results, res)
 		if err != nil {
-			m.Log.ErrorContext(ctx, "sync failed", slog.String("source", src.Name()), slog.Any("error", err))
-			errs = append(errs, fmt.Errorf("source %s: %w", src.Name(), err))
+			failed = append(failed, src.Name())
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	return results, errors.Join(errs...)
+	if len(failed) == 0 {
+		return results, nil
+	}
+	return results, fmt.Errorf("%w: %d of %d (%s)", errSyncFailed, len(failed), len(sources), strings.Join(failed, ", "))
 }
+
+// errSyncFailed is wrapped by SyncSources' error: the sources named failed,
+// and the engine logged why.
+var errSyncFailed = errors.New("sources failed to sync")
 
 // syncer is the engine with every run counted in the metrics; the
 // scheduler and the sync command both use it.
 func (m *Main) syncer() connectors.Syncer {
-	return meteredSyncer{engine: m.Engine, metrics: m.Metrics, corpus: m.Corpus}
+	return meteredSyncer{engine: m.Engine, metrics: m.Metrics}
 }
 
 type meteredSyncer struct {
 	engine  *connectors.Engine
 	metrics *metrics.Metrics
-	corpus  *offlineans.CorpusStats
 }
 
 func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress func(connectors.Progress)) (docent.RunResult, error) {
@@ -272,9 +310,6 @@ func (s meteredSyncer) Sync(ctx context.Context, src connectors.Source, progress
 		Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged, Deleted: res.Deleted, Failed: res.Failed,
 		Requests: res.Requests, Retries: res.Retries, RateLimited: res.RateLimited, Waited: res.Waited,
 	}, time.Since(start))
-	if res.Added+res.Updated+res.Deleted > 0 {
-		s.corpus.Invalidate()
-	}
 	return res, err
 }
 

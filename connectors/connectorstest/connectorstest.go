@@ -25,6 +25,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -232,6 +233,9 @@ type Collected struct {
 	// Requests is what the listing cost a remote API, as the source
 	// reported it (connectors.ReportRequests).
 	Requests connectors.RequestStats
+	// Fragments are the IDs the source left to the documents that include
+	// them (connectors.ReportFragments), in order.
+	Fragments []string
 	// Listed is what List returned.
 	connectors.Listed
 }
@@ -257,9 +261,14 @@ func Collect(ctx context.Context, src connectors.Source, cursor string) (Collect
 // collector is the Listing behind Collect.
 type collector struct{ out Collected }
 
-var _ connectors.RequestReporter = (*collector)(nil)
+var (
+	_ connectors.RequestReporter  = (*collector)(nil)
+	_ connectors.FragmentReporter = (*collector)(nil)
+)
 
 func (c *collector) Requests(s connectors.RequestStats) { c.out.Requests = c.out.Requests.Add(s) }
+
+func (c *collector) Fragments(ids ...string) { c.out.Fragments = append(c.out.Fragments, ids...) }
 
 func (c *collector) Document(ctx context.Context, doc docent.Document) error {
 	if err := ctx.Err(); err != nil {
@@ -512,51 +521,12 @@ func (t *Trainable) Fits() int {
 	return t.fits
 }
 
-// Clock is a fake clock for sources and schedulers under test: Sleep
-// advances it at once (or returns the context's error) and records the
-// wait, so retry and rate-limit tests never sleep for real. It is safe for
-// concurrent use.
-type Clock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
+// Clock is the fake clock for sources and schedulers under test
+// (backofftest.Clock): Sleep advances it at once and records the wait.
+type Clock = backofftest.Clock
 
 // NewClock returns a Clock set to start.
-func NewClock(start time.Time) *Clock { return &Clock{now: start} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Sleep advances the clock by d and records it, unless ctx has ended.
-func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	return nil
-}
-
-// Advance moves the clock forward by d without recording a sleep.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// Sleeps returns the waits Sleep was asked for, in order.
-func (c *Clock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.sleeps)
-}
+func NewClock(start time.Time) *Clock { return backofftest.NewClock(start) }
 
 // WithinDeadline runs fn and returns its result, failing the test if fn
 // has not returned within d (a conversion that hangs).

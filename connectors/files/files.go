@@ -38,9 +38,10 @@ type Options struct {
 
 // Source lists the text files of a file system as documents.
 type Source struct {
-	name string
-	fsys fs.FS
-	opts Options
+	name    string
+	fsys    fs.FS
+	opts    Options
+	include connectors.Includer
 }
 
 var _ connectors.Source = (*Source)(nil)
@@ -51,24 +52,29 @@ func New(name string, fsys fs.FS, opts Options) *Source {
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = connectors.DefaultMaxBytes
 	}
-	return &Source{name: name, fsys: fsys, opts: opts}
+	return &Source{name: name, fsys: fsys, opts: opts, include: connectors.FSIncluder(fsys, opts.MaxBytes)}
 }
 
 // Name returns the configured source name.
 func (s *Source) Name() string { return s.name }
 
-// List hands over every matching file, as it walks the file system: each
-// listing is complete. Only regular files are read: a matching symbolic
-// link, named pipe, device or socket goes to Listing.Failed (an error
-// wrapping connectors.ErrNotRegular), so the run names it. Each document has ID "<name>:<path>", its front
-// matter metadata (see connectors.ParseMarkdown) and UpdatedAt from the
-// front matter "updated" date, else the file's modification time (zero for
-// an embed.FS, which records none). Binary, oversized and malformed files,
-// and files that cannot be read, go to Listing.Failed; the others still
-// come through. The returned cursor is a hash of every listed path and its
-// content, so it changes exactly when the listing does; the cursor passed
-// in is ignored. List returns an error for invalid patterns, a root folder
-// that cannot be read, a cancelled context, or an error from l.
+// List hands over every matching file: each listing is complete. Each
+// document has ID "<name>:<path>", its front matter metadata and its
+// normalised body (see connectors.ParseMarkdownWith: static-site markup
+// removed, includes expanded from files of the folder), and UpdatedAt
+// from the front matter "updated" date, else the file's modification time
+// (zero for an embed.FS, which records none). A file that other documents
+// include whole (connectors.WholeIncludes) is a fragment: it is not handed
+// over on its own (connectors.ReportFragments), its text is indexed in the
+// pages that include it. Binary and oversized files, and files that cannot
+// be read, go to Listing.Failed; the others still come through. The
+// returned cursor is a hash of every listed path and its normalised body,
+// so it changes exactly when the listing does; the cursor passed in is
+// ignored. List returns an error for invalid patterns, a root folder that
+// cannot be read, a cancelled context, or an error from l. Only regular
+// files are read: a matching symbolic link, named pipe, device or socket
+// goes to Listing.Failed (an error wrapping connectors.ErrNotRegular), so
+// the run names it.
 func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (connectors.Listed, error) {
 	if err := connectors.ValidatePatterns(s.opts.Include); err != nil {
 		return connectors.Listed{}, fmt.Errorf("files: source %q: include: %w", s.name, err)
@@ -76,6 +82,13 @@ func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (conn
 	if err := connectors.ValidatePatterns(s.opts.Exclude); err != nil {
 		return connectors.Listed{}, fmt.Errorf("files: source %q: exclude: %w", s.name, err)
 	}
+	// The walk names the documents; the fragments are known only once
+	// every document's includes are, so documents are read after it.
+	type entry struct {
+		path string
+		d    fs.DirEntry
+	}
+	var entries []entry
 	sum := sha256.New()
 	err := fs.WalkDir(s.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -108,19 +121,68 @@ func (s *Source) List(ctx context.Context, _ string, l connectors.Listing) (conn
 			fmt.Fprintf(sum, "failed %q %q\n", p, err.Error())
 			return l.Failed(ctx, s.id(p), err)
 		}
-		doc, content, err := s.read(p, d)
-		if err != nil {
-			fmt.Fprintf(sum, "failed %q %q\n", p, err.Error())
-			return l.Failed(ctx, s.id(p), err)
-		}
-		h := sha256.Sum256(content)
-		fmt.Fprintf(sum, "doc %q %x\n", p, h)
-		return l.Document(ctx, doc)
+		entries = append(entries, entry{p, d})
+		return nil
 	})
 	if err != nil {
 		return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
 	}
+	docs := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		docs[e.path] = true
+	}
+	fragments, err := s.fragments(ctx, docs)
+	if err != nil {
+		return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
+	}
+	var left []string
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
+		}
+		if fragments[e.path] {
+			fmt.Fprintf(sum, "fragment %q\n", e.path)
+			left = append(left, s.id(e.path))
+			continue
+		}
+		doc, _, err := s.read(e.path, e.d)
+		if err != nil {
+			fmt.Fprintf(sum, "failed %q %q\n", e.path, err.Error())
+			if err := l.Failed(ctx, s.id(e.path), err); err != nil {
+				return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
+			}
+			continue
+		}
+		h := sha256.Sum256([]byte(doc.Body))
+		fmt.Fprintf(sum, "doc %q %x\n", e.path, h)
+		if err := l.Document(ctx, doc); err != nil {
+			return connectors.Listed{}, fmt.Errorf("files: source %q: %w", s.name, err)
+		}
+	}
+	connectors.ReportFragments(l, left...)
 	return connectors.Listed{Cursor: hex.EncodeToString(sum.Sum(nil))[:32], Complete: true}, nil
+}
+
+// fragments returns the documents that other documents include whole. A
+// file that cannot be read here is not a fragment: reading it as a
+// document reports why.
+func (s *Source) fragments(ctx context.Context, docs map[string]bool) (map[string]bool, error) {
+	out := map[string]bool{}
+	for p := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		content, err := s.include(p)
+		if err != nil {
+			continue
+		}
+		for _, t := range connectors.WholeIncludes(p, content, func(name string) bool { return docs[name] }) {
+			if t != p {
+				out[t] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 func (s *Source) id(p string) string { return s.name + ":" + p }
@@ -157,10 +219,7 @@ func (s *Source) read(p string, d fs.DirEntry) (docent.Document, []byte, error) 
 	if err := connectors.CheckText(content, s.opts.MaxBytes); err != nil {
 		return docent.Document{}, nil, err
 	}
-	md, err := connectors.ParseMarkdown(p, content)
-	if err != nil {
-		return docent.Document{}, nil, err
-	}
+	md := connectors.ParseMarkdownWith(p, content, s.include)
 	doc := docent.Document{
 		ID:        s.id(p),
 		Source:    s.name,
@@ -172,6 +231,8 @@ func (s *Source) read(p string, d fs.DirEntry) (docent.Document, []byte, error) 
 		Owner:     md.Owner,
 		UpdatedAt: md.Updated,
 		Body:      md.Body,
+
+		Normalized: md.Normalized,
 	}
 	if doc.Space == "" {
 		doc.Space = s.opts.Space

@@ -89,6 +89,11 @@ func TestListFolder(t *testing.T) {
 		"hb:people/holidays.rst": {ID: "hb:people/holidays.rst", Source: "hb", Path: "people/holidays.rst",
 			URL: "https://docs.example.com/people/holidays.rst", Title: "Holidays", Space: "Handbook",
 			UpdatedAt: mtime, Body: "Holidays\n========\n\nTwelve days.\n"},
+		// Front matter that is not valid loses nothing: the body is
+		// indexed and the problem reported with the document.
+		"hb:it/broken-front-matter.md": {ID: "hb:it/broken-front-matter.md", Source: "hb", Path: "it/broken-front-matter.md",
+			URL: "https://docs.example.com/it/broken-front-matter.md", Title: "[oops", Space: "Handbook",
+			UpdatedAt: mtime, Body: "body\n", Normalized: docent.Normalized{FrontMatter: "line 2, column 8: sequence end token ']' not found"}},
 	}
 	got := byID(ch.Docs)
 	if len(got) != len(want) {
@@ -111,9 +116,8 @@ func TestListFolder(t *testing.T) {
 		failed[f.ID] = f.Err
 	}
 	wantFailed := map[string]string{
-		"hb:it/binary.md":              "binary file",
-		"hb:it/big.md":                 "over the limit of 200 bytes",
-		"hb:it/broken-front-matter.md": "malformed front matter",
+		"hb:it/binary.md": "binary file",
+		"hb:it/big.md":    "over the limit of 200 bytes",
 	}
 	if len(failed) != len(wantFailed) {
 		t.Errorf("Failed = %v, want %d entries", ch.Failed, len(wantFailed))
@@ -158,7 +162,8 @@ func keys(m map[string]docent.Document) []string {
 func equalDoc(a, b docent.Document) bool {
 	return a.ID == b.ID && a.Source == b.Source && a.Path == b.Path && a.URL == b.URL &&
 		a.Title == b.Title && a.Space == b.Space && strings.Join(a.Labels, ",") == strings.Join(b.Labels, ",") &&
-		a.Owner == b.Owner && a.Author == b.Author && a.UpdatedAt.Equal(b.UpdatedAt) && a.Body == b.Body
+		a.Owner == b.Owner && a.Author == b.Author && a.UpdatedAt.Equal(b.UpdatedAt) && a.Body == b.Body &&
+		a.Normalized.FrontMatter == b.Normalized.FrontMatter && a.Normalized.Dropped == b.Normalized.Dropped
 }
 
 func TestListIncludeAndMapFS(t *testing.T) {

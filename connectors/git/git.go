@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -199,7 +200,8 @@ func RepoName(u string) string {
 // in memory, never more than one file's content.
 //
 // Each document has ID "<name>:<path>" (path relative to Subdir), metadata
-// from its front matter (connectors.ParseMarkdown), and UpdatedAt and
+// from its front matter and a normalised body (connectors.ParseMarkdownWith:
+// static-site markup removed, includes expanded from the head's tree), and UpdatedAt and
 // Author from the last commit that touched the file (its committer time
 // and author name). A front matter "updated" date is deliberately ignored:
 // in a repository the history is the reliable record of change.
@@ -218,7 +220,7 @@ func (s *Source) List(ctx context.Context, cursor string, l connectors.Listing) 
 		return connectors.Listed{}, err
 	}
 	newCursor := head.Hash.String() + ":" + s.fp
-	if cursor == newCursor {
+	if cursor == newCursor || cursor == newCursor+includesMark {
 		s.log.DebugContext(ctx, "git: up to date", slog.String("commit", head.Hash.String()))
 		return connectors.Listed{Cursor: newCursor}, nil
 	}
@@ -230,7 +232,7 @@ func (s *Source) List(ctx context.Context, cursor string, l connectors.Listing) 
 		return connectors.Listed{}, fmt.Errorf("git: source %q: folder %q not found on branch %s at %s",
 			s.name, s.subdir, branch, head.Hash.String()[:12])
 	}
-	r := &reader{s: s, repo: repo, head: head, branch: branch, l: l}
+	r := &reader{s: s, repo: repo, head: head, branch: branch, l: l, tree: headTree}
 
 	base, why := s.baseCommit(repo, head, cursor)
 	if base == nil {
@@ -246,14 +248,28 @@ func (s *Source) List(ctx context.Context, cursor string, l connectors.Listing) 
 		slog.String("commit", head.Hash.String()), slog.Bool("full", base == nil),
 		slog.Int("docs", r.docs), slog.Int("deleted", r.deleted),
 		slog.Int("failed", r.failed), slog.Duration("duration", time.Since(start)))
+	if r.includes {
+		// A change to an included file changes the documents that
+		// include it, which a diff does not name: list in full next time.
+		newCursor += includesMark
+	}
 	return connectors.Listed{Cursor: newCursor, Complete: base == nil}, nil
 }
+
+// includesMark ends the cursor of a listing whose documents include other
+// files (snippets, include-markdown, partials): the next listing is
+// complete, so that a page is re-read when a file it includes changes
+// (the engine still skips every page whose content is the same).
+const includesMark = ":includes"
 
 // baseCommit returns the commit to diff from, or nil and the reason for a
 // full listing.
 func (s *Source) baseCommit(repo *gogit.Repository, head *object.Commit, cursor string) (*object.Commit, string) {
 	if cursor == "" {
 		return nil, "no cursor"
+	}
+	if strings.HasSuffix(cursor, includesMark) {
+		return nil, "documents include other files"
 	}
 	hash, fp, ok := strings.Cut(cursor, ":")
 	if !ok || len(hash) != 40 || !plumbing.IsHash(hash) {
@@ -529,8 +545,11 @@ type reader struct {
 	head   *object.Commit
 	branch string
 	l      connectors.Listing
+	tree   *object.Tree // the head's (Subdir) tree, for includes
 
 	docs, deleted, failed int // handed to l
+	// includes is set once a document is seen to include other files.
+	includes bool
 }
 
 // entry is a file to read: its Subdir-relative path and blob; or, with
@@ -568,7 +587,86 @@ func (r *reader) full(ctx context.Context, tree *object.Tree) error {
 			entries = append(entries, entry{path: name, hash: e.Hash, link: true})
 		}
 	}
-	return r.read(ctx, entries)
+	fragments, err := r.fragments(ctx, entries)
+	if err != nil {
+		return err
+	}
+	var left []string
+	kept := entries[:0]
+	for _, e := range entries {
+		if fragments[e.path] {
+			left = append(left, r.s.name+":"+e.path)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if err := r.read(ctx, kept); err != nil {
+		return err
+	}
+	connectors.ReportFragments(r.l, left...)
+	return nil
+}
+
+// fragments returns the entries that other entries include whole (see
+// connectors.WholeIncludes), and notes whether any entry includes files.
+func (r *reader) fragments(ctx context.Context, entries []entry) (map[string]bool, error) {
+	docs := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		docs[e.path] = true
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		content, err := r.blob(e.hash)
+		if err != nil {
+			continue // reading it as a document reports why
+		}
+		for _, t := range connectors.WholeIncludes(e.path, content, func(name string) bool { return docs[name] }) {
+			r.includes = true
+			if t != e.path {
+				out[t] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// blob reads a blob of at most the size limit.
+func (r *reader) blob(h plumbing.Hash) ([]byte, error) {
+	b, err := r.repo.BlobObject(h)
+	if err != nil {
+		return nil, err
+	}
+	if max := r.s.opts.MaxBytes; max > 0 && b.Size > int64(max) {
+		return nil, connectors.ErrTooLarge
+	}
+	rd, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// include reads a file of the head tree for an include directive.
+func (r *reader) include(name string) ([]byte, error) {
+	if r.tree == nil || connectors.Hidden(name) {
+		return nil, fs.ErrNotExist
+	}
+	f, err := r.tree.File(name)
+	if err != nil {
+		return nil, fs.ErrNotExist
+	}
+	if !isFile(f.Mode) {
+		return nil, fs.ErrNotExist
+	}
+	b, err := r.blob(f.Hash)
+	if err != nil || connectors.CheckText(b, r.s.opts.MaxBytes) != nil {
+		return nil, fs.ErrNotExist
+	}
+	return b, nil
 }
 
 func (r *reader) incremental(ctx context.Context, base *object.Commit, headTree *object.Tree) error {
@@ -676,9 +774,9 @@ func (r *reader) doc(e entry, c *object.Commit) (docent.Document, error) {
 	if err := connectors.CheckText(content, max); err != nil {
 		return docent.Document{}, err
 	}
-	md, err := connectors.ParseMarkdown(e.path, content)
-	if err != nil {
-		return docent.Document{}, err
+	md := connectors.ParseMarkdownWith(e.path, content, r.include)
+	if len(md.Normalized.Included) > 0 || len(md.Normalized.Missing) > 0 {
+		r.includes = true
 	}
 	if c == nil {
 		c = r.head
@@ -698,6 +796,8 @@ func (r *reader) doc(e entry, c *object.Commit) (docent.Document, error) {
 		Author:    c.Author.Name,
 		UpdatedAt: c.Committer.When.UTC(),
 		Body:      md.Body,
+
+		Normalized: md.Normalized,
 	}
 	if doc.Space == "" {
 		doc.Space = r.s.opts.Space

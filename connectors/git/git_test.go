@@ -155,7 +155,7 @@ func TestFullThenIncremental(t *testing.T) {
 	c1 := r.commit("Alice", t1, change{write: map[string]string{
 		"README.md": "# Handbook\n\nStart here.\n",
 		"docs/guide.md": "---\ntitle: The Guide\nowner: Docs team\nupdated: 2020-01-01\nlabels: [guide, intro]\nspace: Eng\n---\n\n" +
-			"# Ignored heading\n\nRead me.\n",
+			"Read me.\n",
 		"docs/on-call-guide.md": "No heading here.\n",
 		"docs/old.md":           "# Old\n",
 		"docs/move-me.md":       moveBody,
@@ -185,7 +185,7 @@ func TestFullThenIncremental(t *testing.T) {
 		"kb:docs/guide.md": {ID: "kb:docs/guide.md", Source: "kb", Path: "docs/guide.md", Title: "The Guide",
 			URL: "https://github.com/acme/" + repoName + "/blob/main/docs/guide.md", Space: "Eng",
 			Labels: []string{"guide", "intro"}, Owner: "Docs team",
-			Author: "Alice", UpdatedAt: t1, Body: "# Ignored heading\n\nRead me.\n"},
+			Author: "Alice", UpdatedAt: t1, Body: "Read me.\n"},
 		"kb:docs/on-call-guide.md": {ID: "kb:docs/on-call-guide.md", Source: "kb", Path: "docs/on-call-guide.md",
 			Title: "On call guide", URL: "https://github.com/acme/" + repoName + "/blob/main/docs/on-call-guide.md",
 			Space: repoName, Author: "Alice", UpdatedAt: t1, Body: "No heading here.\n"},
@@ -412,14 +412,20 @@ func TestFailedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := mustList(t, s, "")
-	if g := strings.Join(ids(first.Docs), " "); g != "x:ok.md" {
-		t.Errorf("docs = %s, want x:ok.md", g)
+	// Front matter that is not valid is reported with the document, whose
+	// body is indexed all the same.
+	if g := strings.Join(ids(first.Docs), " "); g != "x:bad-front.md x:ok.md" {
+		t.Errorf("docs = %s, want x:bad-front.md x:ok.md", g)
+	}
+	for _, d := range first.Docs {
+		if d.ID == "x:bad-front.md" && (d.Body != "body\n" || !strings.Contains(d.Normalized.FrontMatter, "line 2")) {
+			t.Errorf("bad-front.md: body %q, front matter problem %q", d.Body, d.Normalized.FrontMatter)
+		}
 	}
 	wantMsg := map[string]string{
-		"x:binary.md":    "binary file",
-		"x:latin1.txt":   "invalid UTF-8",
-		"x:big.md":       "over the limit of 256 bytes",
-		"x:bad-front.md": "malformed front matter",
+		"x:binary.md":  "binary file",
+		"x:latin1.txt": "invalid UTF-8",
+		"x:big.md":     "over the limit of 256 bytes",
 	}
 	if g := failedIDs(first.Failed); len(g) != len(wantMsg) {
 		t.Errorf("failed = %v", g)

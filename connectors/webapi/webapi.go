@@ -22,10 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +31,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/internal/backoff"
 	"github.com/docent-hq/docent/internal/redact"
 )
 
@@ -46,35 +45,9 @@ const (
 	DefaultTimeout       = 60 * time.Second
 )
 
-// Clock is the time source of a Client: real time in production, a fake
-// one in tests.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// Sleep waits for d, or returns ctx's error when ctx ends first.
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// RealClock is the wall clock.
-type RealClock struct{}
-
-// Now returns time.Now().
-func (RealClock) Now() time.Time { return time.Now() }
-
-// Sleep waits for d or until ctx ends.
-func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// Clock is the time source of a Client (backoff.Clock): the wall clock
+// in production, a fake one in tests.
+type Clock = backoff.Clock
 
 // Options configure a Client. Zero fields take the defaults.
 type Options struct {
@@ -101,7 +74,7 @@ type Options struct {
 	Burst             int
 	// MaxBodyBytes bounds a response body. Default 64 MiB.
 	MaxBodyBytes int64
-	// Clock measures and waits; RealClock when nil.
+	// Clock measures and waits; backoff.Real when nil.
 	Clock Clock
 	// Jitter returns a number in [0, 1); math/rand when nil.
 	Jitter func() float64
@@ -139,10 +112,7 @@ func New(opts Options) *Client {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if opts.Clock == nil {
-		opts.Clock = RealClock{}
-	}
-	if opts.Jitter == nil {
-		opts.Jitter = rand.Float64
+		opts.Clock = backoff.Real
 	}
 	c := &Client{opts: opts, hc: opts.HTTPClient}
 	if c.hc == nil {
@@ -220,51 +190,104 @@ type Response struct {
 func (c *Client) Do(ctx context.Context, method, rawURL string, body []byte) (*Response, error) {
 	stats := statsFrom(ctx)
 	path := pathOf(rawURL)
-	for attempt := 0; ; attempt++ {
+	attempts := 1 + c.opts.MaxRetries
+	if c.opts.MaxRetries < 0 {
+		attempts = 1
+	}
+	r := backoff.Retrier{
+		Policy:   backoff.Policy{Base: c.opts.BaseDelay, Max: c.opts.MaxDelay, Jitter: c.opts.Jitter},
+		Attempts: attempts,
+		MaxWait:  c.opts.MaxRetryAfter,
+		Clock:    c.opts.Clock,
+		OnRetry: func(_ int, wait time.Duration, f backoff.Failure, _ error) {
+			s := connectors.RequestStats{Retries: 1, Waited: wait}
+			if f.RateLimited {
+				s.RateLimited = 1
+			}
+			stats.add(s)
+		},
+	}
+	var resp *Response
+	sent := 0
+	err := r.Do(ctx, func(ctx context.Context) error {
 		if err := c.throttle(ctx, stats); err != nil {
-			return nil, err
+			return err
 		}
-		resp, err := c.send(ctx, method, rawURL, body)
+		got, err := c.send(ctx, method, rawURL, body)
+		sent++
 		stats.add(connectors.RequestStats{Requests: 1})
-		var delay time.Duration
-		limited := false
 		switch {
 		case err != nil:
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			err = fmt.Errorf("%s: %s %s: %s", c.opts.Name, method, path, c.mask(err.Error()))
-			delay = c.backoff(attempt)
-		case resp.Code >= 200 && resp.Code < 300:
-			return resp, nil
-		case resp.Code == http.StatusTooManyRequests || resp.Code == http.StatusServiceUnavailable:
-			err = c.statusError(method, path, resp, attempt+1)
-			limited = true
-			var ok bool
-			if delay, ok = retryAfter(resp.Header.Get("Retry-After"), c.opts.Clock.Now()); !ok {
-				delay = c.backoff(attempt)
-			}
-		case resp.Code >= 500:
-			err = c.statusError(method, path, resp, attempt+1)
-			delay = c.backoff(attempt)
-		default:
-			return nil, c.statusError(method, path, resp, attempt+1)
+			return &sendError{fmt.Errorf("%s: %s %s: %s", c.opts.Name, method, path, c.mask(err.Error())), err}
+		case got.Code >= 200 && got.Code < 300:
+			resp = got
+			return nil
 		}
-		if attempt >= c.opts.MaxRetries {
-			return nil, err
-		}
-		if delay > c.opts.MaxRetryAfter {
-			return nil, fmt.Errorf("%w (the server asked to wait %s, more than %s)", err, delay, c.opts.MaxRetryAfter)
-		}
-		s := connectors.RequestStats{Retries: 1, Waited: delay}
-		if limited {
-			s.RateLimited = 1
-		}
-		stats.add(s)
-		if err := c.opts.Clock.Sleep(ctx, delay); err != nil {
-			return nil, err
-		}
+		return &statusFailure{c.statusError(method, path, got, sent), got.Header}
+	}, c.classify)
+	var be *backoff.Error
+	switch {
+	case err == nil:
+		return resp, nil
+	case !errors.As(err, &be):
+		return nil, unwrapFailure(err)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(be.Reason, backoff.ErrWaitTooLong):
+		return nil, fmt.Errorf("%w (the server asked to wait %s, more than %s)", unwrapFailure(be.Err), be.Wait, c.opts.MaxRetryAfter)
+	case errors.Is(be.Reason, backoff.ErrNoTime):
+		return nil, fmt.Errorf("%w (no time left to retry)", unwrapFailure(be.Err))
 	}
+	return nil, unwrapFailure(be.Err)
+}
+
+// statusFailure is a non-2xx response inside Do, with its headers for
+// classify.
+type statusFailure struct {
+	err    *StatusError
+	header http.Header
+}
+
+func (f *statusFailure) Error() string { return f.err.Error() }
+func (f *statusFailure) Unwrap() error { return f.err }
+
+// sendError is a request that got no response inside Do: msg names the
+// request (secrets masked), err is the transport's error for classify.
+type sendError struct {
+	msg error
+	err error
+}
+
+func (e *sendError) Error() string { return e.msg.Error() }
+func (e *sendError) Unwrap() error { return e.msg }
+
+// unwrapFailure returns the error Do reports for a failure inside it.
+func unwrapFailure(err error) error {
+	if f, ok := err.(*statusFailure); ok {
+		return f.err
+	}
+	if e, ok := err.(*sendError); ok {
+		return e.msg
+	}
+	return err
+}
+
+// classify reads a failed attempt with the one transient predicate of
+// docent's clients: 408, 429 and 5xx responses and network errors are
+// retried; 429 and 503 count as rate limited, and their Retry-After
+// (seconds or an HTTP date) is waited as it is.
+func (c *Client) classify(err error) backoff.Failure {
+	var sf *statusFailure
+	if errors.As(err, &sf) {
+		f := backoff.HTTPFailure(sf.err.Code, sf.header, c.opts.Clock.Now())
+		f.RateLimited = sf.err.Code == http.StatusTooManyRequests || sf.err.Code == http.StatusServiceUnavailable
+		return f
+	}
+	var se *sendError
+	if errors.As(err, &se) {
+		return backoff.Failure{Transient: backoff.Transient(se.err)}
+	}
+	return backoff.Failure{}
 }
 
 // GetJSON sends a GET and decodes the JSON response into out. It returns
@@ -353,16 +376,6 @@ func (c *Client) throttle(ctx context.Context, stats *Stats) error {
 	return c.opts.Clock.Sleep(ctx, d)
 }
 
-// backoff is the wait before retry number attempt+1: between half and
-// all of min(MaxDelay, BaseDelay×2^attempt).
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.opts.MaxDelay
-	if attempt < 30 {
-		d = min(c.opts.MaxDelay, c.opts.BaseDelay<<attempt)
-	}
-	return d/2 + time.Duration(c.opts.Jitter()*float64(d/2))
-}
-
 func (c *Client) statusError(method, path string, resp *Response, attempts int) *StatusError {
 	return &StatusError{Name: c.opts.Name, Method: method, Path: path, Code: resp.Code,
 		Message: c.mask(snippet(resp.Body)), Attempts: attempts}
@@ -388,21 +401,6 @@ func pathOf(rawURL string) string {
 		return "/"
 	}
 	return u.Path
-}
-
-// retryAfter parses a Retry-After header, delay-seconds or an HTTP date.
-func retryAfter(h string, now time.Time) (time.Duration, bool) {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(h, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		return max(0, t.Sub(now)), true
-	}
-	return 0, false
 }
 
 // Stats accumulates connectors.RequestStats across the requests of one

@@ -31,8 +31,8 @@ import (
 type Store interface {
 	ListDocuments(ctx context.Context, f store.DocFilter) ([]docent.DocRecord, error)
 	DocCitations(ctx context.Context, since, until time.Time, exclude string) (cited, notHelpful map[string]int, err error)
-	StaleAcks(ctx context.Context, now time.Time) (map[string]store.StaleAck, error)
-	ListGolden(ctx context.Context) ([]store.GoldenQuestion, error)
+	StaleAcks(ctx context.Context, now time.Time) (map[string]docent.StaleAck, error)
+	ListGolden(ctx context.Context) ([]docent.GoldenQuestion, error)
 }
 
 // Chunks lists every indexed chunk; search.Index implements it.
@@ -100,7 +100,7 @@ type Item struct {
 	// Golden are the golden questions that expect the document.
 	Golden []string
 	// Ack is the acknowledgement in force, nil when there is none.
-	Ack *store.StaleAck
+	Ack *docent.StaleAck
 }
 
 // Has reports whether the item has a finding of kind k.
@@ -387,7 +387,7 @@ func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[s
 			onlyA, onlyB = sameKind(onlyA, onlyB)
 			da, db := live[a.DocID], live[b.DocID]
 			numbers := len(onlyA) > 0 && len(onlyB) > 0
-			dates := !da.UpdatedAt.Equal(db.UpdatedAt) && jaccard(textOf(i), textOf(j)) >= minTextSimilarity
+			dates := !da.UpdatedAt.Equal(db.UpdatedAt) && search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
 			if !numbers && !dates {
 				continue
 			}
@@ -412,6 +412,13 @@ func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[s
 		}
 	}
 	return out, nil
+}
+
+func dateOf(d docent.DocRecord) string {
+	if d.UpdatedAt.IsZero() {
+		return "date unknown"
+	}
+	return d.UpdatedAt.Format("2006-01-02")
 }
 
 // sameKind keeps the amounts of the kinds both sides state ("$" amounts
@@ -448,24 +455,4 @@ func amountKind(a string) string {
 		}
 		return r
 	}, a)
-}
-
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for t := range a {
-		if b[t] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-func dateOf(d docent.DocRecord) string {
-	if d.UpdatedAt.IsZero() {
-		return "date unknown"
-	}
-	return d.UpdatedAt.Format("2006-01-02")
 }

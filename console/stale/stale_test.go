@@ -57,10 +57,10 @@ func TestReport(t *testing.T) {
 	if err := db.MarkDeleted(ctx, []string{"hb:gone.md"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.ImportGolden(ctx, []store.GoldenQuestion{
-		{ID: "q-gone", Question: "?", Kind: "exact", Expect: []store.GoldenExpect{{Doc: "gone.md"}}},
-		{ID: "q-never", Question: "?", Kind: "exact", Expect: []store.GoldenExpect{{Doc: "renamed.md"}}},
-		{ID: "q-old", Question: "?", Kind: "exact", Expect: []store.GoldenExpect{{Doc: "old.md"}}},
+	if err := db.ImportGolden(ctx, []docent.GoldenQuestion{
+		{ID: "q-gone", Question: "?", Kind: "exact", Expect: []docent.GoldenExpect{{Doc: "gone.md"}}},
+		{ID: "q-never", Question: "?", Kind: "exact", Expect: []docent.GoldenExpect{{Doc: "renamed.md"}}},
+		{ID: "q-old", Question: "?", Kind: "exact", Expect: []docent.GoldenExpect{{Doc: "old.md"}}},
 	}, true); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestReport(t *testing.T) {
 	}
 	// An acknowledgement keeps the document listed but no longer stale,
 	// once the cached report is dropped.
-	if err := db.AckStale(ctx, store.StaleAck{DocID: "hb:old.md", Until: now.Add(24 * time.Hour), By: "alice"}); err != nil {
+	if err := db.AckStale(ctx, docent.StaleAck{DocID: "hb:old.md", Until: now.Add(24 * time.Hour), By: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	if flagged, _ := c.Stale(ctx, []string{"hb:old.md"}); !flagged["hb:old.md"] {

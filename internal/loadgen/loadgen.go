@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docent-hq/docent/internal/backoff"
 )
 
 // Options configure a run.
@@ -119,7 +121,10 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: opts.Timeout}
-	end, cancel := context.WithTimeout(ctx, opts.Duration) // no new request after it
+	// The run's clock starts with its deadline, so that Elapsed is never
+	// shorter than Duration.
+	start := time.Now()
+	end, cancel := context.WithDeadline(ctx, start.Add(opts.Duration)) // no new request after it
 	defer cancel()
 
 	type sample struct {
@@ -129,7 +134,6 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		noRetry bool
 	}
 	samples := make([][]sample, opts.Clients)
-	start := time.Now()
 	var wg sync.WaitGroup
 	for c := range opts.Clients {
 		wg.Go(func() {
@@ -203,11 +207,11 @@ func ask(ctx context.Context, client *http.Client, base, question string) (statu
 		return 0, 0, err
 	}
 	if resp.StatusCode == http.StatusServiceUnavailable {
-		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-		if err != nil || secs < 0 {
+		d, ok := backoff.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok {
 			return resp.StatusCode, -1, nil
 		}
-		return resp.StatusCode, time.Duration(secs) * time.Second, nil
+		return resp.StatusCode, d, nil
 	}
 	return resp.StatusCode, 0, nil
 }

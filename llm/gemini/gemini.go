@@ -21,6 +21,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/docent-hq/docent/internal/backoff"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
@@ -142,8 +143,9 @@ func (e *opError) Error() string {
 
 func (e *opError) Unwrap() error { return e.err }
 
-// classify reads a genai failure: HTTP 429 and 5xx (and 408) are
-// transient, as are network errors; everything else is final.
+// classify reads a genai failure with the one transient predicate of
+// docent's clients (backoff.TransientStatus: 408, 429 and 5xx;
+// backoff.Transient: network errors); everything else is final.
 func classify(err error) llm.Failure {
 	var f *final
 	if errors.As(err, &f) {
@@ -155,14 +157,10 @@ func classify(err error) llm.Failure {
 			RateLimited: apiErr.Code == http.StatusTooManyRequests || apiErr.Status == "RESOURCE_EXHAUSTED",
 			After:       retryDelay(apiErr.Details),
 		}
-		f.Transient = f.RateLimited || apiErr.Code == http.StatusRequestTimeout || apiErr.Code >= 500
+		f.Transient = f.RateLimited || backoff.TransientStatus(apiErr.Code)
 		return f
 	}
-	var netErr net.Error
-	if errors.As(err, &netErr) || errors.Is(err, errTransport) {
-		return llm.Failure{Transient: true}
-	}
-	return llm.Failure{}
+	return llm.Failure{Transient: backoff.Transient(err) || errors.Is(err, errTransport)}
 }
 
 // errTransport marks a failure to read a reply that the server cut off.

@@ -28,8 +28,8 @@ func options(s *llmtest.Server, log *slog.Logger) gemini.Options {
 func TestProvider(t *testing.T) {
 	llmtest.RunProviderSuite(t, llmtest.Provider{
 		Name: "gemini", Key: key, NewServer: llmtest.NewGemini,
-		NewModel: func(t *testing.T, s *llmtest.Server, log *slog.Logger) llm.Model {
-			m, err := gemini.NewModel(context.Background(), options(s, log))
+		NewModel: func(t *testing.T, s *llmtest.Server, log *slog.Logger, retry llm.Retry) llm.Model {
+			m, err := gemini.NewModel(context.Background(), withRetry(options(s, log), retry))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,3 +92,5 @@ func TestNoKey(t *testing.T) {
 		t.Errorf("NewModel without a key: %v", err)
 	}
 }
+
+func withRetry(o gemini.Options, r llm.Retry) gemini.Options { o.Retry = r; return o }

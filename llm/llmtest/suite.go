@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
 )
@@ -28,8 +29,8 @@ type Provider struct {
 	// NewServer starts the provider's local server.
 	NewServer func(testing.TB) *Server
 	// NewModel returns the provider's Model over s, configured with Key,
-	// FastRetry, log, temperature 0.2 and 256 output tokens.
-	NewModel func(t *testing.T, s *Server, log *slog.Logger) llm.Model
+	// retry, log, temperature 0.2 and 256 output tokens.
+	NewModel func(t *testing.T, s *Server, log *slog.Logger, retry llm.Retry) llm.Model
 	// NewEmbedder returns the provider's Embedder over s at dims, batch
 	// texts per call, with FastRetry.
 	NewEmbedder func(t *testing.T, s *Server, dims, batch int) search.Embedder
@@ -58,6 +59,7 @@ type Provider struct {
 func RunProviderSuite(t *testing.T, p Provider) {
 	t.Run("Complete", func(t *testing.T) { testComplete(t, p) })
 	t.Run("Retries", func(t *testing.T) { testRetries(t, p) })
+	t.Run("RetryAfter", func(t *testing.T) { testRetryAfter(t, p) })
 	t.Run("Stream", func(t *testing.T) { testStream(t, p) })
 	t.Run("Embed", func(t *testing.T) { testEmbed(t, p) })
 }
@@ -66,7 +68,7 @@ func testComplete(t *testing.T, p Provider) {
 	s := p.NewServer(t)
 	s.Key = p.Key
 	s.Chat = func(Call) Reply { return Reply{Text: "Employees get 25 days [1]."} }
-	m := p.NewModel(t, s, nil)
+	m := p.NewModel(t, s, nil, FastRetry)
 	temp := 0.0
 	resp, err := m.Complete(context.Background(), llm.Request{System: "Be brief.", Prompt: "How many days?", JSON: true, Temperature: &temp, MaxTokens: 64})
 	if err != nil {
@@ -129,7 +131,7 @@ func testRetries(t *testing.T, p Provider) {
 				s.FailAlways(*tt.always)
 			}
 			var logs bytes.Buffer
-			m := p.NewModel(t, s, slog.New(slog.NewTextHandler(&logs, nil)))
+			m := p.NewModel(t, s, slog.New(slog.NewTextHandler(&logs, nil)), FastRetry)
 			resp, err := m.Complete(context.Background(), llm.Request{Prompt: "q"})
 			if got := len(s.Calls()); got != tt.calls {
 				t.Errorf("calls = %d, want %d", got, tt.calls)
@@ -165,6 +167,24 @@ func testRetries(t *testing.T, p Provider) {
 	}
 }
 
+// testRetryAfter: a 429 that asks to wait (Retry-After, Gemini's
+// RetryInfo) is retried after exactly that wait, on the retry's clock.
+func testRetryAfter(t *testing.T, p Provider) {
+	s := p.NewServer(t)
+	s.Key = p.Key
+	s.Chat = func(Call) Reply { return Reply{Text: "fine [1]."} }
+	s.Fail(Fault{Status: 429, RetryAfter: 3 * time.Second})
+	clk := backofftest.NewClock(time.Now())
+	retry := llm.Retry{Attempts: 4, BaseDelay: time.Millisecond, MaxDelay: 8 * time.Second, Clock: clk}
+	m := p.NewModel(t, s, nil, retry)
+	if _, err := m.Complete(context.Background(), llm.Request{Prompt: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := clk.Sleeps(); len(s.Calls()) != 2 || len(got) != 1 || got[0] != 3*time.Second {
+		t.Errorf("%d calls, waits %v; want 2 calls and one wait of 3s", len(s.Calls()), got)
+	}
+}
+
 func testStream(t *testing.T, p Provider) {
 	s := p.NewServer(t)
 	s.Key = p.Key
@@ -172,7 +192,7 @@ func testStream(t *testing.T, p Provider) {
 		return Reply{Pieces: []string{"Employees ", "get 25 ", "days [1]."}, Text: "Employees get 25 days [1]."}
 	}
 	s.Fail(Fault{Status: 503}) // before the first piece: retried
-	m := p.NewModel(t, s, nil)
+	m := p.NewModel(t, s, nil, FastRetry)
 	var got []string
 	resp, err := m.Stream(context.Background(), llm.Request{Prompt: "q"}, func(piece string) { got = append(got, piece) })
 	if err != nil {

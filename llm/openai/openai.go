@@ -25,6 +25,7 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/docent-hq/docent/internal/backoff"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
@@ -141,12 +142,10 @@ func classify(err error) llm.Failure {
 	if errors.As(err, &after) {
 		fail.After = after.d
 	}
-	switch {
-	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
-		fail.Transient = true
-	case status == 0:
-		var netErr net.Error
-		fail.Transient = errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
+	if status != 0 {
+		fail.Transient = backoff.TransientStatus(status)
+	} else {
+		fail.Transient = backoff.Transient(err)
 	}
 	return fail
 }
@@ -170,22 +169,10 @@ type headerRecorder struct {
 func (h *headerRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := h.next.Do(req)
 	if err == nil {
-		h.after.Store(int64(parseRetryAfter(resp.Header.Get("Retry-After"))))
+		d, _ := backoff.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		h.after.Store(int64(d))
 	}
 	return resp, err
-}
-
-func parseRetryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
-		return time.Duration(secs * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
 }
 
 // Model generates text with a chat model. It implements llm.Model.

@@ -28,8 +28,8 @@ func options(s *llmtest.Server, log *slog.Logger) openai.Options {
 func TestProvider(t *testing.T) {
 	llmtest.RunProviderSuite(t, llmtest.Provider{
 		Name: "openai", Key: key, NewServer: llmtest.NewOpenAI,
-		NewModel: func(t *testing.T, s *llmtest.Server, log *slog.Logger) llm.Model {
-			m, err := openai.NewModel(options(s, log))
+		NewModel: func(t *testing.T, s *llmtest.Server, log *slog.Logger, retry llm.Retry) llm.Model {
+			m, err := openai.NewModel(withRetry(options(s, log), retry))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,3 +104,5 @@ func TestEmbedNativeDimension(t *testing.T) {
 		t.Errorf("a reply of another length after the first: %v", err)
 	}
 }
+
+func withRetry(o openai.Options, r llm.Retry) openai.Options { o.Retry = r; return o }

@@ -59,26 +59,72 @@ func TestDocRoundTrip(t *testing.T) {
 }
 
 // TestScoreFormula checks one score against the formula written out:
-// FTS5's weighted frequency and total length, Lucene's IDF.
+// FTS5's weighted frequency and total length, Lucene's IDF; and, with
+// PerField, BM25F: each field's frequency normalised by its own length,
+// weighted, summed, then saturated once.
 func TestScoreFormula(t *testing.T) {
-	x := New(Params{})
-	mustAdd(t, x, 1, "vpn token", "", "reset the vpn token from the portal")
-	mustAdd(t, x, 2, "", "", "portal outage notes")
-	mustAdd(t, x, 3, "", "", "lunch menu")
-	mustAdd(t, x, 4, "", "", "parking rules")
-	hits := x.Search(Query{Terms: []string{"vpn"}, K: 10})
-	if len(hits) != 1 || hits[0].Key != 1 {
-		t.Fatalf("hits %+v, want doc 1 only", hits)
+	for _, perField := range []bool{false, true} {
+		x := New(Params{PerField: perField})
+		mustAdd(t, x, 1, "vpn token", "", "reset the vpn token from the portal")
+		mustAdd(t, x, 2, "", "", "portal outage notes")
+		mustAdd(t, x, 3, "", "", "lunch menu")
+		mustAdd(t, x, 4, "", "", "parking rules")
+		hits := x.Search(Query{Terms: []string{"vpn"}, K: 10})
+		if len(hits) != 1 || hits[0].Key != 1 {
+			t.Fatalf("hits %+v, want doc 1 only", hits)
+		}
+		const k1 = 1.2
+		n, df := 4.0, 1.0
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		var want float64
+		if !perField {
+			const b = 0.75
+			f := 2*1 + 1*1.0            // title once (weight 2), text once
+			dl := 2.0 + 7               // title "vpn token", text "reset the vpn token from the portal"
+			avg := (dl + 3 + 2 + 2) / n // the other documents have 3, 2 and 2 tokens
+			want = idf * f * (k1 + 1) / (f + k1*(1-b+b*dl/avg))
+		} else {
+			// Title: 2 tokens, average 2/4; text 7 tokens, average
+			// (7+3+2+2)/4. Weights title 2, text 1; b title 0.3, text 0.75.
+			norm := func(b, l, avg float64) float64 { return 1 - b + b*l/avg }
+			f := 2*1/norm(0.3, 2, 0.5) + 1*1/norm(0.75, 7, 3.5)
+			want = idf * f * (k1 + 1) / (f + k1)
+		}
+		if math.Abs(hits[0].Score-want) > 1e-5 {
+			t.Errorf("per field %v: score %v, want %v", perField, hits[0].Score, want)
+		}
 	}
-	const k1, b = 1.2, 0.75
-	n, df := 4.0, 1.0
-	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-	f := 2*1 + 1*1.0            // title once (weight 2), text once
-	dl := 2.0 + 7               // title "vpn token", text "reset the vpn token from the portal"
-	avg := (dl + 3 + 2 + 2) / n // the other documents have 3, 2 and 2 tokens
-	want := idf * f * (k1 + 1) / (f + k1*(1-b+b*dl/avg))
-	if math.Abs(hits[0].Score-want) > 1e-5 {
-		t.Errorf("score %v, want %v", hits[0].Score, want)
+}
+
+// TestFieldAware: a heading that names the query's word outranks a body
+// that mentions it in passing; with PerField and a code weight under the
+// prose's, a word found only in code counts less than in prose.
+func TestFieldAware(t *testing.T) {
+	x := New(Params{})
+	mustAdd(t, x, 1, "Rate limit", "Configuration > burst", "The largest number of requests allowed to go through in the same "+
+		"arbitrarily small period of time; it defaults to one and must be at least one.")
+	mustAdd(t, x, 2, "Rate limit", "Configuration > average", "The number of requests allowed on average per period; requests "+
+		"over the burst are delayed until the period ends, then served in order.")
+	mustAdd(t, x, 3, "Headers", "Configuration > custom", "Headers to add to every request and response, such as a server name "+
+		"or a frame policy, with their values written as given.")
+	hits := x.Search(Query{Terms: []string{"burst"}, K: 10})
+	if got := keys(hits); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("burst ranks %v, want the section named burst first", got)
+	}
+
+	y := New(Params{PerField: true, Weights: [NumFields]float64{2, 2, 1, 0.5}})
+	add := func(key int64, text, code string) {
+		enc := AppendDoc(nil, NewDoc([NumFields]string{"T", "", text, code}))
+		if err := y.Add(key, enc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(1, "set the timeout for slow backends", "")
+	add(2, "an example follows", "timeout: 30s")
+	add(3, "nothing here", "")
+	hits = y.Search(Query{Terms: []string{"timeout"}, K: 10})
+	if got := keys(hits); !slices.Equal(got, []int64{1, 2}) || !(hits[0].Score > hits[1].Score) {
+		t.Errorf("timeout ranks %v (%v), want prose before code", got, hits)
 	}
 }
 
@@ -204,5 +250,31 @@ func TestRemoveMatchesFreshIndex(t *testing.T) {
 				t.Fatalf("%v: hit %d = %+v, fresh index %+v", q, i, a[i], b[i])
 			}
 		}
+	}
+}
+
+// TestRepeats: a term a query says more than once weighs more (a pasted
+// paragraph names its subject again and again); without Counts every term
+// counts once.
+func TestRepeats(t *testing.T) {
+	x := New(Params{})
+	mustAdd(t, x, 1, "", "", "the certificate resolver renews every certificate")
+	mustAdd(t, x, 2, "", "", "the entry point listens on a port")
+	mustAdd(t, x, 3, "", "", "unrelated words only")
+	mustAdd(t, x, 4, "", "", "more unrelated words")
+	q := Query{Terms: []string{"certif", "port"}, K: 10}
+	plain := x.Search(q)
+	q.Counts = []int{3, 1}
+	weighted := x.Search(q)
+	if len(plain) != 2 || len(weighted) != 2 || weighted[0].Key != 1 || !(weighted[0].Score > plain[0].Score) {
+		t.Errorf("plain %v, weighted %v: want the thrice-said term's document first, scored higher", plain, weighted)
+	}
+	off := New(Params{Repeats: -1})
+	mustAdd(t, off, 1, "", "", "the certificate resolver renews every certificate")
+	mustAdd(t, off, 2, "", "", "unrelated")
+	a := off.Search(Query{Terms: []string{"certif"}, K: 1})
+	b := off.Search(Query{Terms: []string{"certif"}, Counts: []int{5}, K: 1})
+	if a[0].Score != b[0].Score {
+		t.Errorf("Repeats off: %v vs %v", a, b)
 	}
 }

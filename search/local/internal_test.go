@@ -31,7 +31,7 @@ func TestQueryTerms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := queryTerms(tt.in); !slices.Equal(got, tt.want) {
+			if got, _ := queryTerms(tt.in); !slices.Equal(got, tt.want) {
 				t.Errorf("queryTerms(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
@@ -41,7 +41,7 @@ func TestQueryTerms(t *testing.T) {
 		for i := range 2 * maxQueryTerms {
 			fmt.Fprintf(&b, "w%d ", i)
 		}
-		if got := queryTerms(b.String()); len(got) != maxQueryTerms || got[0] != "w0" {
+		if got, _ := queryTerms(b.String()); len(got) != maxQueryTerms || got[0] != "w0" {
 			t.Errorf("%d terms starting %q, want the first %d", len(got), got[0], maxQueryTerms)
 		}
 	})
@@ -58,7 +58,7 @@ func TestIndexSuiteANN(t *testing.T) {
 			t.Fatalf("Open: %v", err)
 		}
 		return ix
-	}, searchtest.Capabilities{ExactTies: true, Stemming: true, LargeBatch: 1000})
+	}, searchtest.Capabilities{ExactTies: true, Stemming: true, LargeBatch: 1000, TermStats: true})
 }
 
 func TestMemoryIndex(t *testing.T) {

@@ -35,7 +35,7 @@ import (
 // each field.
 type Options struct {
 	// Keyword tunes the BM25 ranking; zero fields take bm25's defaults
-	// (field weights title 2, section 1.5, text 1).
+	// (field weights title 2, section 1.5, text 1, code 1).
 	Keyword bm25.Params
 	// ANNThreshold is the chunk count from which vector search uses the
 	// approximate index instead of an exact scan; default 20000, negative
@@ -72,7 +72,10 @@ type Index struct {
 	refreshMu sync.Mutex // one Refresh reloads at a time
 }
 
-var _ search.Index = (*Index)(nil)
+var (
+	_ search.Index     = (*Index)(nil)
+	_ search.TermStats = (*Index)(nil)
+)
 
 // schema is the current layout; schemaVersion is recorded in meta. Version
 // 1 (before the in-memory keyword index) had an FTS5 table and a labels
@@ -103,6 +106,12 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 `
 	schemaVersion = "2"
+	// termsVersion names how the terms column was analyzed (bm25's fields
+	// and search.AnalyzeKeywords); Open re-analyzes every stored chunk
+	// when it differs. "" (before it was recorded): title, section, text
+	// with its heading line; "2": the body's fenced code a field of its
+	// own, camel-case compounds split into their words too.
+	termsVersion = "2"
 )
 
 // Open opens (creating if needed) the index database at path, or an
@@ -150,10 +159,15 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 
 // migrate brings a version 1 database to the current schema in one
 // transaction: it adds the terms column, analyzes every stored chunk into
-// it, and drops the FTS5 and labels tables.
+// it, and drops the FTS5 and labels tables. A database whose terms were
+// analyzed another way (termsVersion) has them analyzed again.
 func (ix *Index) migrate(ctx context.Context) error {
 	v, err := ix.metaValue(ctx, "schema")
-	if err != nil || v == schemaVersion {
+	if err != nil {
+		return err
+	}
+	tv, err := ix.metaValue(ctx, "terms")
+	if err != nil || (v == schemaVersion && tv == termsVersion) {
 		return err
 	}
 	tx, err := ix.db.BeginTx(ctx, nil)
@@ -167,6 +181,10 @@ func (ix *Index) migrate(ctx context.Context) error {
 	}
 	if !hasTerms {
 		if _, err := tx.ExecContext(ctx, `ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''`); err != nil {
+			return fmt.Errorf("local: migrate: %w", err)
+		}
+	} else if tv != termsVersion {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET terms = x''`); err != nil {
 			return fmt.Errorf("local: migrate: %w", err)
 		}
 	}
@@ -213,6 +231,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if err := setMetaTx(ctx, tx, "schema", schemaVersion); err != nil {
 		return fmt.Errorf("local: migrate: %w", err)
 	}
+	if err := setMetaTx(ctx, tx, "terms", termsVersion); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
 	if _, err := bumpGeneration(ctx, tx); err != nil {
 		return fmt.Errorf("local: migrate: %w", err)
 	}
@@ -222,9 +243,13 @@ func (ix *Index) migrate(ctx context.Context) error {
 	return nil
 }
 
-// keywordDoc analyzes a chunk's keyword fields.
+// keywordDoc analyzes a chunk's keyword fields: its title, its section
+// path, its text (the heading line and the body's prose) and the body's
+// fenced code.
 func keywordDoc(title string, section []string, text string) bm25.Doc {
-	return bm25.NewDoc([bm25.NumFields]string{title, strings.Join(section, " > "), text})
+	body := docent.Chunk{Title: title, Section: section, Text: text}.Body()
+	prose, code := search.SplitCode(body)
+	return bm25.NewDoc([bm25.NumFields]string{title, strings.Join(section, " > "), strings.TrimSuffix(text, body) + prose, code})
 }
 
 // load reads every vector, its filter metadata and its terms into new

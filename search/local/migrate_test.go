@@ -209,3 +209,44 @@ func TestKeywordAnalysis(t *testing.T) {
 		}
 	}
 }
+
+// TestReanalyzeTerms: a database whose terms were analyzed another way
+// (an older termsVersion) has every chunk analyzed again at Open, so that
+// today's fields and camel-case parts are searchable.
+func TestReanalyzeTerms(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := docent.Chunk{ID: "c1", DocID: "d", Source: "s", Title: "Compress", Section: []string{"excludedContentTypes"},
+		Text: "Compress > excludedContentTypes\n\nThe types left uncompressed.", Vector: searchtest.Vec(0, 1, 0)}
+	if err := ix.Upsert(ctx, []docent.Chunk{c}); err != nil {
+		t.Fatal(err)
+	}
+	// What an older version wrote: the old field layout (title, section,
+	// text, no code field) without the camel-case parts.
+	old := []byte{1, 1, 4, 1, 7, 'e', 'x', 'c', 'l', 'u', 'd', 'e', 0, 1, 0}
+	if _, err := ix.db.ExecContext(ctx, `UPDATE chunks SET terms = ?`, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM meta WHERE key = 'terms'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	hits, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: "content types", K: 5})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != "c1" {
+		t.Errorf("content types: %v, %v; want c1, analyzed again", hits, err)
+	}
+	if v, _ := ix.metaValue(ctx, "terms"); v != termsVersion {
+		t.Errorf("terms version %q, want %q", v, termsVersion)
+	}
+}

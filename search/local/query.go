@@ -36,6 +36,19 @@ func (ix *Index) KeywordSearch(ctx context.Context, q search.KeywordQuery) ([]do
 	return hits, nil
 }
 
+// DocFreq returns how many chunks hold each of the analyzed keyword terms
+// (those none holds are left out) and how many chunks there are: the
+// statistics of the BM25 index (search.TermStats).
+func (ix *Index) DocFreq(ctx context.Context, terms []string) (map[string]int, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, fmt.Errorf("local: doc freq: %w", err)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	df, n := ix.keyword.DocFreq(terms)
+	return df, n, nil
+}
+
 // VectorSearch returns at most q.K nearest chunks (Chunk.ID and DocID,
 // VectorScore, VectorRank), best first: an exact scan, or the inverted-file
 // index above Options.ANNThreshold chunks. It returns search.ErrNoVector
@@ -71,7 +84,7 @@ func kOrDefault(k int) int {
 // filter runs on the in-memory chunk metadata inside the ranking, before
 // it is cut to depth.
 func (ix *Index) keywordSearch(text string, f docent.Filter, depth int) []docent.Hit {
-	terms := queryTerms(text)
+	terms, counts := queryTerms(text)
 	if len(terms) == 0 {
 		return nil
 	}
@@ -81,8 +94,9 @@ func (ix *Index) keywordSearch(text string, f docent.Filter, depth int) []docent
 		return nil
 	}
 	q := bm25.Query{
-		Terms: terms,
-		K:     depth,
+		Terms:  terms,
+		Counts: counts,
+		K:      depth,
 		Tie: func(a, b int64) int {
 			return cmp.Compare(vs.meta[vs.ofRow[a]].id, vs.meta[vs.ofRow[b]].id)
 		},
@@ -104,16 +118,22 @@ func (ix *Index) keywordSearch(text string, f docent.Filter, depth int) []docent
 
 // queryTerms analyzes a keyword query (search.AnalyzeKeywords): its
 // distinct terms in order, the first maxQueryTerms of them.
-func queryTerms(text string) []string {
+func queryTerms(text string) ([]string, []int) {
 	var terms []string
-	seen := map[string]bool{}
-	search.AnalyzeKeywords(text, func(t string) {
-		if !seen[t] && len(terms) < maxQueryTerms {
-			seen[t] = true
+	var counts []int
+	at := map[string]int{}
+	search.AnalyzeKeywordQuery(text, func(t string) {
+		if i, ok := at[t]; ok {
+			counts[i]++
+			return
+		}
+		if len(terms) < maxQueryTerms {
+			at[t] = len(terms)
 			terms = append(terms, t)
+			counts = append(counts, 1)
 		}
 	})
-	return terms
+	return terms, counts
 }
 
 // vectorSearch returns up to depth nearest chunks (only Chunk.ID and

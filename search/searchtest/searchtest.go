@@ -44,6 +44,8 @@ type Capabilities struct {
 	Stemming bool
 	// LargeBatch is the size of the one-call upsert case (0 means 10,000).
 	LargeBatch int
+	// TermStats: the index implements search.TermStats.
+	TermStats bool
 }
 
 // RunIndexSuite runs the contract tests against the backend that open opens.
@@ -71,6 +73,12 @@ func RunIndexSuite(t *testing.T, open Opener, caps Capabilities) {
 	t.Run("ScanOrder", s.testScanOrder)
 	t.Run("EmbedderName", s.testEmbedderName)
 	t.Run("LargeBatch", s.testLargeBatch)
+	t.Run("FieldAware", s.testFieldAware)
+	t.Run("Duplicates", s.testDuplicates)
+	t.Run("SectionOrder", s.testSectionOrder)
+	if caps.TermStats {
+		t.Run("TermStats", s.testTermStats)
+	}
 }
 
 type suite struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/backoff/backofftest"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/searchtest"
 	"github.com/docent-hq/docent/search/typesense"
@@ -383,5 +384,31 @@ func TestNearestNode(t *testing.T) {
 	}
 	if v := c.Violations(); len(v) > 0 {
 		t.Errorf("refused requests (an empty body would be one): %v", v)
+	}
+}
+
+// TestRateLimitedNodeRetryAfter: a node that answers 429 with Retry-After
+// is asked again after exactly that wait, on the index's clock, and is not
+// marked down (the next request goes to it again).
+func TestRateLimitedNodeRetryAfter(t *testing.T) {
+	c := MustCluster(t, 3)
+	urls := c.URLs()
+	clk := backofftest.NewClock(time.Now())
+	ix := MustOpen(t, c, "docs", func(o *typesense.Options) { o.Nodes, o.NearestNode, o.Clock = urls[:2], urls[2], clk })
+	ctx := context.Background()
+	chunks := corpus(10)
+	mustUpsert(t, ix, chunks)
+	before := c.Served(2)
+	c.RateLimitNext(2, 2*time.Second)
+	hits, err := ix.KeywordSearch(ctx, search.KeywordQuery{Text: "word3", K: 1})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != chunks[3].ID {
+		t.Fatalf("keyword after a 429: %v, %v", hits, err)
+	}
+	if got := clk.Sleeps(); len(got) != 1 || got[0] != 2*time.Second {
+		t.Errorf("waits %v, want one of Retry-After (2s)", got)
+	}
+	if n := c.Served(2) - before; n != 2 || c.Served(0)+c.Served(1) != 0 {
+		t.Errorf("the nearest node served %d requests (want the refused one and its retry), the others %d",
+			n, c.Served(0)+c.Served(1))
 	}
 }

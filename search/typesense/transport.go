@@ -2,6 +2,7 @@ package typesense
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,12 +12,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docent-hq/docent/internal/backoff"
 )
 
 // nodeDoer is the HTTP transport under typesense-go's generated client: it
 // sends each request to a healthy node (the nearest node first, then the
-// others in turn) and retries on the next node after a connection error
-// or a 5xx.
+// others in turn) and retries on the next node after a connection error,
+// a 5xx or a 429, with the one backoff of docent's clients
+// (internal/backoff; a 429's Retry-After is waited as it is).
 //
 // It replaces typesense-go v2.0.0's own APICall for two reasons: APICall
 // retries a POST with the body already consumed by the first attempt (so
@@ -25,11 +29,16 @@ import (
 // queries. Here the body is buffered once and replayed on every attempt,
 // and node state is guarded by a mutex.
 type nodeDoer struct {
-	client    *http.Client
-	retries   int
-	retryWait time.Duration
-	recheck   time.Duration // how long a failed node is skipped
-	log       *slog.Logger
+	client  *http.Client
+	retries int
+	// retry is the wait policy between attempts: from 50ms, doubling
+	// to a second.
+	retry   backoff.Policy
+	recheck time.Duration // how long a failed node is skipped
+	// maxRetryAfter is the longest Retry-After honoured.
+	maxRetryAfter time.Duration
+	clock         backoff.Clock
+	log           *slog.Logger
 
 	mu      sync.Mutex
 	nearest *node
@@ -42,13 +51,18 @@ type node struct {
 	downUntil time.Time
 }
 
-func newNodeDoer(nodes []string, nearest string, timeout time.Duration, retries int, log *slog.Logger) (*nodeDoer, error) {
+func newNodeDoer(nodes []string, nearest string, timeout time.Duration, retries int, clock backoff.Clock, log *slog.Logger) (*nodeDoer, error) {
+	if clock == nil {
+		clock = backoff.Real
+	}
 	d := &nodeDoer{
-		client:    &http.Client{Timeout: timeout},
-		retries:   retries,
-		retryWait: 50 * time.Millisecond,
-		recheck:   30 * time.Second,
-		log:       log,
+		client:        &http.Client{Timeout: timeout},
+		retries:       retries,
+		retry:         backoff.Policy{Base: 50 * time.Millisecond, Max: time.Second},
+		recheck:       30 * time.Second,
+		maxRetryAfter: time.Minute,
+		clock:         clock,
+		log:           log,
 	}
 	parse := func(s string) (*node, error) {
 		u, err := url.Parse(strings.TrimRight(s, "/"))
@@ -107,12 +121,13 @@ func (d *nodeDoer) mark(n *node, healthy bool) {
 	if healthy {
 		n.downUntil = time.Time{}
 	} else {
-		n.downUntil = time.Now().Add(d.recheck)
+		n.downUntil = d.clock.Now().Add(d.recheck)
 	}
 }
 
 // Do sends req to up to retries+1 nodes and returns the first response
-// below 500, or the last failure.
+// that is not worth retrying (below 500, not 408 or 429), or the last
+// failure: the last response when the node answered, else the error.
 func (d *nodeDoer) Do(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
@@ -123,18 +138,18 @@ func (d *nodeDoer) Do(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	var lastResp *http.Response
-	var lastErr error
-	for attempt := 0; attempt <= d.retries; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-req.Context().Done():
-				return nil, req.Context().Err()
-			case <-time.After(d.retryWait):
-			}
+	ctx := req.Context()
+	var last *http.Response // the last response, its body buffered when it failed
+	keep := func(resp *http.Response) {
+		if last != nil {
+			last.Body.Close()
 		}
-		n := d.pick(time.Now())
-		r := req.Clone(req.Context())
+		last = resp
+	}
+	r := backoff.Retrier{Policy: d.retry, Attempts: d.retries + 1, MaxWait: d.maxRetryAfter, Clock: d.clock}
+	err := r.Do(ctx, func(ctx context.Context) error {
+		n := d.pick(d.clock.Now())
+		r := req.Clone(ctx)
 		r.URL.Scheme, r.URL.Host, r.Host = n.url.Scheme, n.url.Host, n.url.Host
 		r.URL.Path = n.url.Path + req.URL.Path
 		if req.URL.RawPath != "" {
@@ -146,37 +161,65 @@ func (d *nodeDoer) Do(req *http.Request) (*http.Response, error) {
 			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 		resp, err := d.client.Do(r)
-		if err == nil && resp.StatusCode < 500 {
+		if err != nil {
+			d.mark(n, false)
+			keep(nil)
+			d.log.Debug("typesense: node failed; trying the next", slog.String("node", n.url.Host),
+				slog.String("path", req.URL.Path), slog.Any("error", err))
+			return &sendError{err}
+		}
+		if !backoff.TransientStatus(resp.StatusCode) {
 			d.mark(n, true)
-			if lastResp != nil {
-				lastResp.Body.Close()
-			}
-			return resp, nil
+			keep(resp)
+			return nil
 		}
-		if req.Context().Err() != nil {
-			if resp != nil {
-				resp.Body.Close()
-			}
-			return nil, req.Context().Err()
-		}
-		d.mark(n, false)
-		if lastResp != nil {
-			lastResp.Body.Close()
-		}
-		lastResp, lastErr = resp, err
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-			// Keep the body readable for the caller's error message.
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-			resp.Body.Close()
-			resp.Body = io.NopCloser(bytes.NewReader(b))
-		}
+		// A node that asks to slow down is not down.
+		d.mark(n, resp.StatusCode == http.StatusTooManyRequests)
+		// Keep the body readable for the caller's error message.
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		keep(resp)
 		d.log.Debug("typesense: node failed; trying the next", slog.String("node", n.url.Host),
-			slog.String("path", req.URL.Path), slog.Int("status", status), slog.Any("error", err))
+			slog.String("path", req.URL.Path), slog.Int("status", resp.StatusCode))
+		return &statusError{resp}
+	}, d.classify)
+	switch {
+	case err == nil:
+		return last, nil
+	case ctx.Err() != nil:
+		keep(nil)
+		return nil, ctx.Err()
+	case last != nil:
+		return last, nil // the last node's answer, for the caller's error
 	}
-	if lastErr != nil {
-		return nil, lastErr
+	var se *sendError
+	if errors.As(err, &se) {
+		return nil, se.err
 	}
-	return lastResp, nil
+	return nil, err
+}
+
+// sendError is a request no node answered; statusError a node's answer
+// worth retrying.
+type (
+	sendError   struct{ err error }
+	statusError struct{ resp *http.Response }
+)
+
+func (e *sendError) Error() string   { return e.err.Error() }
+func (e *statusError) Error() string { return e.resp.Status }
+
+// classify reads a failed attempt with the one transient predicate of
+// docent's clients.
+func (d *nodeDoer) classify(err error) backoff.Failure {
+	var st *statusError
+	if errors.As(err, &st) {
+		return backoff.HTTPFailure(st.resp.StatusCode, st.resp.Header, d.clock.Now())
+	}
+	var se *sendError
+	if errors.As(err, &se) {
+		return backoff.Failure{Transient: backoff.Transient(se.err)}
+	}
+	return backoff.Failure{}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/typesense/typesense-go/v2/typesense"
 	"github.com/typesense/typesense-go/v2/typesense/api"
 
+	"github.com/docent-hq/docent/internal/backoff"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 	SourceTypes map[string]string
 	// Logger receives retries and collection changes; nil discards.
 	Logger *slog.Logger
+	// Clock waits between retries; the wall clock when nil (tests pass a
+	// fake one).
+	Clock backoff.Clock
 }
 
 func (o Options) withDefaults() Options {
@@ -121,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if !aliasName.MatchString(opts.Alias) {
 		return nil, fmt.Errorf("typesense: alias %q: use letters, digits, _ and -", opts.Alias)
 	}
-	doer, err := newNodeDoer(opts.Nodes, opts.NearestNode, opts.Timeout, opts.Retries, opts.Logger)
+	doer, err := newNodeDoer(opts.Nodes, opts.NearestNode, opts.Timeout, opts.Retries, opts.Clock, opts.Logger)
 	if err != nil {
 		return nil, err
 	}

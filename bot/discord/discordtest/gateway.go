@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -26,6 +27,9 @@ type gwConn struct {
 	ws      *websocket.Conn
 	wmu     sync.Mutex
 	session *session
+	// beats counts the client's heartbeats; beatSeq is the sequence the
+	// last one carried (the last dispatch the client had handled).
+	beats, beatSeq int
 }
 
 func (c *gwConn) send(v any) error {
@@ -116,8 +120,14 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		}
 		switch p.Op {
 		case opHeartbeat:
+			var seq *int
+			_ = json.Unmarshal(p.D, &seq)
 			s.mu.Lock()
 			s.heartbeats++
+			c.beats++
+			if seq != nil {
+				c.beatSeq = *seq
+			}
 			s.touchLocked()
 			s.mu.Unlock()
 			if c.send(frame{Op: opHeartbeatACK}) != nil {
@@ -292,6 +302,40 @@ func (s *Server) sendLocked(se *session, event string, d any) {
 		se.conn.ws.Close()
 		se.conn = nil
 	}
+}
+
+// Flush waits until every connected client has handled every dispatch
+// sent to it so far: it asks each for a heartbeat (op 1), which a client
+// answers from its event loop, after the events before it, with the
+// sequence of the last one it handled. A test then asserts what a client
+// did not do with those events, instead of sleeping.
+func (s *Server) Flush(tb testing.TB) {
+	tb.Helper()
+	type mark struct{ beats, seq int }
+	want := map[*gwConn]mark{}
+	s.mu.Lock()
+	for c := range s.conns {
+		if c.session == nil || c.session.conn != c {
+			continue
+		}
+		want[c] = mark{c.beats, c.session.seq}
+	}
+	s.mu.Unlock()
+	for c := range want {
+		if err := c.send(frame{Op: opHeartbeat}); err != nil {
+			delete(want, c)
+		}
+	}
+	s.WaitFor(tb, "the clients to handle the events sent", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for c, m := range want {
+			if s.conns[c] && (c.beats <= m.beats || c.beatSeq < m.seq) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // Disconnect drops every gateway connection without a close frame, as a

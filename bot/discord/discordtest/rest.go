@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 func (s *Server) routes(mux *http.ServeMux) {
@@ -20,6 +22,18 @@ func (s *Server) routes(mux *http.ServeMux) {
 			}
 			if bot && r.Header.Get("Authorization") != "Bot "+s.Token {
 				writeErr(w, http.StatusUnauthorized, &apiError{Code: 0, Message: "401: Unauthorized"})
+				return
+			}
+			s.mu.Lock()
+			after, limited := s.limited[pattern]
+			delete(s.limited, pattern)
+			s.mu.Unlock()
+			if limited {
+				// Discord's 429: the wait in seconds in the body and in
+				// Retry-After.
+				w.Header().Set("Retry-After", strconv.FormatFloat(after.Seconds(), 'f', -1, 64))
+				writeJSON(w, http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.",
+					"retry_after": after.Seconds(), "global": false})
 				return
 			}
 			h(w, r)
@@ -48,6 +62,15 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, &apiError{Message: "404: Not Found"})
 	})
+}
+
+// RateLimitNext refuses the next request to route ("GET /gateway/bot") with
+// 429, asking the client to wait after (in the body's retry_after and in
+// Retry-After), as Discord does.
+func (s *Server) RateLimitNext(route string, after time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limited[route] = after
 }
 
 // record keeps every REST request with its status.

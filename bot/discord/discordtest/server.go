@@ -105,6 +105,9 @@ type Server struct {
 	identifies   []Identify
 	heartbeats   int
 	ixURL        string
+	// limited are the routes ("GET /gateway/bot") whose next request is
+	// refused with 429 and the wait to ask for.
+	limited map[string]time.Duration
 }
 
 // NewServer starts a local Discord; it stops when the test ends.
@@ -118,7 +121,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		ackDeadline: 3 * time.Second, changed: make(chan struct{}), next: 1_200_000_000_000_000_000,
 		channels: map[string]*Channel{}, messages: map[string]*Message{}, order: map[string][]string{},
 		pings: map[string][]string{}, interactions: map[string]*interactionState{}, sessions: map[string]*session{},
-		conns: map[*gwConn]bool{}}
+		conns: map[*gwConn]bool{}, limited: map[string]time.Duration{}}
 	for _, o := range opts {
 		o(s)
 	}

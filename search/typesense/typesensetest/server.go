@@ -28,10 +28,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -99,6 +101,9 @@ type node struct {
 	mu     sync.Mutex
 	fault  Fault
 	served int
+	// limitNext, when positive, refuses the next request with 429 and
+	// this Retry-After.
+	limitNext time.Duration
 }
 
 // New starts a cluster of n nodes (at least one).
@@ -159,6 +164,16 @@ func (c *Cluster) SetFault(i int, f Fault) {
 	n.mu.Lock()
 	n.fault = f
 	n.mu.Unlock()
+}
+
+// RateLimitNext makes node i refuse its next request with 429 and a
+// Retry-After of after (whole seconds), as Typesense's rate limiting
+// behind a proxy does.
+func (c *Cluster) RateLimitNext(i int, after time.Duration) {
+	n := c.nodes[i]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.limitNext = after
 }
 
 // Served returns how many requests node i answered itself (faulty or not).
@@ -254,7 +269,14 @@ func (n *node) serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request)
 	n.mu.Lock()
 	n.served++
 	fault := n.fault
+	limit := n.limitNext
+	n.limitNext = 0
 	n.mu.Unlock()
+	if limit > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(limit.Seconds()))))
+		writeJSON(w, http.StatusTooManyRequests, msg("Rate limit exceeded or blocked"))
+		return
+	}
 	switch fault {
 	case Unavailable:
 		writeJSON(w, http.StatusServiceUnavailable, msg("Not Ready or Lagging"))

@@ -1,4 +1,4 @@
-package main
+package memtrim
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ func TestTrimmer(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var last time.Time
 	frees := 0
-	tr := &trimmer{last: func() time.Time { return last }, idle: 15 * time.Second, free: func() { frees++ }}
+	tr := &Trimmer{Last: func() time.Time { return last }, Free: func() { frees++ }}
 	steps := []struct {
 		name  string
 		last  time.Time // when the last question ended
@@ -28,7 +28,7 @@ func TestTrimmer(t *testing.T) {
 	}
 	for _, s := range steps {
 		last = s.last
-		did := tr.check(s.now)
+		did := tr.Check(s.now)
 		if frees != s.wantN {
 			t.Fatalf("%s: %d frees, want %d", s.name, frees, s.wantN)
 		}

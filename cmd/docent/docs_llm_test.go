@@ -13,17 +13,17 @@ import (
 	"github.com/docent-hq/docent"
 )
 
-// readmeLLMBlocks returns the YAML blocks of the README's "Language
-// models" section, in order.
-func readmeLLMBlocks(t *testing.T) []string {
+// docLLMBlocks returns the YAML blocks of the "Language models" section
+// of docs/configuration.md, in order.
+func docLLMBlocks(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n### Language models")
+	_, section, ok := strings.Cut(string(b), "\n## Language models")
 	if !ok {
-		t.Fatal("README has no Language models section")
+		t.Fatal("docs/configuration.md has no Language models section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var blocks []string
@@ -39,14 +39,14 @@ var (
 	readmeBaseURLRE  = regexp.MustCompile(`(?m)^    base_url: \S+`)
 )
 
-// TestREADMELLMConfigs: each YAML block of the README's language model
-// section loads as printed (`docent config --config FILE` names the
+// TestDocsLLMConfigs: each YAML block of the language model section of
+// docs/configuration.md loads as printed (`docent config --config FILE` names the
 // provider's implementation for the embedder and the answerer), and,
 // with only its endpoint pointed at a local server that speaks the
 // provider's API, really answers through that model: the handbook is
 // embedded by it and the answer is written by the model the block names.
-func TestREADMELLMConfigs(t *testing.T) {
-	blocks := readmeLLMBlocks(t)
+func TestDocsLLMConfigs(t *testing.T) {
+	blocks := docLLMBlocks(t)
 	if len(blocks) != 3 {
 		t.Fatalf("%d YAML blocks in the Language models section, want Gemini, Ollama and OpenAI", len(blocks))
 	}
@@ -69,7 +69,7 @@ func TestREADMELLMConfigs(t *testing.T) {
 			}
 			var out bytes.Buffer
 			if err := run(context.Background(), []string{"--config", path, "config"}, &out, io.Discard); err != nil {
-				t.Fatalf("docent config on the README block: %v\n%s", err, block)
+				t.Fatalf("docent config on the docs block: %v\n%s", err, block)
 			}
 			for _, want := range []string{
 				"#   embedder:          " + provider + " — llm/" + provider,

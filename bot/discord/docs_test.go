@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestREADMEIntegers keeps the setup guide's permissions and intents
-// integers equal to what the adapter needs and asks for.
-func TestREADMEIntegers(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestDocsIntegers keeps the setup guide's (docs/discord.md) permissions
+// and intents integers equal to what the adapter needs and asks for.
+func TestDocsIntegers(t *testing.T) {
+	b, err := os.ReadFile("../../docs/discord.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestREADMEIntegers(t *testing.T) {
 		"MESSAGE_CONTENT (" + strconv.Itoa(int(Intents)) + ")",
 	} {
 		if !strings.Contains(readme, want) {
-			t.Errorf("README lacks %q", want)
+			t.Errorf("docs/discord.md lacks %q", want)
 		}
 	}
 }

@@ -1,0 +1,165 @@
+package search
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// TermStats is an Index that knows its keyword statistics: how many
+// chunks hold each analyzed term (AnalyzeKeywords). The Retriever uses it
+// to weigh a query's terms by IDF: to keep the salient terms of a long or
+// pasted query, and to measure which section of a page a query is about.
+// Without it, the Retriever weighs terms by their rarity among the
+// candidates it found.
+type TermStats interface {
+	// DocFreq returns, for each of terms that the index holds, how many
+	// chunks hold it, and how many chunks the index holds in all.
+	DocFreq(ctx context.Context, terms []string) (df map[string]int, n int, err error)
+}
+
+// Log noise: the parts of a pasted log line or stack trace that name one
+// event rather than the problem (when, which request, which process, which
+// frame). CleanQuery drops them before retrieval; they match nothing
+// useful, and a long hex id or a timestamp can outweigh the words of the
+// question in a keyword ranking.
+var (
+	// A stack frame line: Java/JS "at pkg.Func(File.java:12)", Python
+	// 'File "x.py", line 3, in f', Go's "goroutine 7 [running]:" and
+	// "/src/app/main.go:42 +0x1d", and bare "path/file.ext:123" lines.
+	stackLineRE = regexp.MustCompile(`(?m)^[ \t]*(?:at [\w$.<>\[\]/:-]+\(.*\)|at [\w$.<>/-]+ \(.*\)|File "[^"]*", line \d+.*|goroutine \d+ \[.*|(?:[\w.-]*/)+[\w.-]+\.\w+:\d+(?::\d+)?(?: \+0x[0-9a-fA-F]+)?|\.\.\. \d+ more|Traceback \(most recent call last\):)[ \t]*$`)
+	noiseREs    = []*regexp.Regexp{
+		// Timestamps: ISO 8601 and its log variants, Apache/nginx
+		// common log format, syslog, bare times and dates.
+		regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b`),
+		regexp.MustCompile(`\b\d{1,2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?`),
+		regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b`),
+		regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`),
+		regexp.MustCompile(`\b\d{4}/\d{2}/\d{2}\b`),
+		// UUIDs, then IPv4 addresses with their port.
+		regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
+		regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b`),
+		// 0x addresses.
+		regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`),
+	}
+	// idTokenRE is a run that may be an opaque id (see opaqueID).
+	idTokenRE = regexp.MustCompile(`[A-Za-z0-9_+/=-]{8,}`)
+)
+
+// CleanQuery drops log noise from a query: stack frame lines, timestamps,
+// UUIDs, IP addresses, hex addresses and opaque ids (hashes, request and
+// trace ids: long runs mixing letters and digits with no word shape).
+// Error codes (404, E1234, ERR_CONN_REFUSED, ORA-00942) and the words of
+// the message are kept. A query with no noise is returned as it is.
+func CleanQuery(text string) string {
+	out := stackLineRE.ReplaceAllString(text, " ")
+	for _, re := range noiseREs {
+		out = re.ReplaceAllString(out, " ")
+	}
+	out = idTokenRE.ReplaceAllStringFunc(out, func(tok string) string {
+		if opaqueID(tok) {
+			return " "
+		}
+		return tok
+	})
+	if out == text {
+		return text
+	}
+	return strings.Join(strings.Fields(out), " ")
+}
+
+// opaqueID reports whether tok looks like a generated id rather than a
+// word, a name or a code: hex of 8 or more with a digit, or 16 or more
+// letters and digits (base64 too) with at least three digits. Codes such
+// as "E1234", "ORA-00942" or "HTTP_502" are shorter or mostly letters.
+func opaqueID(tok string) bool {
+	var letters, digits, hex, other int
+	for _, r := range tok {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+			hex++
+		case r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F':
+			letters++
+			hex++
+		case unicode.IsLetter(r):
+			letters++
+		default:
+			other++
+		}
+	}
+	n := len(tok)
+	if hex == n && n >= 8 && digits > 0 && letters > 0 {
+		return true
+	}
+	return n-other >= 16 && digits >= 3 && letters > 0
+}
+
+// salientWords returns the words of text whose keyword terms are among the
+// max most salient of the query (highest IDF; a term the index does not
+// hold is left out, since it can match nothing), in text order, joined by
+// spaces; text as it is when it has at most max terms.
+func salientWords(text string, max int, idf func(terms []string) map[string]float64) string {
+	type word struct {
+		w    string
+		term string
+	}
+	var words []word
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		AnalyzeKeywordQuery(w, func(t string) {
+			words = append(words, word{w, t})
+			if !seen[t] {
+				seen[t] = true
+				terms = append(terms, t)
+			}
+		})
+	}
+	if len(terms) <= max {
+		return text
+	}
+	weights := idf(terms)
+	held := terms[:0:0]
+	for _, t := range terms {
+		if _, ok := weights[t]; ok {
+			held = append(held, t)
+		}
+	}
+	sort.SliceStable(held, func(i, j int) bool { return weights[held[i]] > weights[held[j]] })
+	keep := map[string]bool{}
+	for _, t := range held[:min(max, len(held))] {
+		keep[t] = true
+	}
+	var b strings.Builder
+	done := map[string]bool{}
+	for _, w := range words {
+		if keep[w.term] && !done[w.w] {
+			done[w.w] = true
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w.w)
+		}
+	}
+	return b.String()
+}
+
+// idfWeights returns Lucene's idf of each term the index holds, from the
+// index's statistics.
+func idfWeights(ctx context.Context, ts TermStats, terms []string) (map[string]float64, error) {
+	df, n, err := ts.DocFreq(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(df))
+	for t, f := range df {
+		if f > 0 {
+			out[t] = math.Log(1 + (float64(n)-float64(f)+0.5)/(float64(f)+0.5))
+		}
+	}
+	return out, nil
+}
