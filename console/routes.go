@@ -28,6 +28,9 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	page("GET /turns/{id}", h.showTurn)
 
 	page("GET /misses", h.showMisses)
+	page("GET /misses.csv", h.exportMisses)
+	page("GET /gaps", h.showGaps)
+	page("GET /gaps.csv", h.exportGaps)
 	page("POST /misses/{id}/review", h.reviewMiss)
 	page("POST /misses/{id}/assign", h.assignMiss)
 
@@ -70,7 +73,7 @@ func (h *handler) routes(next http.Handler) http.Handler {
 // Paths lists a GET path of every console page, for tests that check
 // each one needs a session.
 var Paths = []string{
-	"/", "/turns", "/turns/1", "/misses", "/golden", "/golden/new", "/golden/q/x", "/golden/import",
+	"/", "/turns", "/turns/1", "/misses", "/misses.csv", "/gaps", "/gaps.csv", "/golden", "/golden/new", "/golden/q/x", "/golden/import",
 	"/golden/export.yaml", "/golden/runs/1", "/golden/diff?a=1&b=2", "/stale", "/sources", "/sources/handbook/documents",
 	"/document?id=handbook:index.md", "/playground", "/tokens",
 }

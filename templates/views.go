@@ -20,6 +20,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console/gaps"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
@@ -758,3 +759,35 @@ func diffRank(r *docent.GoldenRunRow) string {
 	}
 	return Rank(r.FirstRank)
 }
+
+// Gaps is the coverage-gaps page: the period's misses grouped into topics.
+type Gaps struct {
+	Meta
+	// Period is "week" or "month".
+	Period string
+	// Gaps are the topics, largest first.
+	Gaps []gaps.Gap
+	// Misses counts the period's misses; Capped says only the newest were grouped.
+	Misses int
+	Capped bool
+}
+
+// GapActionText names a suggested action.
+func GapActionText(a gaps.Action) string {
+	switch a {
+	case gaps.ActionWrite:
+		return "write a page"
+	case gaps.ActionSynonym:
+		return "add a synonym"
+	case gaps.ActionRefresh:
+		return "fix or refresh a stale page"
+	case gaps.ActionFix:
+		return "fix the page"
+	case gaps.ActionGolden:
+		return "add a golden question"
+	}
+	return string(a)
+}
+
+// Similarity formats a similarity in [0, 1] as a percentage.
+func Similarity(f float64) string { return strconv.Itoa(int(math.Round(f*100))) + "%" }
