@@ -63,8 +63,12 @@ func TestCoverageGaps(t *testing.T) {
 			}
 			var firstPages []string
 			gaps.Each(func(_ int, g *goquery.Selection) {
-				doc, _ := g.Find(`[data-testid=gap-page]`).First().Attr("data-doc")
+				first := g.Find(`[data-testid=gap-page]`).First()
+				doc, _ := first.Attr("data-doc")
 				firstPages = append(firstPages, doc)
+				if text(first.Find("a")) == "" {
+					t.Errorf("the closest page %s has no title", doc)
+				}
 				if text(g.Find(`[data-testid=gap-action]`)) == "" || g.Find(`[data-testid=gap-questions] li`).Length() == 0 {
 					t.Errorf("gap without an action or questions: %s", text(g))
 				}

@@ -82,9 +82,13 @@ type Embedder interface {
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 }
 
-// Index finds the chunks nearest a vector; the search backends implement it.
+// Index finds the chunks nearest a vector and reads chunks by ID; the
+// search backends implement it.
 type Index interface {
 	VectorSearch(ctx context.Context, q search.VectorQuery) ([]docent.Hit, error)
+	// Chunks returns the stored chunks of ids (a backend's hits may carry
+	// only the IDs and scores).
+	Chunks(ctx context.Context, ids []string) ([]docent.Chunk, error)
 }
 
 // FlagFunc says, of docIDs, which are flagged stale and why; nil flags none.
@@ -96,8 +100,10 @@ type Options struct {
 	// on their vectors alone; default 0.6.
 	Join float64
 	// Covered is the cosine at or above which the closest page is taken
-	// to be about the topic; default 0.35.
-	Covered float64
+	// to be about the topic; default 0.35. Synonym is the cosine at or
+	// above which a close page that lacks the questions' words is taken
+	// to say the same in other words; default 0.6.
+	Covered, Synonym float64
 	// Pages is how many closest documents a gap lists; default 3.
 	Pages int
 	// Flags says which documents are flagged stale.
@@ -110,6 +116,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Covered == 0 {
 		o.Covered = 0.35
+	}
+	if o.Synonym == 0 {
+		o.Synonym = 0.6
 	}
 	if o.Pages == 0 {
 		o.Pages = 3
@@ -281,9 +290,24 @@ func closest(ctx context.Context, idx Index, centroid []float32, terms []string,
 	if err != nil {
 		return nil, fmt.Errorf("gaps: closest pages: %w", err)
 	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Chunk.ID
+	}
+	chunks, err := idx.Chunks(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("gaps: closest pages: %w", err)
+	}
+	byID := make(map[string]docent.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
 	var out []Page
 	for _, h := range hits {
 		c := h.Chunk
+		if full, ok := byID[c.ID]; ok {
+			c = full
+		}
 		if slices.ContainsFunc(out, func(p Page) bool { return p.DocID == c.DocID }) {
 			continue
 		}
@@ -315,17 +339,19 @@ func suggest(g Gap, opts Options) (Action, string) {
 		return ActionWrite, "Write a page about " + topic + ": no page is close."
 	}
 	p := g.Pages[0]
-	notHelpful := 0
+	wrong := 0 // answers given and rated not helpful
 	for _, m := range g.Misses {
-		if m.NotHelpful {
-			notHelpful++
+		if m.NotHelpful && m.Status == docent.StatusAnswered {
+			wrong++
 		}
 	}
 	switch {
 	case p.Flagged != "":
 		return ActionRefresh, fmt.Sprintf("Fix or refresh %q: it is the closest page and it is flagged (%s).", p.Title, p.Flagged)
-	case 2*notHelpful > len(g.Misses):
+	case 2*wrong > len(g.Misses):
 		return ActionFix, fmt.Sprintf("Fix %q: answers from it were rated not helpful.", p.Title)
+	case len(p.Missing) > 0 && p.Similarity < opts.Synonym:
+		return ActionWrite, fmt.Sprintf("Write a page about %s: the closest, %q, does not say %s.", topic, p.Title, quoteAll(p.Missing))
 	case len(p.Missing) > 0:
 		return ActionSynonym, fmt.Sprintf("Add a synonym: people say %s where %q uses other words.", quoteAll(p.Missing), p.Title)
 	}

@@ -38,13 +38,26 @@ func (p pageIndex) VectorSearch(ctx context.Context, q search.VectorQuery) ([]do
 	if len(hits) > q.K {
 		hits = hits[:q.K]
 	}
+	for i := range hits { // as a backend returns them: IDs and scores
+		hits[i].Chunk = docent.Chunk{ID: hits[i].Chunk.ID}
+	}
 	return hits, nil
 }
 
+func (p pageIndex) Chunks(_ context.Context, ids []string) ([]docent.Chunk, error) {
+	var out []docent.Chunk
+	for _, c := range p {
+		if slices.Contains(ids, c.ID) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
 var pages = pageIndex{
-	{DocID: "hb:parking.md", Title: "Office parking", Text: "Parking permits for the office garage are issued by facilities. Park in level 2."},
-	{DocID: "hb:benefits.md", Title: "Benefits", Text: "Health insurance covers doctors and hospitals. Dental insurance is offered through the benefits portal."},
-	{DocID: "hb:expenses.md", Title: "Expense policy", Text: "Meals are reimbursed up to $25 per day when travelling."},
+	{ID: "p1", DocID: "hb:parking.md", Title: "Office parking", Text: "Parking permits for the office garage are issued by facilities. Park in level 2."},
+	{ID: "b1", DocID: "hb:benefits.md", Title: "Benefits", Text: "Health insurance covers doctors and hospitals. Dental insurance is offered through the benefits portal."},
+	{ID: "e1", DocID: "hb:expenses.md", Title: "Expense policy", Text: "Meals are reimbursed up to $25 per day when travelling."},
 }
 
 func TestGroup(t *testing.T) {
@@ -93,7 +106,7 @@ func TestGroup(t *testing.T) {
 			if !slices.Contains(tt.gap.Terms, tt.wantTerm) {
 				t.Errorf("terms %v, want %q among them", tt.gap.Terms, tt.wantTerm)
 			}
-			if len(tt.gap.Pages) != tt.wantPages || tt.gap.Pages[0].DocID != tt.wantPage {
+			if len(tt.gap.Pages) != tt.wantPages || tt.gap.Pages[0].DocID != tt.wantPage || tt.gap.Pages[0].Title == "" {
 				t.Errorf("pages %+v, want %s first of %d", tt.gap.Pages, tt.wantPage, tt.wantPages)
 			}
 			if tt.gap.Action != tt.wantPlan || tt.gap.Advice == "" {
@@ -141,7 +154,10 @@ func TestSuggest(t *testing.T) {
 		{"no page", Gap{Terms: []string{"mars"}}, ActionWrite},
 		{"far page", Gap{Pages: []Page{{Title: "X", Similarity: 0.1}}}, ActionWrite},
 		{"flagged page", Gap{Pages: []Page{near(Page{Title: "X", Flagged: "too old"})}}, ActionRefresh},
-		{"rated not helpful", Gap{Misses: []Miss{{NotHelpful: true}}, Pages: []Page{near(Page{Title: "X"})}}, ActionFix},
+		{"answers rated not helpful", Gap{Misses: []Miss{{NotHelpful: true, Status: docent.StatusAnswered}}, Pages: []Page{near(Page{Title: "X"})}}, ActionFix},
+		{"no answer, rated not helpful", Gap{Misses: []Miss{{NotHelpful: true, Status: docent.StatusUncertain}}, Pages: []Page{near(Page{Title: "X"})}}, ActionGolden},
+		{"close-ish page lacking the words", Gap{Terms: []string{"parking"}, Misses: []Miss{{}},
+			Pages: []Page{{Title: "Benefits", Similarity: 0.4, Missing: []string{"parking"}}}}, ActionWrite},
 		{"other words", Gap{Terms: []string{"pto"}, Misses: []Miss{{}}, Pages: []Page{near(Page{Title: "Leave", Missing: []string{"pto"}})}}, ActionSynonym},
 		{"same words", Gap{Terms: []string{"leave"}, Misses: []Miss{{}}, Pages: []Page{near(Page{Title: "Leave"})}}, ActionGolden},
 	}
