@@ -131,6 +131,20 @@ func TestConsoleInBrowser(t *testing.T) {
 			return os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
 		})
 	}
+	// docShot keeps the visible part of the page as docs/NAME.png when
+	// DOCENT_UPDATE_DOCS_SCREENSHOTS=1 (the screenshots docs/console.md shows).
+	docShot := func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			if os.Getenv("DOCENT_UPDATE_DOCS_SCREENSHOTS") != "1" {
+				return nil
+			}
+			var png []byte
+			if err := chromedp.CaptureScreenshot(&png).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join("..", "..", "docs", name+".png"), png, 0o644)
+		})
+	}
 	// Start the browser on the tab's own context: a step's context ends
 	// with the step, and the first Run ties the browser to its context.
 	if err := chromedp.Run(ctx, log.Enable(), runtime.Enable()); err != nil {
@@ -232,7 +246,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-mrr]`, &mrr, chromedp.ByQuery),
 		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-declined]`, &nfa, chromedp.ByQuery),
 		chromedp.Text(`[data-testid=run-passed]`, &passed, chromedp.ByQuery),
-		shot("06-golden-run"),
+		shot("06-golden-run"), docShot("console-golden-run"),
 	)
 	// The page shows the run's real figures (TestEvalGolden holds the
 	// bars themselves): near what `docent eval` gives on the same set.
@@ -322,7 +336,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`h1`, chromedp.ByQuery),
 		chromedp.Evaluate(`getComputedStyle(document.body).fontFamily`, &docFont),
 		chromedp.Evaluate(`Array.from(document.styleSheets).filter(s => s.href && s.cssRules.length > 0).length`, &docSheets),
-		shot("13-docs-page"),
+		shot("13-docs-page"), docShot("console-docs-page"),
 	)
 	if docSheets == 0 || strings.Contains(docFont, "Times") {
 		t.Errorf("/docs page: %d stylesheets applied, font %q; want its stylesheet, not the browser's default", docSheets, docFont)
@@ -357,7 +371,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=gap]')).map(g => g.dataset.size)`, &gapSizes),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=gap] [data-testid=gap-terms]')).map(g => g.textContent.trim())`, &gapTerms),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=gap]')).map(g => ((g.querySelector('[data-testid=gap-page] a') || {}).textContent || '').trim())`, &gapPages),
-		shot("14-gaps"),
+		shot("14-gaps"), docShot("console-gaps"),
 	)
 	if len(gapSizes) < 2 || gapSizes[0] != "3" || gapSizes[1] != "3" || gapPages[0] == "" || gapPages[1] == "" {
 		t.Errorf("gaps: sizes %v, terms %v, closest pages %v; want the two seeded topics of 3, each with its page's title", gapSizes, gapTerms, gapPages)
@@ -441,10 +455,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	// At 390 px (a phone) the logs, a turn with a long token and the
 	// misses fit the width: wide tables scroll in their box, not the page.
 	step("narrow viewport", chromedp.EmulateViewport(390, 844))
-	for _, pg := range []struct{ path, wait, name string }{
-		{"/turns", `[data-testid=turn-row]`, "15-logs-390"},
-		{"/turns/" + strconv.FormatInt(long.TurnID, 10), `[data-testid=candidates]`, "16-turn-390"},
-		{"/misses", `[data-testid=turn-row]`, "17-misses-390"},
+	for _, pg := range []struct{ path, wait, name, doc string }{
+		{"/turns", `[data-testid=turn-row]`, "15-logs-390", ""},
+		{"/turns/" + strconv.FormatInt(long.TurnID, 10), `[data-testid=candidates]`, "16-turn-390", "console-turn-390"},
+		{"/misses", `[data-testid=turn-row]`, "17-misses-390", ""},
 	} {
 		var pageWidth, viewWidth int
 		var wide []string
@@ -460,6 +474,9 @@ func TestConsoleInBrowser(t *testing.T) {
 				.slice(0, 5).map(e => e.tagName + '.' + e.className + '[' + (e.dataset.testid || '') + '] ' + Math.round(e.getBoundingClientRect().right))`, &wide),
 			shot(pg.name),
 		)
+		if pg.doc != "" {
+			step("docs screenshot "+pg.doc, docShot(pg.doc))
+		}
 		if pageWidth > viewWidth {
 			t.Errorf("%s at 390 px: the page is %d px wide in a %d px view: %v", pg.path, pageWidth, viewWidth, wide)
 		}
