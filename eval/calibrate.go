@@ -16,9 +16,9 @@ import (
 )
 
 // DefaultMinDeclined is the share of unanswerable questions a calibrated
-// rule must decline (answer not found or uncertain), in every set it is
-// fitted on.
-const DefaultMinDeclined = 0.9
+// rule must decline (answer not found or uncertain): the mean, over the
+// corpora the sets ask of, of each corpus's declined share.
+const DefaultMinDeclined = 0.85
 
 // CalibrationRow is one question of a calibration run: a golden run made
 // with the answer.Always rule, so that every question with evidence is
@@ -27,6 +27,10 @@ type CalibrationRow struct {
 	// Set names the question set the row comes from; each set weighs the
 	// same in a fit, however many questions it has.
 	Set string `json:"set"`
+	// Corpus names the docs the set was asked of (its sources); the
+	// declined share a fit must reach is measured per corpus, so that
+	// several small sets over one corpus count as one.
+	Corpus string `json:"corpus,omitempty"`
 	// ID is the question's id.
 	ID string `json:"id"`
 	// Answerable is false for an unanswerable question.
@@ -41,13 +45,13 @@ type CalibrationRow struct {
 
 // CalibrationRows turns a calibration run of set into rows. Questions
 // whose answer failed or carries no decision (small talk) are left out.
-func CalibrationRows(set string, rep GoldenReport) []CalibrationRow {
+func CalibrationRows(set, corpus string, rep GoldenReport) []CalibrationRow {
 	var rows []CalibrationRow
 	for _, r := range rep.Rows {
 		if r.Status == docent.StatusError || r.Features == nil {
 			continue
 		}
-		row := CalibrationRow{Set: set, ID: r.ID, Answerable: r.Kind != docent.KindUnanswerable, Features: r.Features}
+		row := CalibrationRow{Set: set, Corpus: corpus, ID: r.ID, Answerable: r.Kind != docent.KindUnanswerable, Features: r.Features}
 		if row.Answerable {
 			row.Correct = r.Status == docent.StatusAnswered && r.FirstCitedOK && r.FactsOK && (r.Facts > 0 || r.FirstSectionOK)
 		}
@@ -164,9 +168,10 @@ const (
 // logistic regression of Correct on the features (each set weighing the
 // same in total), then AnswerAt, among the fitted probabilities, as the
 // cut that answers the most answerable rows correctly, less wrongCost for
-// each one answered wrongly (summed over the sets' rates), while declining at least minDeclined of every
-// set's unanswerable rows, and NotFoundAt as the highest cut that leaves
-// at most notFoundCut of the answerable rows under it. current, when not
+// each one answered wrongly (summed over the sets' rates), while declining
+// at least minDeclined of the unanswerable rows (the mean over corpora),
+// and NotFoundAt as the highest cut that leaves, in every set, at most
+// notFoundCut of the answerable rows under it. current, when not
 // nil, is the rule in force, reported beside the fit.
 func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule) Fit {
 	fit := Fit{MinDeclined: minDeclined}
@@ -205,19 +210,12 @@ func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule
 		if i > 0 {
 			c = (cuts[i-1] + c) / 2 // between two observations
 		}
-		gain, decl, withUn := 0.0, 0.0, 0
+		gain := 0.0
 		for _, s := range sets {
 			o := outcomeAt(rows, scores, s, c, 0)
 			gain += o.CorrectRate() - wrongCost*ratio(o.AnsweredWrong, o.Answerable)
-			if o.Unanswerable > 0 {
-				decl += o.DeclinedRate()
-				withUn++
-			}
 		}
-		minDecl := 1.0
-		if withUn > 0 {
-			minDecl = decl / float64(withUn)
-		}
+		minDecl := declinedByCorpus(rows, scores, c)
 		feasible := minDecl >= minDeclined
 		switch {
 		case feasible && (!fit.Feasible || gain > bestGain):
@@ -227,16 +225,7 @@ func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule
 		}
 	}
 	rule.AnswerAt = round4(bestCut)
-	var answerable []float64
-	for i, r := range rows {
-		if r.Answerable {
-			answerable = append(answerable, scores[i])
-		}
-	}
-	slices.Sort(answerable)
-	if k := int(notFoundCut * float64(len(answerable))); k < len(answerable) {
-		rule.NotFoundAt = math.Floor(answerable[k]*1e4) / 1e4
-	}
+	rule.NotFoundAt = notFoundAt(rows, scores, sets)
 	rule.NotFoundAt = min(rule.NotFoundAt, rule.AnswerAt)
 	fit.Rule = rule
 	fit.All = outcomeOf(rows, "", rule)
@@ -247,6 +236,56 @@ func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule
 		}
 	}
 	return fit
+}
+
+// notFoundAt is the highest cut that leaves at most notFoundCut of each
+// set's answerable rows under it: a set whose answers score low (docs
+// unlike the others) gets uncertain replies with links, not refusals.
+func notFoundAt(rows []CalibrationRow, scores []float64, sets []string) float64 {
+	cut := math.Inf(1)
+	for _, s := range sets {
+		var answerable []float64
+		for i, r := range rows {
+			if r.Answerable && r.Set == s {
+				answerable = append(answerable, scores[i])
+			}
+		}
+		slices.Sort(answerable)
+		if k := int(notFoundCut * float64(len(answerable))); k < len(answerable) {
+			cut = min(cut, math.Floor(answerable[k]*1e4)/1e4)
+		}
+	}
+	if math.IsInf(cut, 1) {
+		return 0
+	}
+	return cut
+}
+
+// declinedByCorpus is the mean, over the rows' corpora, of the share of
+// each corpus's unanswerable rows under the cut (1 without any).
+func declinedByCorpus(rows []CalibrationRow, scores []float64, cut float64) float64 {
+	un, decl := map[string]int{}, map[string]int{}
+	for i, r := range rows {
+		if r.Answerable {
+			continue
+		}
+		k := r.Corpus
+		if k == "" {
+			k = r.Set
+		}
+		un[k]++
+		if scores[i] < cut {
+			decl[k]++
+		}
+	}
+	if len(un) == 0 {
+		return 1
+	}
+	sum := 0.0
+	for k, n := range un {
+		sum += float64(decl[k]) / float64(n)
+	}
+	return sum / float64(len(un))
 }
 
 // outcomeOf is what rule gives on the rows of set ("" for all).

@@ -84,7 +84,7 @@ func TestCalibrationRowsRoundTrip(t *testing.T) {
 		{ID: "q4", Kind: docent.KindParaphrase, Status: docent.StatusError},
 		{ID: "q5", Kind: docent.KindParaphrase, Status: docent.StatusSmallTalk},
 	}}
-	rows := CalibrationRows("set", rep)
+	rows := CalibrationRows("set", "corpus", rep)
 	if len(rows) != 3 || !rows[0].Correct || rows[1].Correct || rows[2].Answerable {
 		t.Fatalf("rows = %+v", rows)
 	}

@@ -74,11 +74,11 @@ var PassageFeatureNames = []string{"own", "cover", "heading", "chunk", "rank", "
 // docs/answerer.md).
 var DefaultPassage = PassageModel{
 	Weights: map[string]float64{
-		"own": -1.109, "cover": 0.9375, "heading": -1.1023, "chunk": -2.0645, "rank": 1.0209,
-		"fused": 5.2674, "keyword": -0.219, "cosine": -3.8263, "kind": 0.5753, "lacks": -0.3732,
-		"entry": 0.3596, "keyed": -17.9628, "codes": 0.4096, "meta": -0.4344, "early": -1.0579,
-		"lead": 0.2866, "length": 0.8935, "page": 2.4402, "pagerank": 0.6633, "listed": -0.5211,
-		"steps": -0.8565, "sim": 1.3338, "score": 3.8582, "pairs": -0.1288, "chunkpairs": 2.0509,
+		"own": -0.9482, "cover": 0.1989, "heading": -0.5382, "chunk": -1.0955, "rank": 2.0899,
+		"fused": 3.595, "keyword": -1.3622, "cosine": -2.4117, "kind": 0.6129, "lacks": -0.3896,
+		"entry": 0.2656, "keyed": -19.8005, "codes": 0.4618, "meta": -0.785, "early": -1.1639,
+		"lead": 0.4593, "length": 0.7444, "page": 1.4686, "pagerank": 1.3024, "listed": -0.3311,
+		"steps": -1.0417, "sim": 1.7194, "score": 4.4909, "pairs": 0.1917, "chunkpairs": 2.2149,
 	},
 }
 

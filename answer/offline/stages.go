@@ -52,12 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -44.812,
+	Bias: -52.3243,
 	Weights: map[string]float64{
-		"passage": 44.3834, "runner": -0.5666, "coverage": -0.5622, "chunk": 0.3078, "page": 0.1809,
-		"cosine": 2.0215, "keyword": 0.6834, "agreement": 0.4919, "asks": -0.5085, "kind": 0.5963,
-		"missing": -0.88, "unknown": -1.3833, "gap": -1.8197, "length": -0.5531,
+		"passage": 50.5734, "runner": 0.1926, "coverage": -0.0483, "chunk": -0.3471, "page": 1.4495,
+		"cosine": 1.6761, "keyword": 0.1574, "agreement": 0.5822, "asks": 0.0775, "kind": -0.1413,
+		"missing": -4.8788, "unknown": -1.9557, "gap": 0.0885, "length": 0.5404,
 	},
-	AnswerAt:   0.5005,
-	NotFoundAt: 0.0844,
+	AnswerAt:   0.5387,
+	NotFoundAt: 0.0469,
 }

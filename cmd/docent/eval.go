@@ -14,6 +14,7 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
 	offlineans "github.com/docent-hq/docent/answer/offline"
+	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/search"
@@ -35,7 +36,7 @@ func (m *Main) Eval(ctx context.Context, args []string) error {
 	fusion := fl.String("fusion", "", "override index.fusion: score or rrf")
 	vectorWeight := fl.Float64("vector-weight", -1, "override index.vector_weight (default: the config's)")
 	calibrate := fl.Bool("calibrate", false, "with --golden: fit the offline answerer's decision rule (answerer.decision) on the set "+
-		"(every question is answered; the rule answers the most correctly while declining >= 90% of the unanswerable ones) and print the config")
+		"(every question is answered; the rule answers the most correctly while declining >= 85% of the unanswerable ones, the mean over the corpora the sets ask of) and print the config")
 	saveRows := fl.String("save-rows", "", "with --calibrate: also write the calibration rows to `PREFIX`.passages.jsonl and PREFIX.decision.jsonl")
 	fit := fl.String("fit", "", "fit the passage model and the decision rule on rows saved with --save-rows (comma-separated `PREFIXES`; each weighs the same)")
 	half := fl.String("half", "", "with --golden: score only the questions at odd or even positions of the file "+
@@ -148,7 +149,7 @@ func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) erro
 	current := m.Pipeline.Rule()
 	m.Pipeline.SetRule(answer.Always{})
 	defer m.Pipeline.SetRule(current)
-	fit, err := calibrateOn(ctx, m.Pipeline, m.OfflineGate, g, set, m.Config.Answerer.Passage == nil, current, a.saveRows)
+	fit, err := calibrateOn(ctx, m.Pipeline, m.OfflineGate, g, set, corpusName(m.Config), m.Config.Answerer.Passage == nil, current, a.saveRows)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func (m *Main) calibrate(ctx context.Context, g *eval.Golden, a goldenArgs) erro
 // labelled by whether it was right). current is the rule in force,
 // reported beside the fit; saveRows, when set, is the prefix the rows
 // are written under.
-func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set string,
+func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate, g *eval.Golden, set, corpus string,
 	fitPassage bool, current answer.Rule, saveRows string) (eval.Fit, error) {
 	var passage *eval.PassageFit
 	if fitPassage {
@@ -184,7 +185,7 @@ func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate,
 	if err != nil {
 		return eval.Fit{}, err
 	}
-	rows := eval.CalibrationRows(set, rep)
+	rows := eval.CalibrationRows(set, corpus, rep)
 	if saveRows != "" {
 		if err := writeRowsFile(saveRows+".decision.jsonl", func(w io.Writer) error { return eval.WriteRows(w, rows) }); err != nil {
 			return eval.Fit{}, err
@@ -193,6 +194,15 @@ func calibrateOn(ctx context.Context, p *answer.Pipeline, gate *offlineans.Gate,
 	fit := eval.FitDecision(rows, eval.DefaultMinDeclined, current)
 	fit.Passage = passage
 	return fit, nil
+}
+
+// corpusName names the docs a config asks of: its sources' names.
+func corpusName(cfg config.Config) string {
+	var names []string
+	for _, s := range cfg.Sources {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, "+")
 }
 
 // passageRows runs g through p and labels every passage gate scored.

@@ -48,7 +48,7 @@ func (t tuner) Calibrate(ctx context.Context, g *eval.Golden) (eval.Fit, error) 
 	if err != nil {
 		return eval.Fit{}, err
 	}
-	return calibrateOn(ctx, p, gate, g, "golden set", m.Config.Answerer.Passage == nil, m.Pipeline.Rule(), "")
+	return calibrateOn(ctx, p, gate, g, "golden set", corpusName(m.Config), m.Config.Answerer.Passage == nil, m.Pipeline.Rule(), "")
 }
 
 // Apply puts the fit in force and stores it.
