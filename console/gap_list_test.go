@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +123,48 @@ func TestCSVFormulasDefused(t *testing.T) {
 	rows, err := csv.NewReader(strings.NewReader(c.get("/misses.csv").body)).ReadAll()
 	if err != nil || len(rows) != 2 || rows[1][2] != `'=HYPERLINK("http://evil","x")` {
 		t.Fatalf("misses CSV = %v, %v", rows, err)
+	}
+}
+
+// TestGoldenAuthoringKeepsWork: searching for the expected document keeps
+// what was typed; a miss made a golden question is marked reviewed and
+// says so in the inbox, with one link per row.
+func TestGoldenAuthoringKeepsWork(t *testing.T) {
+	e := newEnv(t)
+	menu := e.ask(docent.Question{Text: "What is on the cafeteria menu on Fridays?", Platform: "api"})
+	c := e.client()
+	c.login()
+	if n := c.get("/misses").doc.Find(`[data-testid=turn-row][data-turn="` + itoa(menu.ID) + `"] a[href^="/golden/new"]`).Length(); n != 1 {
+		t.Errorf("%d links to the golden form on the miss's row, want 1", n)
+	}
+	typed := url.Values{"id": {"cafeteria-menu"}, "question": {"What is on the menu on Fridays?"}, "kind": {"unanswerable"},
+		"facts": {"fish on Fridays"}, "docq": {"vpn"}, "from_turn": {itoa(menu.ID)}}
+	r := c.post("/golden/find", typed)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("POST /golden/find = %d", r.StatusCode)
+	}
+	for sel, want := range map[string]string{`[data-testid=golden-id]`: "cafeteria-menu",
+		`[data-testid=golden-question-text]`: "What is on the menu on Fridays?"} {
+		if v, _ := r.doc.Find(sel).Attr("value"); v != want {
+			t.Errorf("%s after the search = %q, want %q kept", sel, v, want)
+		}
+	}
+	if v := text(r.doc.Find(`[data-testid=golden-facts]`)); v != "fish on Fridays" {
+		t.Errorf("facts after the search = %q, want them kept", v)
+	}
+	if !strings.Contains(r.body, "it/vpn.md") {
+		t.Error("the search found no VPN page")
+	}
+	typed.Del("docq")
+	typed.Set("facts", "")
+	if r := c.post("/golden", typed); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /golden = %d: %s", r.StatusCode, r.body)
+	}
+	row := c.get("/misses?review=all").doc.Find(`[data-testid=turn-row][data-turn="` + itoa(menu.ID) + `"]`)
+	if !strings.Contains(text(row), "reviewed by alice") || row.Find(`[data-testid=in-golden] a[href="/golden/q/cafeteria-menu"]`).Length() != 1 {
+		t.Errorf("the miss made a golden question: %q, want it reviewed and linked to its question", text(row))
+	}
+	if n := c.get("/misses").doc.Find(`[data-testid=turn-row][data-turn="` + itoa(menu.ID) + `"]`).Length(); n != 0 {
+		t.Error("the miss made a golden question is still open")
 	}
 }
