@@ -4,6 +4,8 @@ BIN      ?= bin/docent
 SCIFACT  ?= ../shared/eval/scifact
 BASELINE ?= bin/baseline
 ROUNDS   ?= 3
+# Pages of the synthetic Confluence space the scale benchmark syncs.
+SCALE_PAGES ?= 50000
 PKGS     := ./...
 # templ's generator runs at the version of the runtime in go.mod, so the
 # committed *_templ.go files are what CI regenerates.
@@ -47,12 +49,15 @@ lint: fmt-check vet
 # query latency, peak RSS, nDCG@10 and recall@100 on short and long queries).
 # The baseline is its own Go module (bench/baseline), never linked into
 # docent. Then the synthetic 200k-chunk corpus, then Go micro-benchmarks,
-# and the wiki sources' conversion + chunking path in docs/s.
+# the wiki sources' conversion + chunking path in docs/s, and a
+# SCALE_PAGES-page synthetic Confluence space synced through the real engine
+# with a counting OpenAI-compatible embedder, then re-synced after 1% edits.
 bench: build baseline
 	./$(BIN) bench --scifact $(SCIFACT) --baseline $(BASELINE) --rounds $(ROUNDS) --synthetic 200000
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./search/... ./eval/...
 	$(GO) test -run '^$$' -bench Registry -benchtime 20x ./store/
 	$(GO) test -run '^$$' -bench ConvertAndChunk -benchtime 3s ./connectors/confluence/ ./connectors/notion/
+	DOCENT_SCALE_PAGES=$(SCALE_PAGES) $(GO) test -run '^$$' -bench ConfluenceScale -benchtime 1x -timeout 60m ./connectors/confluence/
 
 # Fuzz targets: `make test` runs their seed corpora (testdata/fuzz and the
 # golden inputs), then explores each for FUZZBRIEF; `make fuzz` explores each

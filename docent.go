@@ -496,6 +496,12 @@ type ContentCounts struct {
 	// because other documents of the source include them whole: their
 	// text is indexed where it is included.
 	Fragments int `json:"fragments,omitempty"`
+	// Embedded counts the chunks of the run's added and updated documents
+	// that the embedder embedded; Reused those that kept the vector the
+	// index held under the same chunk ID (same document, section and
+	// text, same embedder), so an edit pays only for the chunks it changed.
+	Embedded int `json:"embedded,omitempty"`
+	Reused   int `json:"reused,omitempty"`
 	// Warnings lists documents indexed with a problem (front matter that
 	// was not valid, an include that could not be read); unlike Errors,
 	// their body is indexed.

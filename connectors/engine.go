@@ -45,8 +45,7 @@ type EngineOptions struct {
 	Clock func() time.Time
 	// OnChange, when set, is called after each run that added, updated
 	// or deleted documents (a run that failed part way too), before Sync
-	// returns: statistics derived from the index (the answerer's corpus
-	// statistics) are invalidated when the index changes, not on read.
+	// returns, once the run's corpus pass (Derive) is through.
 	OnChange func()
 }
 
@@ -118,6 +117,10 @@ type Engine struct {
 	// index's vectors as they are, and exclusively by syncs that may change
 	// them (Trainable embedders, or a re-embedding after an embedder change).
 	model sync.RWMutex
+
+	// passMu orders corpus passes and guards derivers (engine_pass.go).
+	passMu   sync.Mutex
+	derivers []search.Deriver
 }
 
 // NewEngine returns an engine that records documents and runs in reg,
@@ -137,6 +140,8 @@ type pendingDoc struct {
 	Hash   string
 	Chunks []docent.Chunk
 	Exists bool // live in the registry before the run
+
+	reused int // chunks that kept their stored vector (not staged)
 }
 
 // Flags of the IDs a listing named.
@@ -179,6 +184,13 @@ type run struct {
 	// fails to embed still holds the old model's vectors, which must go,
 	// and the index is named after the model once the run is through.
 	reembedded bool
+	// pass, when set, is the corpus pass gathered with a Trainable
+	// embedder's fit corpus; e.passMu is held until it ends (endPass).
+	pass *pass
+	// reuse is set once the index's stored vectors are known to be the
+	// embedder's for the rest of the run: a changed document's chunks
+	// that the index holds under the same ID keep their vector.
+	reuse bool
 
 	listing     bool
 	handed      int // Document and Failed calls
@@ -274,6 +286,11 @@ func (e *Engine) Sync(ctx context.Context, src Source, progress func(Progress)) 
 		// on up, but the run is recorded as failed first, not left
 		// "running" until the next start abandons it.
 		if p := recover(); p != nil {
+			if r.pass != nil {
+				r.pass.done(errPassAbandoned)
+				r.pass = nil
+				e.passMu.Unlock()
+			}
 			r.res.Err = fmt.Sprintf("panic: %v", p)
 			r.res.Finished = e.opts.Clock().UTC()
 			r.res.Failed = failedCount(r.res.Errors)
@@ -331,8 +348,15 @@ func (r *run) finish(ctx context.Context, err error) (docent.RunResult, error) {
 	} else {
 		e.log.Info("sync finished", attrs...)
 	}
-	if e.opts.OnChange != nil && r.res.Added+r.res.Updated+r.res.Deleted > 0 {
-		e.opts.OnChange()
+	if r.res.Added+r.res.Updated+r.res.Deleted > 0 {
+		r.endPass(ctx, err)
+		if e.opts.OnChange != nil {
+			e.opts.OnChange()
+		}
+	} else if r.pass != nil {
+		r.pass.done(errPassAbandoned)
+		r.pass = nil
+		e.passMu.Unlock()
 	}
 	return r.res, err
 }
@@ -641,6 +665,11 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if r.reuse {
+		if _, err := e.reuseVectors(ctx, group); err != nil {
+			return err
+		}
+	}
 	errs, err := e.embedGroup(ctx, group)
 	if err != nil {
 		return err
@@ -649,6 +678,8 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	for i, p := range group {
 		if errs[i] == nil {
 			embedded = append(embedded, p)
+			r.res.Content.Reused += p.reused
+			r.res.Content.Embedded += len(p.Chunks) - p.reused
 			continue
 		}
 		r.skip(p.Doc.ID, fmt.Errorf("embed: %w", errs[i]), true)

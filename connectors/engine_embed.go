@@ -66,6 +66,10 @@ func (r *run) preparePlain(ctx context.Context) error {
 			return fmt.Errorf("index: %w", err)
 		}
 	}
+	// Every stored vector is now the embedder's, and stays so while this
+	// run holds the model lock: a changed document's unchanged chunks
+	// keep theirs.
+	r.reuse = true
 	return nil
 }
 
@@ -147,6 +151,10 @@ func (r *run) indexStaged(ctx context.Context, gone []string) error {
 			return err
 		}
 		r.reembedded = true
+	} else {
+		// The model the stored vectors were made with is the one that
+		// embeds this run's chunks.
+		r.reuse = true
 	}
 	if r.stage == nil {
 		return nil
@@ -171,10 +179,23 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 		text string
 	}
 	var pieces []piece
+	// The scan is the run's corpus pass too (endPass decides whether the
+	// index turned out as it saw it).
+	r.e.passMu.Lock()
+	r.pass = r.e.beginPass()
+	if r.pass == nil {
+		r.e.passMu.Unlock()
+	}
+	see := func(c docent.Chunk) {
+		pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+		if r.pass != nil {
+			r.pass.add(c)
+		}
+	}
 	if r.stage != nil {
 		err := r.stage.each(func(p *pendingDoc) error {
 			for _, c := range p.Chunks {
-				pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+				see(c)
 			}
 			return nil
 		})
@@ -184,7 +205,7 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 	}
 	err := r.e.idx.Scan(ctx, func(c docent.Chunk) error {
 		if !r.stagedIDs[c.DocID] && !gone[c.DocID] {
-			pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+			see(c)
 		}
 		return nil
 	})
@@ -227,7 +248,54 @@ func (b *batcher) rest() []*pendingDoc {
 	return rest
 }
 
-// embedGroup fills in the vectors of the group's chunks. When a batched
+// reuseVectors gives the chunks of the group's documents that the index
+// already holds under the same ID their stored vector, so that only new
+// chunks reach the embedder. A chunk ID hashes the document, the section
+// path and the embedded text (search.Chunker), so a stored vector under
+// that ID is the embedding of the same text; it is only reused while the
+// index's vectors are the engine embedder's (the caller checks
+// EmbedderName), and only when it has the embedder's length. It returns
+// how many chunks kept their vector.
+func (e *Engine) reuseVectors(ctx context.Context, group []*pendingDoc) (int, error) {
+	var ids []string
+	for _, p := range group {
+		if !p.Exists { // a new document has no stored chunk
+			continue
+		}
+		for _, c := range p.Chunks {
+			if len(c.Vector) == 0 {
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	stored, err := e.idx.Vectors(ctx, ids)
+	if err != nil {
+		return 0, fmt.Errorf("index: stored vectors: %w", err)
+	}
+	dim, n := e.emb.Dim(), 0
+	for _, p := range group {
+		if !p.Exists {
+			continue
+		}
+		for i := range p.Chunks {
+			c := &p.Chunks[i]
+			v, ok := stored[c.ID]
+			if !ok || len(c.Vector) > 0 || len(v) == 0 || (dim > 0 && len(v) != dim) {
+				continue
+			}
+			c.Vector = slices.Clone(v) // the index's slices are not ours
+			p.reused++
+			n++
+		}
+	}
+	return n, nil
+}
+
+// embedGroup fills in the vectors of the group's chunks that have none
+// (reuseVectors may have set some). When a batched
 // call fails it retries document by document, so one bad document does not
 // fail the others: errs[i] is document i's error. The returned error is
 // the context's, when it was cancelled.
@@ -235,9 +303,7 @@ func (e *Engine) embedGroup(ctx context.Context, group []*pendingDoc) (errs []er
 	errs = make([]error, len(group))
 	var chunks []*docent.Chunk
 	for _, p := range group {
-		for i := range p.Chunks {
-			chunks = append(chunks, &p.Chunks[i])
-		}
+		chunks = append(chunks, p.unembedded()...)
 	}
 	if err := e.embedChunks(ctx, chunks); err == nil {
 		return errs, nil
@@ -248,16 +314,24 @@ func (e *Engine) embedGroup(ctx context.Context, group []*pendingDoc) (errs []er
 		return errs, nil
 	}
 	for i, p := range group {
-		one := make([]*docent.Chunk, len(p.Chunks))
-		for j := range p.Chunks {
-			one[j] = &p.Chunks[j]
-		}
-		errs[i] = e.embedChunks(ctx, one)
+		errs[i] = e.embedChunks(ctx, p.unembedded())
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 	}
 	return errs, nil
+}
+
+// unembedded returns the chunks of p without a vector: those a group's
+// embedding fills in (the others kept their stored vector).
+func (p *pendingDoc) unembedded() []*docent.Chunk {
+	var out []*docent.Chunk
+	for i := range p.Chunks {
+		if len(p.Chunks[i].Vector) == 0 {
+			out = append(out, &p.Chunks[i])
+		}
+	}
+	return out
 }
 
 // embedChunks sets the Vector of every chunk, BatchSize texts per call.
@@ -544,6 +618,7 @@ func (r *run) writeInto(ctx context.Context, group []*pendingDoc, write func([]d
 			continue
 		}
 		landed[p.Doc.ID] = true
+		r.res.Content.Embedded += len(p.Chunks)
 	}
 	return nil
 }

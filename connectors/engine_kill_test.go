@@ -56,6 +56,7 @@ func TestSyncSurvivesKill(t *testing.T) {
 
 func killAtEveryWrite(t *testing.T, emb string) {
 	ctx := context.Background()
+	reusing := 0 // recoveries that kept stored vectors
 	for n := 0; ; n++ {
 		dir := t.TempDir()
 		e := openKillEnv(t, dir, emb)
@@ -72,7 +73,14 @@ func killAtEveryWrite(t *testing.T, emb string) {
 			if n < 4 {
 				t.Fatalf("run finished before write %d: %s", n+1, out)
 			}
-			t.Logf("converged after a kill at each of the run's %d writes", n)
+			t.Logf("converged after a kill at each of the run's %d writes (%d recoveries reused stored vectors)", n, reusing)
+			if emb == "plain" && reusing == 0 {
+				// The edited document's unchanged paragraph, and a
+				// document written to the index just before the kill,
+				// keep their vectors; AssertConverged checked each one
+				// is the embedding of its text.
+				t.Error("no recovery reused a stored vector")
+			}
 			return
 		}
 		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
@@ -87,6 +95,9 @@ func killAtEveryWrite(t *testing.T, emb string) {
 		res, err := connectors.NewEngine(e.db, e.idx, e.emb, e.ch, nil, e.opts).Sync(ctx, src, nil)
 		if err != nil || res.Failed != 0 {
 			t.Fatalf("recovery after a kill at write %d: %+v, %v", n+1, res, err)
+		}
+		if res.Content.Reused > 0 {
+			reusing++
 		}
 		connectorstest.AssertConverged(t, e.idx, e.db, e.ch, e.emb, "hb", src.Docs())
 		e.close()

@@ -163,3 +163,68 @@ func idfWeights(ctx context.Context, ts TermStats, terms []string) (map[string]f
 	}
 	return out, nil
 }
+
+// joinedWords returns, for each two neighbouring words of text (letters
+// and digits, apart by spaces, a hyphen or an underscore) whose
+// concatenation is a term the index holds, that concatenation, once: "health check" finds "healthcheck", "rate-limit"
+// finds "rateLimit" (indexed whole as well as in its parts). People write
+// apart what documentation writes as one identifier; the reverse, an
+// identifier in the query, is split by the analyzer already. Numbers and
+// stopwords are not joined ("http 2", "to do"). holds reports which of the
+// candidate terms the index holds.
+func joinedWords(text string, holds func(terms []string) map[string]bool) []string {
+	type word struct {
+		w          string
+		start, end int
+	}
+	var ws []word
+	start := -1
+	for i, r := range text + " " {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			ws = append(ws, word{text[start:i], start, i})
+			start = -1
+		}
+	}
+	var cands, joined []string
+	seen := map[string]bool{}
+	for i := 1; i < len(ws); i++ {
+		gap := text[ws[i-1].end:ws[i].start]
+		if strings.Trim(gap, " -_") != "" || len(gap) > 1 {
+			continue
+		}
+		a, b := ws[i-1].w, ws[i].w
+		if isDigitWord(a) || isDigitWord(b) || keywordStopwords[strings.ToLower(a)] || keywordStopwords[strings.ToLower(b)] {
+			continue
+		}
+		w := a + b
+		var term string
+		AnalyzeKeywordQuery(w, func(t string) {
+			if term == "" {
+				term = t
+			}
+		})
+		if term == "" || seen[term] {
+			continue
+		}
+		seen[term] = true
+		cands = append(cands, term)
+		joined = append(joined, w)
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	held := holds(cands)
+	var out []string
+	for i, t := range cands {
+		if held[t] {
+			out = append(out, joined[i])
+		}
+	}
+	return out
+}

@@ -85,3 +85,38 @@ func TestLongQueryFusion(t *testing.T) {
 		t.Errorf("long queries off: %v %v", f.VectorWeight, fb)
 	}
 }
+
+// TestJoinedWords: two neighbouring words whose concatenation the index
+// holds as one term are offered joined; numbers, stopwords, words apart by
+// other punctuation and joins the index lacks are not.
+func TestJoinedWords(t *testing.T) {
+	vocab := map[string]bool{}
+	for _, w := range []string{"kilnvent", "glazecoat", "firelog", "to", "kiln2"} {
+		AnalyzeKeywordQuery(w, func(term string) { vocab[term] = true })
+	}
+	holds := func(terms []string) map[string]bool {
+		out := map[string]bool{}
+		for _, term := range terms {
+			out[term] = vocab[term]
+		}
+		return out
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"apart by a space", "where is the kiln vent on model B?", "kilnvent"},
+		{"apart by a hyphen or underscore", "glaze-coat thickness and the fire_log", "glazecoat firelog"},
+		{"case kept as written", "Kiln Vent", "KilnVent"},
+		{"once", "kiln vent, then kiln vent again", "kilnvent"},
+		{"not across other punctuation", "the kiln. Vent it", ""},
+		{"not across two spaces", "kiln  vent", ""},
+		{"no number joined", "kiln 2 is hot", ""},
+		{"no stopword joined", "how to vent", ""},
+		{"what the index lacks", "glaze vent", ""},
+		{"one word", "kiln", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(joinedWords(tc.in, holds), " "); got != tc.want {
+				t.Errorf("joinedWords(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/docent-hq/docent"
@@ -254,7 +255,8 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 
 // keywordText is the text the keyword retriever gets: text itself, or the
 // words of its MaxQueryTerms most salient terms when it has more and the
-// index keeps term statistics.
+// index keeps term statistics; then, with statistics, any two neighbouring
+// words joined that the index holds as one term (see joinedWords).
 func (r *Retriever) keywordText(ctx context.Context, text string) (string, error) {
 	ts, ok := r.idx.(TermStats)
 	if !ok || r.opts.MaxQueryTerms < 0 {
@@ -266,6 +268,24 @@ func (r *Retriever) keywordText(ctx context.Context, text string) (string, error
 		ferr = err
 		return w
 	})
+	if ferr != nil {
+		return out, ferr
+	}
+	// Words written apart that the documents write as one identifier.
+	joined := joinedWords(out, func(terms []string) map[string]bool {
+		df, _, err := ts.DocFreq(ctx, terms)
+		if err != nil {
+			ferr = err
+		}
+		held := make(map[string]bool, len(df))
+		for t, f := range df {
+			held[t] = f > 0
+		}
+		return held
+	})
+	if len(joined) > 0 {
+		out += " " + strings.Join(joined, " ")
+	}
 	return out, ferr
 }
 

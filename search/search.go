@@ -93,6 +93,19 @@ type Facets struct {
 	Labels  []Facet `json:"labels"`
 }
 
+// Deriver is state derived from every chunk the index holds (the
+// answerer's corpus statistics, stale detection's conflicts), computed in
+// the one pass over the index the sync engine makes after a run that
+// changed it, not on read.
+type Deriver interface {
+	// BeginPass starts a pass: add is called with every stored chunk
+	// (without vector), then done once, with nil when every chunk was
+	// added (the deriver then replaces its state) or with the error that
+	// cut the pass short (it keeps its previous state). add and done are
+	// called from one goroutine.
+	BeginPass() (add func(docent.Chunk), done func(error))
+}
+
 // Index stores chunks and serves the two retrieval primitives. It neither
 // embeds nor fuses: the Retriever does both, once, for every backend. The
 // local (SQLite) and Typesense backends and the in-memory reference index

@@ -361,6 +361,8 @@ func ContentSummary(c docent.ContentCounts) string {
 			parts = append(parts, Itoa(n)+" "+what)
 		}
 	}
+	add(c.Embedded, "embedded")
+	add(c.Reused, "vectors reused")
 	add(c.Dropped, "markup dropped")
 	add(c.Empty, "empty")
 	add(c.Oversized, "oversized")

@@ -301,10 +301,11 @@ type Loader interface {
 	Scan(ctx context.Context, fn func(docent.Chunk) error) error
 }
 
-// CorpusStats keeps the Corpus of an index current: it is built on first
-// use and rebuilt, in the background, after Invalidate (the sync engine
-// calls it when a run changed the index). Until a rebuild finishes, the
-// previous statistics are served.
+// CorpusStats keeps the Corpus of an index current: the sync engine's
+// corpus pass rebuilds it when a run changed the index (BeginPass); it is
+// also built on first use when no pass ran first, and rebuilt in the
+// background after Invalidate (an index another process changed). Until
+// a rebuild finishes, the previous statistics are served.
 type CorpusStats struct {
 	src Loader
 
@@ -321,8 +322,27 @@ func NewCorpusStats(src Loader) *CorpusStats { return &CorpusStats{src: src} }
 // callers that build a Corpus themselves).
 func FixedCorpus(c *Corpus) *CorpusStats { return &CorpusStats{cur: c} }
 
+var _ search.Deriver = (*CorpusStats)(nil)
+
+// BeginPass implements search.Deriver: the sync engine's corpus pass
+// builds the next statistics, which replace the served ones when the
+// pass completes. Wired so, the answer path never scans the index (Get
+// builds on first use only when no pass has run yet).
+func (s *CorpusStats) BeginPass() (func(docent.Chunk), func(error)) {
+	b := newCorpusBuilder()
+	return b.add, func(err error) {
+		if err != nil {
+			return
+		}
+		c := b.build()
+		s.mu.Lock()
+		s.cur, s.stale = c, false
+		s.mu.Unlock()
+	}
+}
+
 // Invalidate marks the statistics out of date; the next Get starts a
-// rebuild.
+// rebuild (for an index another process changed).
 func (s *CorpusStats) Invalidate() {
 	if s == nil {
 		return

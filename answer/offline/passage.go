@@ -74,11 +74,11 @@ var PassageFeatureNames = []string{"own", "cover", "heading", "chunk", "rank", "
 // docs/answerer.md).
 var DefaultPassage = PassageModel{
 	Weights: map[string]float64{
-		"own": -0.9482, "cover": 0.1989, "heading": -0.5382, "chunk": -1.0955, "rank": 2.0899,
-		"fused": 3.595, "keyword": -1.3622, "cosine": -2.4117, "kind": 0.6129, "lacks": -0.3896,
-		"entry": 0.2656, "keyed": -19.8005, "codes": 0.4618, "meta": -0.785, "early": -1.1639,
-		"lead": 0.4593, "length": 0.7444, "page": 1.4686, "pagerank": 1.3024, "listed": -0.3311,
-		"steps": -1.0417, "sim": 1.7194, "score": 4.4909, "pairs": 0.1917, "chunkpairs": 2.2149,
+		"own": -1.2272, "cover": 0.7732, "heading": -0.903, "chunk": -1.5343, "rank": 1.8312,
+		"fused": 3.8292, "keyword": -0.9391, "cosine": -2.8044, "kind": 0.6212, "lacks": -0.3922,
+		"entry": 0.2638, "keyed": -19.5777, "codes": 0.525, "meta": -0.7241, "early": -1.3987,
+		"lead": 0.5317, "length": 0.7082, "page": 1.5896, "pagerank": 1.2439, "listed": -0.3629,
+		"steps": -0.9967, "sim": 1.8119, "score": 4.375, "pairs": 0.0809, "chunkpairs": 2.1713,
 	},
 }
 

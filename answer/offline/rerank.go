@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
@@ -16,7 +17,12 @@ import (
 //     likely the page about the question than a page with one chunk that
 //     happens to match: each hit's score is its fused score plus
 //     pageWeight times the fused scores of the other candidates of its
-//     document (among the first pageDepth).
+//     document (among the first pageDepth). Chunks under the same heading
+//     count once, the best of them: the parts of one long section, and
+//     the parallel sections a page repeats under one name ("Health check"
+//     under each kind of service, "Examples" under each option), are one
+//     piece of evidence, and would otherwise lift a long page of
+//     look-alike sections above the page whose one section answers.
 //   - A newer version goes before an older one: when two documents have
 //     the same title words (numbers left out, as in "Expense policy" and
 //     "Expense policy (2021)") and one was updated later, every chunk of
@@ -39,10 +45,17 @@ const (
 func (PageOrder) Rerank(_ context.Context, req answer.RerankRequest) (answer.Reranked, error) {
 	hits := append([]docent.Hit(nil), req.Hits...)
 	sum := map[string]float64{}
+	counted := map[string]float64{} // page and heading -> the score it adds
 	for i, h := range hits {
-		if i < pageDepth {
-			sum[docKey(h.Chunk)] += max(h.Score, 0)
+		if i >= pageDepth {
+			break
 		}
+		k := docKey(h.Chunk) + "\x00" + leafHeading(h.Chunk)
+		if _, ok := counted[k]; ok {
+			continue
+		}
+		counted[k] = max(h.Score, 0)
+		sum[docKey(h.Chunk)] += max(h.Score, 0)
 	}
 	type scored struct {
 		i     int
@@ -50,10 +63,8 @@ func (PageOrder) Rerank(_ context.Context, req answer.RerankRequest) (answer.Rer
 	}
 	order := make([]scored, len(hits))
 	for i, h := range hits {
-		own := 0.0
-		if i < pageDepth {
-			own = max(h.Score, 0)
-		}
+		// what the chunk's own heading added is not its page's support
+		own := counted[docKey(h.Chunk)+"\x00"+leafHeading(h.Chunk)]
 		order[i] = scored{i, h.Score + pageWeight*(sum[docKey(h.Chunk)]-own)}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].score > order[b].score })
@@ -119,6 +130,15 @@ func newerFirst(hits []docent.Hit) []docent.Hit {
 		flush(k)
 	}
 	return out
+}
+
+// leafHeading is the heading a chunk is under, its section path's last
+// element; "" for the text before a page's first heading.
+func leafHeading(c docent.Chunk) string {
+	if len(c.Section) == 0 {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(c.Section[len(c.Section)-1]))
 }
 
 // titleTerms are the analyzed words of a title, numbers left out.

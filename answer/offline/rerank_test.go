@@ -15,6 +15,7 @@ func TestPageOrder(t *testing.T) {
 		return docent.Chunk{ID: id, DocID: doc, Title: title, UpdatedAt: day(updated)}
 	}
 	h := func(ch docent.Chunk, score float64) docent.Hit { return docent.Hit{Chunk: ch, Score: score} }
+	sec := func(ch docent.Chunk, path ...string) docent.Chunk { ch.Section = path; return ch }
 	tests := []struct {
 		name string
 		hits []docent.Hit
@@ -22,9 +23,9 @@ func TestPageOrder(t *testing.T) {
 	}{
 		{"a page with several strong chunks goes first", []docent.Hit{
 			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 1.0),
-			h(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), 0.9),
-			h(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), 0.8),
-			h(c("kiln3", "kiln.md", "Kiln", "2025-01-01"), 0.7),
+			h(sec(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.9),
+			h(sec(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), "Firing"), 0.8),
+			h(sec(c("kiln3", "kiln.md", "Kiln", "2025-01-01"), "Cooling"), 0.7),
 		}, "kiln1,kiln2,kiln3,lathe"},
 		{"one chunk per page keeps the fused order", []docent.Hit{
 			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 1.0),
@@ -35,6 +36,24 @@ func TestPageOrder(t *testing.T) {
 			h(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), 0.9),
 			h(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), 0.3),
 		}, "lathe,kiln1,kiln2"},
+		{"chunks under one heading count once for their page", []docent.Hit{
+			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 1.0),
+			h(sec(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), "Electric kilns", "Venting"), 0.9),
+			h(sec(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), "Gas kilns", "Venting"), 0.8),
+			h(sec(c("kiln3", "kiln.md", "Kiln", "2025-01-01"), "Wood kilns", "venting "), 0.7),
+		}, "lathe,kiln1,kiln2,kiln3"},
+		{"the parts of one long section count once", []docent.Hit{
+			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 1.0),
+			h(sec(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.9),
+			h(sec(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.8),
+			h(sec(c("kiln3", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.7),
+		}, "lathe,kiln1,kiln2,kiln3"},
+		{"distinct headings of a page still add up", []docent.Hit{
+			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 1.0),
+			h(sec(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.95),
+			h(sec(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), "Venting"), 0.9),
+			h(sec(c("kiln3", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.7),
+		}, "kiln1,kiln2,lathe,kiln3"},
 		{"the newer version of a page goes before the older", []docent.Hit{
 			h(c("dues-old", "dues-2022.md", "Membership dues (2022)", "2022-02-01"), 1.0),
 			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 0.95),
@@ -55,8 +74,8 @@ func TestPageOrder(t *testing.T) {
 			h(docent.Chunk{ID: "lone1", Title: "Kiln"}, 1.0),
 			h(docent.Chunk{ID: "lone2", Title: "Kiln"}, 0.9),
 			h(docent.Chunk{ID: "lone3", Title: "Kiln"}, 0.8),
-			h(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), 0.85),
-			h(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), 0.85),
+			h(sec(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.85),
+			h(sec(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), "Firing"), 0.85),
 		}, "kiln1,kiln2,lone1,lone2,lone3"},
 		{"pages with unlike titles keep their order", []docent.Hit{
 			h(c("old", "guests.md", "Guest policy", "2019-01-01"), 1.0),
@@ -83,9 +102,10 @@ func TestPageOrder(t *testing.T) {
 func TestPageOrderScores(t *testing.T) {
 	var hits []docent.Hit
 	for i := range pageDepth + 2 {
-		hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: fmt.Sprintf("k%d", i), DocID: "kiln.md", Title: "Kiln"}, Score: 1})
+		hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: fmt.Sprintf("k%d", i), DocID: "kiln.md", Title: "Kiln",
+			Section: []string{fmt.Sprintf("Firing %d", i)}}, Score: 1})
 	}
-	hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: "neg", DocID: "kiln.md", Title: "Kiln"}, Score: -1})
+	hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: "neg", DocID: "kiln.md", Title: "Kiln", Section: []string{"Glazes"}}, Score: -1})
 	in := append([]docent.Hit(nil), hits...)
 	rr, err := PageOrder{}.Rerank(context.Background(), answer.RerankRequest{Hits: hits})
 	if err != nil {

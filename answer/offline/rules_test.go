@@ -163,8 +163,9 @@ package offline
 // rerank.go — PageOrder
 //   pageWeight over the first pageDepth, negative scores, RerankScore,
 //     the request's hits unchanged ........... TestPageOrderScores
-//   page order, newerFirst (held until the newer's first chunk,
-//     chains), docKey without DocID .......... TestPageOrder
+//   page order, chunks under one heading counted once (leafHeading),
+//     newerFirst (held until the newer's first chunk, chains), docKey
+//     without DocID .......................... TestPageOrder
 //   titleTerms, jaccard ...................... TestTitleTermsAndJaccard
 //
 // stages.go and the pipeline

@@ -52,12 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -52.3243,
+	Bias: -50.3667,
 	Weights: map[string]float64{
-		"passage": 50.5734, "runner": 0.1926, "coverage": -0.0483, "chunk": -0.3471, "page": 1.4495,
-		"cosine": 1.6761, "keyword": 0.1574, "agreement": 0.5822, "asks": 0.0775, "kind": -0.1413,
-		"missing": -4.8788, "unknown": -1.9557, "gap": 0.0885, "length": 0.5404,
+		"passage": 46.8325, "runner": 1.8883, "coverage": -0.2102, "chunk": -0.2792, "page": 1.2877,
+		"cosine": 1.9082, "keyword": 0.3453, "agreement": 0.574, "asks": 0.0888, "kind": -0.0222,
+		"missing": -4.6982, "unknown": -1.7333, "gap": -0.1814, "length": 0.5087,
 	},
-	AnswerAt:   0.5387,
-	NotFoundAt: 0.0469,
+	AnswerAt:   0.4857,
+	NotFoundAt: 0.0337,
 }

@@ -180,6 +180,9 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 	}
 	m.sayAccess(addr, acc)
 	m.Stale = stale.New(m.Store, m.Index, stale.Options{MaxAgeDays: m.Config.StaleAfterDays, ExcludePlatform: eval.GoldenPlatform})
+	// Conflicts are found in the sync's corpus pass, which the chat
+	// path's flags read.
+	m.Engine.Derive(m.Stale)
 	var sources []console.Source
 	for _, sc := range m.Config.Sources {
 		spec := sc.Schedule

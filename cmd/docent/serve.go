@@ -206,6 +206,12 @@ func (m *Main) initialSync(ctx context.Context) bool {
 		return false
 	}
 	if n > 0 {
+		// The corpus pass a sync ends with, once for an index this
+		// process did not sync: the answerer's statistics and the stale
+		// report's conflicts are ready before the first question.
+		if err := m.Engine.Pass(ctx); err != nil {
+			m.Log.Error("corpus pass", slog.Any("error", err))
+		}
 		m.Log.Info("index loaded", slog.Int("chunks", n))
 		return true
 	}

@@ -136,6 +136,8 @@ func contentLine(c docent.ContentCounts) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, many))
 		}
 	}
+	add(c.Embedded, "chunk embedded", "chunks embedded")
+	add(c.Reused, "chunk kept its stored vector", "chunks kept their stored vectors")
 	add(c.Dropped, "shortcode or component without text dropped", "shortcodes or components without text dropped")
 	add(c.Empty, "document gives no chunk", "documents give no chunk")
 	add(c.Oversized, "document over the size limit", "documents over the size limit")

@@ -215,8 +215,9 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 		MaxChunksPerDoc: cfg.Sync.MaxChunksPerDoc,
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
-		OnChange: m.Corpus.Invalidate,
 	})
+	// The answerer's corpus statistics come from the sync's corpus pass.
+	m.Engine.Derive(m.Corpus)
 
 	m.Retriever, err = search.NewRetriever(idx, emb, search.RetrieverOptions{
 		Fusion: search.Fusion{

@@ -139,9 +139,16 @@ type Checker struct {
 
 	mu     sync.Mutex
 	cached *Report
+	// found are the conflicts the last corpus pass found (BeginPass), by
+	// older document; passed is set once a pass completed.
+	found  map[string][]Finding
+	passed bool
 }
 
-var _ bot.StaleChecker = (*Checker)(nil)
+var (
+	_ bot.StaleChecker = (*Checker)(nil)
+	_ search.Deriver   = (*Checker)(nil)
+)
 
 // New returns a Checker over the store and the index's chunks.
 func New(st Store, chunks Chunks, opts Options) *Checker {
@@ -167,10 +174,30 @@ func (c *Checker) Invalidate() {
 	c.mu.Unlock()
 }
 
+// BeginPass implements search.Deriver: the sync engine's corpus pass,
+// after each run that changed the index, finds the conflicts between
+// near-duplicate sections; the next report is built with them, so flags
+// follow a scheduled sync with no console visit, and no reader scans the
+// index.
+func (c *Checker) BeginPass() (func(docent.Chunk), func(error)) {
+	var cf conflictFinder
+	return cf.add, func(err error) {
+		if err != nil {
+			return
+		}
+		found := cf.find()
+		c.mu.Lock()
+		c.found, c.passed, c.cached = found, true, nil
+		c.mu.Unlock()
+	}
+}
+
 // Stale implements bot.StaleChecker: the IDs among docIDs that are
-// flagged and not acknowledged.
+// flagged and not acknowledged. It reads the conflicts of the last
+// corpus pass and never scans the index (before the first pass it knows
+// of no conflict).
 func (c *Checker) Stale(ctx context.Context, docIDs []string) (map[string]bool, error) {
-	rep, err := c.Report(ctx)
+	rep, err := c.report(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -216,13 +243,29 @@ func (c *Checker) Flagged(ctx context.Context, docIDs []string) (map[string]stri
 	return out, nil
 }
 
-// Report returns the current report, built at most once per TTL.
-func (c *Checker) Report(ctx context.Context) (Report, error) {
+// Report returns the current report, built at most once per TTL (and
+// after each corpus pass) from the registry, the answers' citations, the
+// acknowledgements, the golden set and the last pass's conflicts. Before
+// any pass it scans the index once itself (a console opened on an index
+// this process has not synced).
+func (c *Checker) Report(ctx context.Context) (Report, error) { return c.report(ctx, true) }
+
+func (c *Checker) report(ctx context.Context, scan bool) (Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.opts.Now()
 	if c.cached != nil && now.Sub(c.cached.Generated) < c.opts.TTL {
 		return *c.cached, nil
+	}
+	if !c.passed && scan && c.chunks != nil {
+		var cf conflictFinder
+		if err := c.chunks.Scan(ctx, func(ch docent.Chunk) error {
+			cf.add(ch)
+			return nil
+		}); err != nil {
+			return Report{}, fmt.Errorf("stale: scan chunks: %w", err)
+		}
+		c.found, c.passed = cf.find(), true
 	}
 	rep, err := c.build(ctx, now)
 	if err != nil {
@@ -255,10 +298,7 @@ func (c *Checker) build(ctx context.Context, now time.Time) (Report, error) {
 			byPath[e.Doc] = append(byPath[e.Doc], q.ID)
 		}
 	}
-	conflicts, err := c.conflicts(ctx, docs)
-	if err != nil {
-		return Report{}, err
-	}
+	conflicts := c.found
 
 	var items []Item
 	for _, d := range docs {
@@ -323,34 +363,34 @@ const maxTermChunks = 64
 // with alike headings must be to count as near-duplicates by text alone.
 const minTextSimilarity = 0.5
 
-// conflicts pairs chunks of different live documents whose headings are
-// alike and that either state other amounts or, nearly the same text,
-// carry other dates. The older document of each pair gets a finding.
-func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[string][]Finding, error) {
-	live := map[string]docent.DocRecord{}
-	for _, d := range docs {
-		if d.DeletedAt.IsZero() {
-			live[d.ID] = d
-		}
+// conflictFinder gathers the indexed chunks of one corpus pass and pairs
+// those of different documents whose headings are alike and that either
+// state other amounts or, nearly the same text, carry other dates. The
+// older document of each pair gets a finding. Every indexed chunk is of a
+// live document (the sync deletes a gone document's chunks before the
+// pass); the report checks liveness again against the registry.
+type conflictFinder struct {
+	chunks []docent.Chunk
+	heads  []map[string]bool
+	byTerm map[string][]int
+}
+
+func (f *conflictFinder) add(ch docent.Chunk) {
+	if f.byTerm == nil {
+		f.byTerm = map[string][]int{}
 	}
-	var chunks []docent.Chunk
-	var heads []map[string]bool
-	byTerm := map[string][]int{}
-	err := c.chunks.Scan(ctx, func(ch docent.Chunk) error {
-		if _, ok := live[ch.DocID]; !ok {
-			return nil
-		}
-		h := offline.HeadingTerms(ch)
-		for t := range h {
-			byTerm[t] = append(byTerm[t], len(chunks))
-		}
-		chunks = append(chunks, ch)
-		heads = append(heads, h)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("stale: scan chunks: %w", err)
+	ch.Vector = nil
+	h := offline.HeadingTerms(ch)
+	for t := range h {
+		f.byTerm[t] = append(f.byTerm[t], len(f.chunks))
 	}
+	f.chunks = append(f.chunks, ch)
+	f.heads = append(f.heads, h)
+}
+
+// find returns the conflicts, by older document.
+func (f *conflictFinder) find() map[string][]Finding {
+	chunks, heads, byTerm := f.chunks, f.heads, f.byTerm
 	type pair struct{ older, newer string }
 	seen := map[pair]bool{}
 	out := map[string][]Finding{}
@@ -385,16 +425,15 @@ func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[s
 				continue
 			}
 			onlyA, onlyB = sameKind(onlyA, onlyB)
-			da, db := live[a.DocID], live[b.DocID]
 			numbers := len(onlyA) > 0 && len(onlyB) > 0
-			dates := !da.UpdatedAt.Equal(db.UpdatedAt) && search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
+			dates := !a.UpdatedAt.Equal(b.UpdatedAt) && search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
 			if !numbers && !dates {
 				continue
 			}
-			if da.UpdatedAt.After(db.UpdatedAt) {
-				da, db, a, b, onlyA, onlyB = db, da, b, a, onlyB, onlyA
+			if a.UpdatedAt.After(b.UpdatedAt) {
+				a, b, onlyA, onlyB = b, a, onlyB, onlyA
 			}
-			p := pair{da.ID, db.ID}
+			p := pair{a.DocID, b.DocID}
 			if seen[p] {
 				continue
 			}
@@ -403,15 +442,16 @@ func (c *Checker) conflicts(ctx context.Context, docs []docent.DocRecord) (map[s
 			if section == "" {
 				section = a.Title
 			}
+			db := docent.DocRecord{ID: b.DocID, Title: b.Title, UpdatedAt: b.UpdatedAt}
 			detail := fmt.Sprintf("“%s” is a near-duplicate of %s (updated %s)", section, db.Title, dateOf(db))
 			if numbers {
 				detail = fmt.Sprintf("“%s” says %s where the newer %s (updated %s) says %s",
 					section, strings.Join(onlyA, ", "), db.Title, dateOf(db), strings.Join(onlyB, ", "))
 			}
-			out[da.ID] = append(out[da.ID], Finding{Kind: Conflict, Detail: detail, Other: db.ID})
+			out[a.DocID] = append(out[a.DocID], Finding{Kind: Conflict, Detail: detail, Other: db.ID})
 		}
 	}
-	return out, nil
+	return out
 }
 
 func dateOf(d docent.DocRecord) string {

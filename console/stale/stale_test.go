@@ -83,17 +83,17 @@ func TestReport(t *testing.T) {
 		}
 	}
 	chunks := chunkList{
-		{ID: "e1", DocID: "hb:expense.md", Title: "Travel and Expense Policy", Section: []string{"Meal per diem"},
+		{ID: "e1", DocID: "hb:expense.md", UpdatedAt: day("2026-01-15"), Title: "Travel and Expense Policy", Section: []string{"Meal per diem"},
 			Text: "Travel and Expense Policy > Meal per diem\n\n| United States | $75 |\n| Europe | €60 |"},
-		{ID: "e2", DocID: "hb:expense-2021.md", Title: "Travel and Expense Policy (2021)", Section: []string{"Meal per diem"},
+		{ID: "e2", DocID: "hb:expense-2021.md", UpdatedAt: day("2021-03-01"), Title: "Travel and Expense Policy (2021)", Section: []string{"Meal per diem"},
 			Text: "Travel and Expense Policy (2021) > Meal per diem\n\n| United States | $50 |\n| Europe | €45 |"},
-		{ID: "v1", DocID: "hb:fresh.md", Title: "VPN", Section: []string{"Setup"}, Text: "VPN > Setup\n\nInstall the client."},
-		{ID: "w1", DocID: "wiki:page", Title: "Wiki page", Text: "Wiki page\n\nNotes."},
+		{ID: "v1", DocID: "hb:fresh.md", UpdatedAt: day("2026-10-01"), Title: "VPN", Section: []string{"Setup"}, Text: "VPN > Setup\n\nInstall the client."},
+		{ID: "w1", DocID: "wiki:page", UpdatedAt: day("2026-05-01"), Title: "Wiki page", Text: "Wiki page\n\nNotes."},
 		// Alike headings whose amounts are of other kinds (a count, dollar
 		// amounts) and whose texts differ: no conflict.
-		{ID: "t1", DocID: "hb:taxi.md", Title: "Taxis", Section: []string{"Rides"},
+		{ID: "t1", DocID: "hb:taxi.md", UpdatedAt: day("2026-06-01"), Title: "Taxis", Section: []string{"Rides"},
 			Text: "Taxis > Rides\n\nTaxis are reimbursed up to $25, or $50 at night."},
-		{ID: "t2", DocID: "hb:taxi-2021.md", Title: "Taxis", Section: []string{"Rides"},
+		{ID: "t2", DocID: "hb:taxi-2021.md", UpdatedAt: day("2021-06-01"), Title: "Taxis", Section: []string{"Rides"},
 			Text: "Taxis > Rides\n\nKeep 1 receipt for every ride you take."},
 	}
 	policy := map[string]int{"hb": 365, "wiki": 90}
