@@ -37,6 +37,7 @@ test-typesense:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd bench/baseline && $(GO) vet ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

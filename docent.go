@@ -387,7 +387,27 @@ type Turn struct {
 	Answer Answer `json:"answer"`
 	// CreatedAt is when the question arrived.
 	CreatedAt time.Time `json:"created_at"`
+	// Delivery says whether the reply reached the asker's thread, for a
+	// chat turn: "" until (or unless) a chat adapter posts it.
+	Delivery Delivery `json:"delivery,omitempty"`
+	// DeliveryError is the platform's error when the reply could not be
+	// posted (secrets and URLs masked).
+	DeliveryError string `json:"delivery_error,omitempty"`
 }
+
+// Delivery is whether a chat turn's reply was posted. Turns answered
+// over the API, MCP or the console have none: the answer is the
+// response.
+type Delivery string
+
+// Deliveries.
+const (
+	// DeliveryPosted: the reply is in the thread.
+	DeliveryPosted Delivery = "posted"
+	// DeliveryFailed: the platform refused the reply (the asker got a
+	// short apology, when that could be posted).
+	DeliveryFailed Delivery = "failed"
+)
 
 // DocRecord is what the document registry remembers of one indexed
 // document: its metadata, the content hash the sync engine diffs against,
@@ -587,6 +607,10 @@ const (
 	// again. It is not resolved: no one resolved it, and it has no
 	// ResolvedAt.
 	HandoffFailed HandoffState = "failed"
+	// HandoffReturned: the asker brought the bot back before a person
+	// resolved it ("Bring docent back"); the bot answers again. It is not
+	// resolved either.
+	HandoffReturned HandoffState = "returned"
 )
 
 // Open reports whether a handoff in state s holds the thread for a person
@@ -606,7 +630,7 @@ type Handoff struct {
 	Thread   string `json:"thread"`
 	// Question is the question that was handed off, as asked.
 	Question string `json:"question"`
-	// State is requested, claimed, resolved or failed.
+	// State is requested, claimed, resolved, failed or returned.
 	State HandoffState `json:"state"`
 	// RequestedBy, ClaimedBy and ResolvedBy are platform user IDs.
 	RequestedBy string `json:"requested_by"`
@@ -623,6 +647,9 @@ type Handoff struct {
 	// asker) wrote in the thread while it was handed off.
 	LastReplyBy string `json:"last_reply_by,omitempty"`
 	LastReply   string `json:"last_reply,omitempty"`
+	// AskedAgain is the asker's latest question to the bot while the
+	// thread was handed off: answered if they bring the bot back.
+	AskedAgain string `json:"asked_again,omitempty"`
 }
 
 // KnowledgeCandidate is a person's reply that resolved a handed-off
@@ -789,6 +816,8 @@ type TurnSummary struct {
 	Assignee   string
 	// Golden is the ID of the golden question made from the turn, "" if none.
 	Golden string
+	// Delivery says whether a chat turn's reply was posted.
+	Delivery Delivery
 }
 
 // TurnStats are the overview's aggregates over a window of turns.

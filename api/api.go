@@ -11,13 +11,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/admission"
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/internal/lograte"
 )
@@ -31,6 +31,16 @@ type Asker interface {
 
 // Formatter renders an answer as plain text with its source list.
 type Formatter func(docent.Answer) string
+
+// Admission admits an ask before any work is done on it: the admission
+// control every entrance shares (admission.Controller).
+type Admission interface {
+	// Acquire waits for a slot for a question from channel on platform
+	// and returns the function that frees it. It returns an error
+	// wrapping admission.ErrBusy (a *admission.BusyError, with
+	// RetryAfter) when the ask is refused, or ctx's error.
+	Acquire(ctx context.Context, platform, channel string) (release func(), err error)
+}
 
 // Readiness is whether the index is loaded and can serve; the sync side
 // owns it (connectors.Readiness).
@@ -52,11 +62,10 @@ type Server struct {
 	log      *slog.Logger
 	ready    Readiness
 	checks   []func(context.Context) error
-	limit    *Limiter
+	admit    Admission
 	onShed   func(code string)
 	fb       FeedbackStore
 	flags    FlagFunc
-	lastAsk  atomic.Int64 // unix nanoseconds when the last admitted ask ended
 	// quiet rate-limits the log lines of failures that repeat (storage,
 	// readiness): one line per interval, with the count of the others.
 	quiet map[string]*lograte.Quiet
@@ -64,11 +73,9 @@ type Server struct {
 
 // Options configure a Server. Zero fields take the defaults.
 type Options struct {
-	// Limits bound the asks worked on at once, when Limiter is nil.
-	Limits Limits
-	// Limiter, when set, is the admission shared with other entrances;
-	// Limits is then ignored.
-	Limiter *Limiter
+	// Admission is the admission control shared with the other
+	// entrances; nil gives the server one of its own with the defaults.
+	Admission Admission
 	// OnShed, when set, is called with the code (CodeNotReady or
 	// CodeOverloaded) of every ask refused with 503, for metrics.
 	OnShed func(code string)
@@ -88,29 +95,32 @@ type FlagFunc func(ctx context.Context, docIDs []string) (map[string]string, err
 
 // New builds the API server. docs may be nil when no local source is served.
 func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger, opts Options) *Server {
-	limit := opts.Limiter
-	if limit == nil {
-		limit = NewLimiter(opts.Limits)
+	admit := opts.Admission
+	if admit == nil {
+		admit = admission.New(admission.Options{})
 	}
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		limit: limit, onShed: opts.OnShed, ready: opts.Ready, fb: opts.Feedback, flags: opts.Flags,
+		admit: admit, onShed: opts.OnShed, ready: opts.Ready, fb: opts.Feedback, flags: opts.Flags,
 		quiet: map[string]*lograte.Quiet{"readyz": lograte.New(10 * time.Second)}}
 }
 
 // loaded reports whether the index holds something to answer from.
 func (s *Server) loaded() bool { return s.ready == nil || s.ready.Loaded() }
 
-// Limiter is the admission control /api/ask goes through; other
-// entrances on the same server (MCP) share it.
-func (s *Server) Limiter() *Limiter { return s.limit }
-
 // AddCheck adds a readiness check that /readyz runs once the index is
 // loaded, beside the Readiness's own (the store's write health); /readyz
 // answers 503 while any fails. Call it before serving.
 func (s *Server) AddCheck(check func(context.Context) error) { s.checks = append(s.checks, check) }
 
-// LastAsk is when the last admitted ask ended (zero before the first).
-func (s *Server) LastAsk() time.Time { return s.limit.LastRelease() }
+// LastAsk is when the last admitted ask ended, on any entrance that
+// shares the admission control (zero before the first, or when the
+// admission control does not say).
+func (s *Server) LastAsk() time.Time {
+	if l, ok := s.admit.(interface{ LastRelease() time.Time }); ok {
+		return l.LastRelease()
+	}
+	return time.Time{}
+}
 
 // Handler returns the routes. Requests that match none get a JSON 404 or
 // 405.
@@ -248,15 +258,20 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		}
 		q.Filter, q.User = f, c.Name
 	}
-	if !s.limit.Acquire(r.Context()) {
+	release, err := s.admit.Acquire(r.Context(), q.Platform, q.User)
+	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client has gone
 		}
-		s.shed(w, &apiError{status: http.StatusServiceUnavailable, code: CodeOverloaded, retryAfter: retryOverloaded,
+		retry := retryOverloaded
+		if be, ok := errors.AsType[*admission.BusyError](err); ok {
+			retry = be.RetryAfter
+		}
+		s.shed(w, &apiError{status: http.StatusServiceUnavailable, code: CodeOverloaded, retryAfter: retry,
 			msg: "too many questions at once; retry shortly"})
 		return
 	}
-	defer s.limit.Release()
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), AskTimeout)
 	defer cancel()
 	turn, err := s.asker.Ask(ctx, q)

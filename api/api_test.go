@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/admission"
 	"github.com/docent-hq/docent/answer"
 )
 
@@ -272,22 +273,24 @@ func TestAskScopedToken(t *testing.T) {
 	}
 }
 
-// TestSharedLimiter: a server given a Limiter admits through it, so an
-// entrance holding every slot makes /api/ask refuse at once.
-func TestSharedLimiter(t *testing.T) {
-	lim := NewLimiter(Limits{MaxInFlight: 1, MaxQueue: 1, MaxWait: time.Millisecond})
-	s := New(answered(new(atomic.Int64)), format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Limiter: lim})
-	if s.Limiter() != lim {
-		t.Fatal("the server does not use the limiter it was given")
-	}
+// TestSharedAdmission: a server given the shared admission control
+// admits through it, so another entrance holding every slot makes
+// /api/ask refuse at once; LastAsk follows every entrance's asks.
+func TestSharedAdmission(t *testing.T) {
+	adm := admission.New(admission.Options{Slots: 1, MaxQueue: 1, MaxWait: time.Millisecond})
+	s := New(answered(new(atomic.Int64)), format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Admission: adm})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
-	if !lim.Acquire(context.Background()) {
-		t.Fatal("acquire")
+	release, err := adm.Acquire(context.Background(), "slack", "C1")
+	if err != nil {
+		t.Fatal(err)
 	}
 	resp, b := mustDo(t, http.MethodPost, ts.URL+"/api/ask", "application/json", `{"question":"q"}`)
 	mustErrorBody(t, resp, b, CodeOverloaded)
-	lim.Release()
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+	release()
 	if s.LastAsk().IsZero() {
 		t.Error("LastAsk is zero after a release")
 	}

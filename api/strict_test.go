@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/admission"
 )
 
 // answered is an asker that answers every question.
@@ -164,9 +165,10 @@ func TestAskShedsEarly(t *testing.T) {
 	})
 	var mu sync.Mutex
 	shed := map[string]int{}
+	adm := admission.New(admission.Options{Slots: 1, MaxQueue: 1, MaxWait: 300 * time.Millisecond})
 	s := New(asker, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{
-		Limits: Limits{MaxInFlight: 1, MaxQueue: 1, MaxWait: 300 * time.Millisecond},
-		OnShed: func(code string) { mu.Lock(); shed[code]++; mu.Unlock() },
+		Admission: adm,
+		OnShed:    func(code string) { mu.Lock(); shed[code]++; mu.Unlock() },
 	})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
@@ -197,7 +199,7 @@ func TestAskShedsEarly(t *testing.T) {
 	waiting := ask()
 	// Wait until the second ask is queued, then a third finds the queue full.
 	deadline := time.Now().Add(5 * time.Second)
-	for s.limit.waiting.Load() != 1 && time.Now().Before(deadline) {
+	for adm.Stats().Waiting["api"] != 1 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	full := <-ask()

@@ -1,10 +1,15 @@
 // Package bot is the conversation core the chat adapters share: which
 // messages to answer, thread context for follow-ups, per-channel source
 // scope, feedback, the handoff state machine (bot → requested → claimed →
-// resolved, or requested → failed when the escalation is refused), dedupe of redelivered events and rate limits. Adapters
-// (bot/slack, bot/discord) stay thin: they turn platform events into
-// Messages and Actions, and post the Replies and escalations the core
-// asks for through their Poster.
+// resolved; requested → failed when the escalation is refused; requested
+// or claimed → returned when the asker brings the bot back), dedupe of
+// redelivered events, rate limits, questions held until the first sync is
+// done, and the delivery of each answer recorded in its turn. Answers go
+// through the shared admission control (Config.Admission); adapters
+// receive events on a bounded Intake. Adapters (bot/slack, bot/discord)
+// stay thin: they turn platform events into Messages and Actions, and
+// post the Replies and escalations the core asks for through their
+// Poster.
 package bot
 
 import (
@@ -19,7 +24,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/internal/question"
+	"github.com/docent-hq/docent/internal/redact"
 )
 
 // Asker answers a question and stores the turn; answer.Recorder
@@ -52,6 +59,19 @@ type Store interface {
 	UpdateHandoff(ctx context.Context, h docent.Handoff) error
 	// CreateKnowledgeCandidate stores a person's resolving reply.
 	CreateKnowledgeCandidate(ctx context.Context, k *docent.KnowledgeCandidate) error
+	// SetTurnDelivery records whether a turn's reply was posted, with
+	// the platform's error when not; an unknown turn is an error.
+	SetTurnDelivery(ctx context.Context, id int64, d docent.Delivery, errText string) error
+}
+
+// Admission admits an answer to the pipeline, shared by every entrance
+// (admission.Controller implements it).
+type Admission interface {
+	// Go runs job under ctx once the answer may run (err nil), and
+	// otherwise tells job why not: a refusal (the pipeline is too busy),
+	// or ctx's error. It calls job exactly once, possibly before it
+	// returns.
+	Go(ctx context.Context, platform, channel string, job func(ctx context.Context, err error))
 }
 
 // StaleChecker says which documents are flagged stale, so that an answer
@@ -100,6 +120,10 @@ type Message struct {
 	Post bool
 	// FromBot: written by a bot (the bot itself included); ignored.
 	FromBot bool
+	// Staff: the author is known to answer for the team (Discord: holds
+	// the escalation role). Staff never trigger the bot in a thread that
+	// was handed off, unless they mention it once it is over.
+	Staff bool
 }
 
 // ActionKind is a button a person pressed.
@@ -114,6 +138,9 @@ const (
 	// ActionClaim and ActionResolve are buttons on the escalation post.
 	ActionClaim   ActionKind = "claim"
 	ActionResolve ActionKind = "resolve"
+	// ActionResume is "Bring docent back" under a handed-off thread's
+	// status: the asker takes the thread back from the person.
+	ActionResume ActionKind = "resume"
 )
 
 // Action is a button press.
@@ -148,10 +175,18 @@ const (
 	ReplyFailed ReplyKind = "failed"
 	// ReplyRateLimited: too many questions; try again shortly.
 	ReplyRateLimited ReplyKind = "rate_limited"
+	// ReplyBusy: the pipeline is too busy to take the question now.
+	ReplyBusy ReplyKind = "busy"
+	// ReplyHold: the question is held until the first sync is done; the
+	// answer follows in the same thread.
+	ReplyHold ReplyKind = "hold"
 	// ReplyHandoff: a person was asked for (or already was).
 	ReplyHandoff ReplyKind = "handoff"
+	// ReplyStatus: where a handed-off thread's handoff stands, with the
+	// button that brings the bot back; no sources.
+	ReplyStatus ReplyKind = "status"
 	// ReplyNote: a short notice in the thread (claimed, resolved,
-	// feedback thanks).
+	// feedback thanks, small talk).
 	ReplyNote ReplyKind = "note"
 )
 
@@ -169,6 +204,8 @@ type Reply struct {
 	TurnID int64
 	// Buttons are the actions to offer, in order.
 	Buttons []ActionKind
+	// HandoffID is the handoff a status's button acts on.
+	HandoffID int64
 	// Ephemeral: only the person who triggered it needs to see it
 	// (adapters that can, show it to them alone).
 	Ephemeral bool
@@ -273,18 +310,42 @@ type Config struct {
 	// asker's notice.
 	GroupName string
 	// UserRate and ChannelRate bound questions per minute per user and
-	// per channel; 0 means 10 and 60.
+	// per channel, with a burst of a minute's worth; 0 means 10 and 60.
 	UserRate, ChannelRate float64
-	// Ready reports whether the index can answer (serve's readiness: the
-	// first sync of an empty index has finished). Until it can, a
-	// question gets NotReadyText and is neither answered nor stored: "not
+	// Loaded is closed once the index can answer (serve's readiness: the
+	// first sync of an empty index has finished). Until then a question is
+	// acknowledged at once (HoldText) and held, up to HoldQueue of them,
+	// then answered in its thread, oldest first, when Loaded closes: "not
 	// in the docs" from a half-filled index would be wrong. Nil means
 	// always ready.
-	Ready func() bool
+	Loaded <-chan struct{}
+	// HoldQueue bounds the questions held until Loaded; past it a
+	// question gets HoldFullText. Default 100.
+	HoldQueue int
+	// Admission admits each answer to the pipeline; nil answers at once,
+	// before HandleMessage returns.
+	Admission Admission
+	// Timeout bounds one answer once admitted to wait for a slot (queue,
+	// pipeline, posting); default 2m.
+	Timeout time.Duration
+	// OnDelivery, when set, is told whether each answer was posted, for
+	// metrics.
+	OnDelivery func(posted bool)
 }
 
-// NotReadyText is the reply to a question asked before the index is ready.
-const NotReadyText = "I'm still reading the docs for the first time. Please ask again in a few minutes."
+// Notices of the question queue.
+const (
+	// HoldText acknowledges a question held until the first sync is done.
+	HoldText = "Reading the docs for the first time — I'll answer here in a moment."
+	// HoldFullText is the reply when too many questions are already held.
+	HoldFullText = "I'm still reading the docs for the first time, and many questions are already waiting. " +
+		"Please ask again in a few minutes."
+	// RestartText tells a held question that it will not be answered: the
+	// server is stopping.
+	RestartText = "I'm restarting before I could answer this. Please ask again in a minute."
+	// BusyText is the reply when the pipeline is too busy.
+	BusyText = "I'm answering a lot of questions right now and couldn't get to yours. Please ask again in a minute."
+)
 
 // Bot is the conversation core. It is safe for concurrent use.
 type Bot struct {
@@ -305,6 +366,20 @@ type Bot struct {
 	// another, e.g. a reply saved from a stale read re-opening a thread
 	// just resolved.
 	handoffMu sync.Mutex
+
+	// ctx is cancelled when Shutdown gives up waiting: queued and running
+	// answers stop. jobs counts them.
+	ctx    context.Context
+	cancel context.CancelFunc
+	jobs   sync.WaitGroup
+	// The questions held until Loaded (see queue.go).
+	holdMu  sync.Mutex
+	held    []*heldQuestion
+	drained bool
+	closed  bool
+	waiting bool
+	// quit is closed by Shutdown.
+	quit chan struct{}
 }
 
 // updateHandoff re-reads handoff id and, under handoffMu, applies change
@@ -341,11 +416,20 @@ func New(platform string, asker Asker, st Store, stale StaleChecker, cfg Config,
 	if cfg.GroupName == "" {
 		cfg.GroupName = "the team"
 	}
+	if cfg.HoldQueue <= 0 {
+		cfg.HoldQueue = 100
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bot{platform: platform, asker: asker, store: st, stale: stale, cfg: cfg, log: log,
+	b := &Bot{platform: platform, asker: asker, store: st, stale: stale, cfg: cfg, log: log,
 		now: time.Now, limiters: map[string]*rate.Limiter{}}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.quit = make(chan struct{})
+	return b
 }
 
 // channel returns the configuration of a channel.
@@ -360,10 +444,15 @@ func (b *Bot) channel(id string) ChannelConfig {
 // answers it in its thread through out. It answers direct messages,
 // mentions, top-level questions in auto-answer channels, and follow-ups
 // in threads it already answers (per Config.FollowUps). In a thread handed
-// to a person it stays quiet, unless mentioned, and remembers the
-// person's latest reply. A redelivered event is ignored. Errors are
-// returned after the asker was told (never silent); a failed answer gets
-// an apology with the handoff button.
+// to a person it does not answer: the asker's mention gets the handoff's
+// status (with "Bring docent back"), and anyone else's message is kept as
+// the person's latest reply. A redelivered event is ignored. Before the
+// index is loaded the question is acknowledged and held; with an
+// Admission the answer is queued and posted after HandleMessage returns.
+// Small talk (answer.SmallTalk: a greeting, thanks, "lol ok") is neither
+// held nor queued: its short reply is posted before HandleMessage returns.
+// Errors are returned after the asker was told (never silent); a failed
+// answer gets an apology with the handoff button.
 func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	text := strings.TrimSpace(m.Text)
 	if m.FromBot || (text == "" && !m.Mentioned) {
@@ -384,20 +473,10 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
-	if handed && h.State.Open() && !m.Mentioned {
-		if m.User != h.RequestedBy && text != "" {
-			_, err := b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
-				if !h.State.Open() {
-					return false // resolved meanwhile: the reply is not the resolving one
-				}
-				h.LastReplyBy, h.LastReply = m.User, text
-				return true
-			})
-			if err != nil {
-				return fmt.Errorf("bot: %w", err)
-			}
+	if handed {
+		if quiet, err := b.handedOff(ctx, m, text, h, out); quiet || err != nil {
+			return err
 		}
-		return nil
 	}
 
 	var history []docent.Turn
@@ -417,23 +496,85 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	if text == "" {
 		return out.Reply(ctx, t, Reply{Kind: ReplyNote, Text: "Ask me a question about the docs and I'll answer with sources."})
 	}
-	if b.cfg.Ready != nil && !b.cfg.Ready() {
-		return out.Reply(ctx, t, Reply{Kind: ReplyNote, Text: NotReadyText})
-	}
 	if !b.allow("user:"+m.User, b.cfg.UserRate) || !b.allow("channel:"+t.Channel, b.cfg.ChannelRate) {
 		return out.Reply(ctx, t, Reply{Kind: ReplyRateLimited, Ephemeral: true,
 			Text: "You're asking faster than I can keep up. Please try again in a minute."})
 	}
+	q := b.question(m.User, t, text, history)
+	if _, small := answer.SmallTalk(text); small {
+		// A greeting or thanks needs no index, no slot and no working
+		// indicator: the pipeline replies before retrieval, at once.
+		return b.answer(ctx, t, q, out)
+	}
+	if !b.loaded() {
+		return b.hold(ctx, m, q, out, len(history) == 0)
+	}
+	return b.submit(ctx, m, q, out, len(history) == 0, nil)
+}
 
-	q := docent.Question{Text: text, Platform: t.Platform, Channel: t.Channel, Thread: t.ID, User: m.User,
+// question builds the question of a message in thread t, with the
+// channel's scope and the thread's earlier turns.
+func (b *Bot) question(user string, t Thread, text string, history []docent.Turn) docent.Question {
+	cc := b.channel(t.Channel)
+	q := docent.Question{Text: text, Platform: t.Platform, Channel: t.Channel, Thread: t.ID, User: user,
 		Filter: docent.Filter{Sources: cc.Sources, Labels: cc.Labels}}
 	for _, tu := range history {
 		q.History = append(q.History, docent.Exchange{Question: tu.Question.Text, Answer: tu.Answer.Text})
 	}
-	if ind, ok := out.(Indicator); ok {
-		done := ind.Working(ctx, m, len(history) == 0)
-		defer done()
+	return q
+}
+
+// handedOff handles a message in a thread that has a handoff. It reports
+// quiet when the bot must not answer it: while the handoff is open, the
+// asker's mention gets the status and everything else is the people's
+// conversation (a person's reply is kept); once it is over, a person who
+// took part in it (or staff) is not answered unless they mention the bot.
+func (b *Bot) handedOff(ctx context.Context, m Message, text string, h docent.Handoff, out Poster) (quiet bool, err error) {
+	asker := m.User == h.RequestedBy
+	if !h.State.Open() {
+		helped := m.User == h.ClaimedBy || m.User == h.ResolvedBy || m.User == h.LastReplyBy
+		return !asker && (helped || m.Staff) && !m.Mentioned, nil
 	}
+	if !asker {
+		if text == "" {
+			return true, nil
+		}
+		_, err := b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
+			if !h.State.Open() {
+				return false // resolved meanwhile: the reply is not the resolving one
+			}
+			h.LastReplyBy, h.LastReply = m.User, text
+			return true
+		})
+		if err != nil {
+			return true, fmt.Errorf("bot: %w", err)
+		}
+		return true, nil
+	}
+	if !m.Mentioned && !m.Direct {
+		return true, nil // the asker talking with the person
+	}
+	if text != "" {
+		h, err = b.updateHandoff(ctx, h.ID, func(h *docent.Handoff) bool {
+			if !h.State.Open() {
+				return false
+			}
+			h.AskedAgain = text
+			return true
+		})
+		if err != nil {
+			return true, fmt.Errorf("bot: %w", err)
+		}
+		if !h.State.Open() {
+			return false, nil // given back meanwhile: answer it
+		}
+	}
+	return true, out.Reply(ctx, m.Thread, b.handoffStatus(h))
+}
+
+// answer asks q and posts the reply in thread t, recording in the turn
+// whether it was posted.
+func (b *Bot) answer(ctx context.Context, t Thread, q docent.Question, out Poster) error {
 	s := &streaming{b: b, t: t, out: out}
 	turn, askErr := s.ask(ctx, q)
 	if errors.Is(askErr, docent.ErrEmptyQuestion) {
@@ -445,9 +586,11 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 				slog.String("error", turn.Answer.Trace.Error))
 		}
 		err := s.post(ctx, failedReply(turn.ID))
+		b.delivered(ctx, turn.ID, err)
 		return errors.Join(fmt.Errorf("bot: answer: %w", askErr), err)
 	}
-	err = s.post(ctx, b.reply(ctx, turn))
+	err := s.post(ctx, b.reply(ctx, turn))
+	b.delivered(ctx, turn.ID, err)
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
@@ -456,6 +599,24 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 	b.log.ErrorContext(ctx, "posting the answer failed; apologising", slog.Int64("turn", turn.ID),
 		slog.String("thread", t.ID), slog.Any("error", err))
 	return errors.Join(fmt.Errorf("bot: post answer: %w", err), out.Reply(ctx, t, failedReply(turn.ID)))
+}
+
+// delivered records in turn id whether its reply was posted (postErr
+// nil) or not, with the platform's error.
+func (b *Bot) delivered(ctx context.Context, id int64, postErr error) {
+	if b.cfg.OnDelivery != nil {
+		b.cfg.OnDelivery(postErr == nil)
+	}
+	if id == 0 {
+		return
+	}
+	d, msg := docent.DeliveryPosted, ""
+	if postErr != nil {
+		d, msg = docent.DeliveryFailed, redact.URLs(postErr.Error())
+	}
+	if err := b.store.SetTurnDelivery(context.WithoutCancel(ctx), id, d, msg); err != nil {
+		b.log.WarnContext(ctx, "record delivery", slog.Int64("turn", id), slog.Any("error", err))
+	}
 }
 
 // failedReply is the apology a thread gets when answering fails, with
@@ -583,14 +744,15 @@ func (b *Bot) staleFlags(ctx context.Context, cites []docent.Citation) []bool {
 	return flags
 }
 
-// allow takes a token from key's bucket (rate per minute, burst of a
-// minute's worth up to 5).
+// allow takes a token from key's bucket: perMinute a minute, with a
+// burst of a minute's worth (a person may ask their ten at once, then one
+// every six seconds).
 func (b *Bot) allow(key string, perMinute float64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	l, ok := b.limiters[key]
 	if !ok {
-		l = rate.NewLimiter(rate.Limit(perMinute/60), max(1, min(5, int(perMinute))))
+		l = rate.NewLimiter(rate.Limit(perMinute/60), max(1, int(perMinute)))
 		b.limiters[key] = l
 	}
 	return l.AllowN(b.now(), 1)

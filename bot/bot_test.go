@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
@@ -32,6 +32,9 @@ type poster struct {
 	escalations []bot.Escalation
 	updates     []docent.Handoff
 	escErr      error
+	// replyErr fails every Reply; changed is closed on each reply.
+	replyErr error
+	changed  chan struct{}
 }
 
 type posted struct {
@@ -42,8 +45,40 @@ type posted struct {
 func (p *poster) Reply(_ context.Context, t bot.Thread, r bot.Reply) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.replyErr != nil {
+		return p.replyErr
+	}
 	p.replies = append(p.replies, posted{t, r})
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
 	return nil
+}
+
+// waitReplies waits until n replies were posted and returns them.
+func (p *poster) waitReplies(t *testing.T, n int) []posted {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		p.mu.Lock()
+		if len(p.replies) >= n {
+			out := slices.Clone(p.replies)
+			p.mu.Unlock()
+			return out
+		}
+		if p.changed == nil {
+			p.changed = make(chan struct{})
+		}
+		ch := p.changed
+		got := len(p.replies)
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("%d replies posted, want %d", got, n)
+		}
+	}
 }
 
 func (p *poster) Escalate(_ context.Context, e bot.Escalation) (string, error) {
@@ -311,37 +346,6 @@ func TestRateLimitRepliesPolitely(t *testing.T) {
 	}
 }
 
-// TestQuestionBeforeReadyAsksToWait: until the index is ready a question
-// gets a notice to ask again, and nothing is answered or stored; once it
-// is ready the same thread is answered.
-func TestQuestionBeforeReadyAsksToWait(t *testing.T) {
-	var ready atomic.Bool
-	e := newEnv(t, bot.Config{Ready: ready.Load}, nil)
-	m := msg("Ev1", "U1", "vpn?")
-	m.Mentioned = true
-	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
-		t.Fatal(err)
-	}
-	if r := e.out.last(t); r.Kind != bot.ReplyNote || r.Text != bot.NotReadyText || r.TurnID != 0 {
-		t.Errorf("reply before ready = %+v, want the not-ready notice", r)
-	}
-	if n := len(e.questions()); n != 0 {
-		t.Errorf("asked %d questions before ready, want 0", n)
-	}
-	if turns, err := e.db.ListTurns(ctx, store.TurnFilter{}); err != nil || len(turns) != 0 {
-		t.Errorf("stored %d turns before ready (%v), want 0", len(turns), err)
-	}
-
-	ready.Store(true)
-	m.EventID = "Ev2"
-	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
-		t.Fatal(err)
-	}
-	if r := e.out.last(t); r.Kind != bot.ReplyAnswer || r.TurnID == 0 {
-		t.Errorf("reply once ready = %+v, want an answer", r)
-	}
-}
-
 type staleDocs map[string]bool
 
 func (s staleDocs) Stale(_ context.Context, ids []string) (map[string]bool, error) { return s, nil }
@@ -455,26 +459,6 @@ func TestHandoffLifecycle(t *testing.T) {
 	}
 	if len(e.questions()) != asked+1 {
 		t.Errorf("the bot did not answer after the handoff was resolved")
-	}
-}
-
-func TestMentionDuringHandoffIsAnswered(t *testing.T) {
-	e := newEnv(t, bot.Config{}, nil)
-	first := msg("Ev1", "U1", "gym?")
-	first.Mentioned = true
-	if err := e.bot.HandleMessage(ctx, first, e.out); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.bot.HandleAction(ctx, bot.Action{Kind: bot.ActionHandoff, Thread: thread, TurnID: e.out.last(t).TurnID, User: "U1"}, e.out); err != nil {
-		t.Fatal(err)
-	}
-	m := msg("Ev2", "U-staff", "what does the expense policy say about fitness?")
-	m.Mentioned = true
-	if err := e.bot.HandleMessage(ctx, m, e.out); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(e.questions()); n != 2 {
-		t.Errorf("a mention in a handed-off thread was not answered (%d questions)", n)
 	}
 }
 

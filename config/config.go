@@ -184,12 +184,43 @@ type ServerConfig struct {
 	// localhost:8080, is the demo: reachable from this machine only.
 	Addr string `yaml:"addr"`
 	// PublicURL is the absolute URL people reach the console at; links in
-	// chat replies point to it.
+	// chat replies point to it. Unset, it follows Addr (and serve's
+	// --addr): http://localhost:PORT, or the host Addr names.
 	PublicURL string `yaml:"public_url"`
 	// ShutdownTimeout bounds graceful shutdown, written as a duration ("10s").
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	// MetricsAddr, when set, serves /metrics on this address instead of Addr.
 	MetricsAddr string `yaml:"metrics_addr,omitempty"`
+
+	// publicURLFromAddr: PublicURL was not configured and follows Addr.
+	publicURLFromAddr bool
+}
+
+// Listen sets the listen address; a PublicURL that was not configured
+// follows it.
+func (s *ServerConfig) Listen(addr string) {
+	s.Addr = addr
+	if s.publicURLFromAddr {
+		s.PublicURL = AddrURL(addr)
+	}
+}
+
+// PublicURLFromAddr reports whether PublicURL was not configured and
+// follows Addr.
+func (s ServerConfig) PublicURLFromAddr() bool { return s.publicURLFromAddr }
+
+// AddrURL is the URL a server listening on addr is reached at:
+// http://localhost:PORT when addr names no host or every interface
+// (":8080", "0.0.0.0:8080", "[::]:8080"), and http://HOST:PORT otherwise.
+func AddrURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // Source types.
@@ -562,9 +593,10 @@ func Default() Config {
 	return Config{
 		DataDir: "./data",
 		Server: ServerConfig{
-			Addr:            "localhost:8080",
-			PublicURL:       "http://localhost:8080",
-			ShutdownTimeout: 10 * time.Second,
+			Addr:              "localhost:8080",
+			PublicURL:         "http://localhost:8080",
+			ShutdownTimeout:   10 * time.Second,
+			publicURLFromAddr: true,
 		},
 		Sources: []SourceConfig{{Name: "handbook", Type: SourceBundled}},
 		Index: IndexConfig{

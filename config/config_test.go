@@ -928,3 +928,44 @@ func TestDecisionFeatures(t *testing.T) {
 		t.Errorf("Validate with known features = %v", err)
 	}
 }
+
+// TestPublicURLFollowsAddr: an unset server.public_url is where the
+// server listens, from server.addr or serve's --addr (ServerConfig.Listen);
+// a configured one stays.
+func TestPublicURLFollowsAddr(t *testing.T) {
+	for _, tc := range []struct {
+		name, server, listen, want string
+	}{
+		{"default", "", "", "http://localhost:8080"},
+		{"port only", "  addr: \":9090\"\n", "", "http://localhost:9090"},
+		{"every interface", "  addr: 0.0.0.0:9091\n", "", "http://localhost:9091"},
+		{"every IPv6 interface", "  addr: \"[::]:9092\"\n", "", "http://localhost:9092"},
+		{"loopback", "  addr: 127.0.0.1:9093\n", "", "http://127.0.0.1:9093"},
+		{"IPv6 loopback", "  addr: \"[::1]:9094\"\n", "", "http://[::1]:9094"},
+		{"host name", "  addr: docent.internal:8081\n", "", "http://docent.internal:8081"},
+		{"--addr", "", "localhost:9095", "http://localhost:9095"},
+		{"--addr over server.addr", "  addr: \":9090\"\n", "127.0.0.1:9096", "http://127.0.0.1:9096"},
+		{"configured", "  addr: \":9090\"\n  public_url: https://docent.example.com\n", "", "https://docent.example.com"},
+		{"configured, --addr", "  public_url: https://docent.example.com\n", ":9097", "https://docent.example.com"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := ""
+			if tc.server != "" {
+				path = mustWrite(t, "docent.yaml", "server:\n"+tc.server)
+			}
+			c, err := Load(path, env(nil), Builtin())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.listen != "" {
+				c.Server.Listen(tc.listen)
+			}
+			if c.Server.PublicURL != tc.want {
+				t.Errorf("public_url = %q, want %q", c.Server.PublicURL, tc.want)
+			}
+			if follows := !strings.Contains(tc.server, "public_url"); c.Server.PublicURLFromAddr() != follows {
+				t.Errorf("PublicURLFromAddr = %v, want %v", c.Server.PublicURLFromAddr(), follows)
+			}
+		})
+	}
+}

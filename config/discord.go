@@ -70,6 +70,36 @@ type DiscordChannelConfig struct {
 	// answers as a reply in the channel, and a reply to the answer
 	// follows up. Threads and forum posts are always answered in place.
 	Reply string `yaml:"reply,omitempty"`
+	// Tags, on a forum, tags its posts as they move: answered by docent,
+	// handed to a person, solved (the asker's ✅ or "solved", a ✅ by a
+	// holder of escalation_role, or the handoff resolved; docent then
+	// answers there only when mentioned). Names left empty are the
+	// defaults; tags the forum lacks are created when the bot may manage
+	// the forum. "tags: {}" turns it on with the default names.
+	Tags *DiscordForumTags `yaml:"tags,omitempty"`
+}
+
+// DiscordForumTags names a forum's lifecycle tags.
+type DiscordForumTags struct {
+	// Answered: docent answered the post ("Answered").
+	Answered string `yaml:"answered,omitempty"`
+	// Handoff: a person was asked for ("Needs a human").
+	Handoff string `yaml:"handoff,omitempty"`
+	// Solved: the asker (or staff) marked it solved ("Solved").
+	Solved string `yaml:"solved,omitempty"`
+}
+
+// WithDefaults returns the names with the empty ones defaulted.
+func (t DiscordForumTags) WithDefaults() DiscordForumTags {
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{{&t.Answered, "Answered"}, {&t.Handoff, "Needs a human"}, {&t.Solved, "Solved"}} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
+	}
+	return t
 }
 
 // Enabled reports whether Discord is configured.
@@ -85,6 +115,10 @@ func defaultDiscord() DiscordConfig {
 func (d DiscordConfig) clone() DiscordConfig {
 	cp := func(c DiscordChannelConfig) DiscordChannelConfig {
 		c.Sources, c.Labels = slices.Clone(c.Sources), slices.Clone(c.Labels)
+		if c.Tags != nil {
+			t := *c.Tags
+			c.Tags = &t
+		}
 		return c
 	}
 	out := d
@@ -155,6 +189,9 @@ func (c Config) validateDiscord(bad func(key, format string, args ...any)) {
 	if d.Default.ID != "" {
 		bad("discord.default.id", "not allowed: the default applies to every channel not listed in discord.channels")
 	}
+	if d.Default.Tags != nil {
+		bad("discord.default.tags", "not allowed: tags belong to a forum, listed in discord.channels by its ID")
+	}
 	c.validateDiscordScope("discord.default", d.Default, bad)
 	seen := map[string]int{}
 	for i, ch := range d.Channels {
@@ -170,6 +207,18 @@ func (c Config) validateDiscord(bad func(key, format string, args ...any)) {
 			seen[ch.ID] = i
 		}
 		c.validateDiscordScope(key, ch, bad)
+		if ch.Tags != nil {
+			tags := ch.Tags.WithDefaults()
+			names := []string{tags.Answered, tags.Handoff, tags.Solved}
+			for j, n := range names {
+				if len([]rune(n)) > 20 {
+					bad(key+".tags", "tag %q is longer than Discord's 20 characters", n)
+				}
+				if slices.Contains(names[:j], n) {
+					bad(key+".tags", "tag %q is named twice: each state needs its own", n)
+				}
+			}
+		}
 	}
 }
 

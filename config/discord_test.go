@@ -26,6 +26,19 @@ func TestValidateDiscord(t *testing.T) {
 		{"command with capitals", func(c *Config) { on(c); c.Discord.Command = "Ask" }, "discord.command", "lowercase"},
 		{"unknown follow-up policy", func(c *Config) { on(c); c.Discord.FollowUps = "mentions" }, "discord.follow_ups", `unknown policy "mentions"`},
 		{"negative rate", func(c *Config) { on(c); c.Discord.UserRate = -1 }, "discord.user_rate", ">= 0"},
+		{"forum tags, defaults", func(c *Config) {
+			on(c)
+			c.Discord.Channels = []DiscordChannelConfig{{ID: "123", Tags: &DiscordForumTags{}}}
+		}, "", ""},
+		{"forum tag named twice", func(c *Config) {
+			on(c)
+			c.Discord.Channels = []DiscordChannelConfig{{ID: "123", Tags: &DiscordForumTags{Handoff: "Solved"}}}
+		}, "discord.channels[0].tags", `"Solved" is named twice`},
+		{"forum tag too long", func(c *Config) {
+			on(c)
+			c.Discord.Channels = []DiscordChannelConfig{{ID: "123", Tags: &DiscordForumTags{Answered: strings.Repeat("a", 21)}}}
+		}, "discord.channels[0].tags", "20 characters"},
+		{"tags on the default", func(c *Config) { on(c); c.Discord.Default.Tags = &DiscordForumTags{} }, "discord.default.tags", "belong to a forum"},
 		{"channel without an ID", func(c *Config) { on(c); c.Discord.Channels = []DiscordChannelConfig{{AutoAnswer: true}} }, "discord.channels[0].id", "must not be empty"},
 		{"channel twice", func(c *Config) {
 			on(c)

@@ -150,7 +150,13 @@ func parse(file string, raw []byte, getenv func(string) (string, bool)) (Config,
 	if cfg.Sources == nil {
 		cfg.Sources = Default().Sources
 	}
-	cfg.resolvePaths(filepath.Dir(file), lines(f))
+	set := lines(f)
+	cfg.resolvePaths(filepath.Dir(file), set)
+	if _, ok := set["server.public_url"]; ok {
+		cfg.Server.publicURLFromAddr = false
+	} else {
+		cfg.Server.Listen(cfg.Server.Addr)
+	}
 	return cfg, nil
 }
 

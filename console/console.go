@@ -42,6 +42,15 @@ type Asker interface {
 	Ask(ctx context.Context, q docent.Question) (docent.Turn, error)
 }
 
+// Admission admits a playground question before any work is done on it:
+// the admission control every entrance shares (admission.Controller).
+type Admission interface {
+	// Acquire waits for a slot for a question from channel (the admin)
+	// on platform ("console") and returns the function that frees it; an
+	// error when the question is refused (too busy) or ctx ended.
+	Acquire(ctx context.Context, platform, channel string) (release func(), err error)
+}
+
 // Scheduler runs syncs; connectors.Scheduler implements it.
 type Scheduler interface {
 	// Status returns every scheduled source's state.
@@ -111,6 +120,8 @@ type Options struct {
 	// until then the playground asks nothing and stores no turn. Nil
 	// means always ready.
 	Ready func() bool
+	// Admission admits playground questions; nil admits every one.
+	Admission Admission
 	// Answerer runs the golden set through the pipeline (not stored as turns).
 	Answerer eval.Answerer
 	Index    Searcher

@@ -3,9 +3,12 @@ package console
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/admission"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -54,6 +57,23 @@ func (h *handler) askPlayground(w http.ResponseWriter, r *http.Request) {
 	}
 	q := docent.Question{Text: text, Platform: Platform, Channel: key, User: sessionOf(r.Context()).user,
 		Filter: docent.Filter{Sources: ch.Sources, Labels: ch.Labels}}
+	if h.opts.Admission != nil {
+		release, err := h.opts.Admission.Acquire(r.Context(), Platform, q.User)
+		if err != nil {
+			if r.Context().Err() != nil {
+				return
+			}
+			p.Error = "docent is answering too many questions at once right now: ask again in a moment."
+			retry := time.Second
+			if be, ok := errors.AsType[*admission.BusyError](err); ok {
+				retry = be.RetryAfter
+			}
+			w.Header().Set("Retry-After", strconv.Itoa(int(retry/time.Second)))
+			h.renderStatus(w, r, http.StatusServiceUnavailable, templates.PlaygroundPage(p))
+			return
+		}
+		defer release()
+	}
 	turn, err := h.opts.Asker.Ask(r.Context(), q)
 	switch {
 	case errors.Is(err, docent.ErrEmptyQuestion):

@@ -57,16 +57,15 @@ type Chunks interface {
 	Chunks(ctx context.Context, ids []string) ([]docent.Chunk, error)
 }
 
-// Admission admits a question before any work is done on it, or refuses
-// it at once. Today it is the API's in-flight limiter (api.Limiter), so
-// that /api/ask and MCP share one bound; the shared admission control of
-// every entrance takes its place later.
+// Admission admits a question or a search before any work is done on
+// it, or refuses it: the admission control every entrance of a server
+// shares (admission.Controller), so that /api/ask, chat, the console and
+// MCP together never run more than its bound.
 type Admission interface {
-	// Acquire reports whether the ask may run now; the caller then calls
-	// Release when it is done. It reports false when the ask is refused
-	// (too many waiting, waited too long) or ctx ended.
-	Acquire(ctx context.Context) bool
-	Release()
+	// Acquire waits for a slot for a call from channel (the token) on
+	// platform ("mcp") and returns the function that frees it. It returns
+	// an error when the call is refused (too busy) or ctx ended.
+	Acquire(ctx context.Context, platform, channel string) (release func(), err error)
 }
 
 // RateLimiter charges a caller's token one request; console.APIGuard

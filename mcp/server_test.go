@@ -326,8 +326,9 @@ func (r *fakeRate) Allow(c docent.Caller) (time.Duration, bool) {
 
 type refuse struct{}
 
-func (refuse) Acquire(context.Context) bool { return false }
-func (refuse) Release()                     { panic("released a refused slot") }
+func (refuse) Acquire(context.Context, string, string) (func(), error) {
+	return nil, errors.New("too busy")
+}
 
 // TestToolErrors: every failure is a tool error (isError) with a message
 // a model can act on, never a protocol error.

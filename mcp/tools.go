@@ -256,18 +256,20 @@ func (s *Server) start(ctx context.Context, extra *sdk.RequestExtra) (docent.Cal
 	return c, ok, nil
 }
 
-// admit takes an admission slot; the returned function releases it.
-func (s *Server) admit(ctx context.Context) (func(), error) {
+// admit takes an admission slot for caller c; the returned function
+// releases it.
+func (s *Server) admit(ctx context.Context, c docent.Caller) (func(), error) {
 	if s.opts.Admission == nil {
 		return func() {}, nil
 	}
-	if !s.opts.Admission.Acquire(ctx) {
+	release, err := s.opts.Admission.Acquire(ctx, Platform, c.Name)
+	if err != nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		return nil, ErrBusy
 	}
-	return s.opts.Admission.Release, nil
+	return release, nil
 }
 
 // shed tells OnShed of a refused ask.
@@ -338,7 +340,7 @@ func (s *Server) search(ctx context.Context, req *sdk.CallToolRequest, in Search
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
-	release, err := s.admit(ctx)
+	release, err := s.admit(ctx, c)
 	if err != nil {
 		return nil, out, err
 	}
@@ -412,7 +414,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in AskInput)
 	if named {
 		q.User = c.Name
 	}
-	release, err := s.admit(ctx)
+	release, err := s.admit(ctx, c)
 	if errors.Is(err, ErrBusy) {
 		s.shed("overloaded")
 	}

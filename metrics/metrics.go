@@ -20,6 +20,7 @@ type Metrics struct {
 
 	turns      *prometheus.CounterVec
 	shed       *prometheus.CounterVec
+	deliveries *prometheus.CounterVec
 	stages     *prometheus.HistogramVec
 	syncRuns   *prometheus.CounterVec
 	syncDocs   *prometheus.CounterVec
@@ -44,8 +45,12 @@ func New() *Metrics {
 		}, []string{"platform", "status"}),
 		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "docent_asks_shed_total",
-			Help: "Questions refused with 503 before any work, by reason (not_ready, overloaded).",
-		}, []string{"reason"}),
+			Help: "Questions refused before any work (503 on HTTP, the busy reply in chat), by platform and reason (not_ready, overloaded).",
+		}, []string{"platform", "reason"}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docent_chat_deliveries_total",
+			Help: "Chat answers posted to their thread or not, by platform and result (posted, failed).",
+		}, []string{"platform", "result"}),
 		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "docent_answer_stage_seconds",
 			Help:    "Latency of each answer pipeline stage.",
@@ -85,14 +90,38 @@ func New() *Metrics {
 			Help: "1 when a source has had no successful sync in its last scheduled runs (3 by default), else 0.",
 		}, []string{"source"}),
 	}
-	reg.MustRegister(m.turns, m.shed, m.stages, m.syncRuns, m.syncDocs, m.syncLength, m.syncHTTP, m.syncWaited,
+	reg.MustRegister(m.turns, m.shed, m.deliveries, m.stages, m.syncRuns, m.syncDocs, m.syncLength, m.syncHTTP, m.syncWaited,
 		m.syncFailures, m.syncLastSuccess, m.syncStale,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// ObserveShed counts a question refused with 503 before any work.
-func (m *Metrics) ObserveShed(reason string) { m.shed.WithLabelValues(reason).Inc() }
+// ObserveShed counts a question from platform refused before any work.
+func (m *Metrics) ObserveShed(platform, reason string) {
+	m.shed.WithLabelValues(platform, reason).Inc()
+}
+
+// ObserveDelivery counts a chat answer posted to its thread, or not.
+func (m *Metrics) ObserveDelivery(platform string, posted bool) {
+	result := "posted"
+	if !posted {
+		result = "failed"
+	}
+	m.deliveries.WithLabelValues(platform, result).Inc()
+}
+
+// WatchAdmission serves the admission control's state as gauges:
+// docent_admission_running (answers running) and docent_admission_waiting
+// (questions queued), read from stats at each scrape.
+func (m *Metrics) WatchAdmission(stats func() (running, waiting int)) {
+	m.Registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "docent_admission_running",
+			Help: "Questions being answered now, across every entrance."},
+			func() float64 { r, _ := stats(); return float64(r) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "docent_admission_waiting",
+			Help: "Questions waiting for the answer pipeline, across every entrance."},
+			func() float64 { _, w := stats(); return float64(w) }))
+}
 
 // SeedTurns adds n turns of platform and status to docent_turns_total
 // without stage latencies: at start, the turns the store already holds,

@@ -18,8 +18,11 @@ func TestObserve(t *testing.T) {
 	m.ObserveTurn("", docent.Answer{Status: docent.StatusNotFound})
 	m.ObserveSync("handbook", true, SyncCounts{Added: 3, Unchanged: 2, Failed: 1}, time.Second)
 	m.ObserveSync("wiki", false, SyncCounts{}, time.Second)
-	m.ObserveShed("overloaded")
-	m.ObserveShed("overloaded")
+	m.ObserveShed("api", "overloaded")
+	m.ObserveShed("api", "overloaded")
+	m.ObserveShed("slack", "overloaded")
+	m.ObserveDelivery("slack", true)
+	m.ObserveDelivery("discord", false)
 	m.ObserveSync("wiki", true, SyncCounts{Updated: 1, Requests: 12, Retries: 2, RateLimited: 1, Waited: 2500 * time.Millisecond}, time.Second)
 	m.SetSyncHealth("wiki", SyncHealth{ConsecutiveFailures: 3, LastSuccess: time.Unix(1767000000, 0), Stale: true})
 	m.SetSyncHealth("handbook", SyncHealth{})
@@ -35,7 +38,10 @@ func TestObserve(t *testing.T) {
 		{"failed runs", testutil.ToFloat64(m.syncRuns.WithLabelValues("wiki", "failed")), 1},
 		{"added docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "added")), 3},
 		{"failed docs", testutil.ToFloat64(m.syncDocs.WithLabelValues("handbook", "failed")), 1},
-		{"shed asks", testutil.ToFloat64(m.shed.WithLabelValues("overloaded")), 2},
+		{"shed asks", testutil.ToFloat64(m.shed.WithLabelValues("api", "overloaded")), 2},
+		{"shed chat questions", testutil.ToFloat64(m.shed.WithLabelValues("slack", "overloaded")), 1},
+		{"posted answers", testutil.ToFloat64(m.deliveries.WithLabelValues("slack", "posted")), 1},
+		{"undelivered answers", testutil.ToFloat64(m.deliveries.WithLabelValues("discord", "failed")), 1},
 		{"requests sent", testutil.ToFloat64(m.syncHTTP.WithLabelValues("wiki", "sent")), 12},
 		{"retries", testutil.ToFloat64(m.syncHTTP.WithLabelValues("wiki", "retry")), 2},
 		{"rate limited", testutil.ToFloat64(m.syncHTTP.WithLabelValues("wiki", "rate_limited")), 1},

@@ -43,7 +43,7 @@ const summaryColumns = `t.id, t.question, t.platform, t.channel, t.user, t.statu
 	(SELECT COUNT(*) FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'helpful'),
 	(SELECT COUNT(*) FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'not_helpful'),
 	COALESCE((SELECT h.state FROM handoffs h WHERE h.turn_id = t.id ORDER BY h.id DESC LIMIT 1), ''),
-	m.reviewed_at, COALESCE(m.reviewed_by, ''), COALESCE(m.assignee, ''),
+	m.reviewed_at, COALESCE(m.reviewed_by, ''), COALESCE(m.assignee, ''), t.delivery,
 	COALESCE((SELECT g.id FROM golden_questions g WHERE g.from_turn = t.id ORDER BY g.position LIMIT 1), '')`
 
 // missCondition is what puts a turn in the misses inbox: not found,
@@ -154,7 +154,8 @@ func scanSummary(s scanner) (docent.TurnSummary, error) {
 	var status, citations string
 	var created, reviewed sql.NullString
 	if err := s.Scan(&t.ID, &t.Question, &t.Platform, &t.Channel, &t.User, &status, &t.Error, &citations,
-		&t.LatencyMS, &created, &t.Helpful, &t.NotHelpful, &t.Handoff, &reviewed, &t.ReviewedBy, &t.Assignee, &t.Golden); err != nil {
+		&t.LatencyMS, &created, &t.Helpful, &t.NotHelpful, &t.Handoff, &reviewed, &t.ReviewedBy, &t.Assignee,
+		&t.Delivery, &t.Golden); err != nil {
 		return t, err
 	}
 	t.Status = docent.Status(status)

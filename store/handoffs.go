@@ -59,13 +59,13 @@ func (db *DB) CreateHandoff(ctx context.Context, h *docent.Handoff) error {
 	return nil
 }
 
-// UpdateHandoff writes h's state, people, times, escalation reference and
-// last reply. It returns ErrNotFound for an unknown ID.
+// UpdateHandoff writes h's state, people, times, escalation reference,
+// last reply and the question asked again. It returns ErrNotFound for an unknown ID.
 func (db *DB) UpdateHandoff(ctx context.Context, h docent.Handoff) error {
 	res, err := db.exec(ctx, `UPDATE handoffs SET state = ?, claimed_by = ?, resolved_by = ?,
-			claimed_at = ?, resolved_at = ?, escalation_ref = ?, last_reply_by = ?, last_reply = ?
+			claimed_at = ?, resolved_at = ?, escalation_ref = ?, last_reply_by = ?, last_reply = ?, asked_again = ?
 		WHERE id = ?`, string(h.State), h.ClaimedBy, h.ResolvedBy, formatTime(h.ClaimedAt), formatTime(h.ResolvedAt),
-		h.EscalationRef, h.LastReplyBy, h.LastReply, h.ID)
+		h.EscalationRef, h.LastReplyBy, h.LastReply, h.AskedAgain, h.ID)
 	if err != nil {
 		return fmt.Errorf("store: update handoff %d: %w", h.ID, err)
 	}
@@ -76,7 +76,7 @@ func (db *DB) UpdateHandoff(ctx context.Context, h docent.Handoff) error {
 }
 
 const handoffColumns = `id, turn_id, platform, channel, thread, question, state, requested_by, claimed_by, resolved_by,
-	requested_at, claimed_at, resolved_at, escalation_ref, last_reply_by, last_reply`
+	requested_at, claimed_at, resolved_at, escalation_ref, last_reply_by, last_reply, asked_again`
 
 // Handoff returns the handoff with the given ID, or ErrNotFound.
 func (db *DB) Handoff(ctx context.Context, id int64) (docent.Handoff, error) {
@@ -158,7 +158,7 @@ func scanHandoff(s scanner) (docent.Handoff, error) {
 	var requested, claimed, resolved sql.NullString
 	if err := s.Scan(&h.ID, &h.TurnID, &h.Platform, &h.Channel, &h.Thread, &h.Question, &state,
 		&h.RequestedBy, &h.ClaimedBy, &h.ResolvedBy, &requested, &claimed, &resolved,
-		&h.EscalationRef, &h.LastReplyBy, &h.LastReply); err != nil {
+		&h.EscalationRef, &h.LastReplyBy, &h.LastReply, &h.AskedAgain); err != nil {
 		return h, err
 	}
 	h.State = docent.HandoffState(state)

@@ -294,8 +294,52 @@ var migrations = []string{
 	// documents without chunks, oversized documents, fragments and the
 	// documents indexed with a warning, as JSON.
 	`ALTER TABLE sync_runs ADD COLUMN content TEXT NOT NULL DEFAULT '{}';`,
+	// v15: chat delivery in the turn (posted, or failed with the
+	// platform's error); the returned handoff state (the asker brought the
+	// bot back) and the question the asker put to the bot while handed
+	// off. handoffs is rebuilt for its CHECK constraint, as in v10.
+	`ALTER TABLE turns ADD COLUMN delivery TEXT NOT NULL DEFAULT '';
+	ALTER TABLE turns ADD COLUMN delivery_error TEXT NOT NULL DEFAULT '';
+	CREATE TABLE handoffs_v14 AS SELECT * FROM handoffs;
+	CREATE TABLE knowledge_candidates_v14 AS SELECT * FROM knowledge_candidates;
+	DROP TABLE knowledge_candidates;
+	DROP TABLE handoffs;
+	CREATE TABLE handoffs (
+		id             INTEGER PRIMARY KEY AUTOINCREMENT,
+		turn_id        INTEGER NOT NULL DEFAULT 0,
+		platform       TEXT NOT NULL,
+		channel        TEXT NOT NULL,
+		thread         TEXT NOT NULL,
+		question       TEXT NOT NULL DEFAULT '',
+		state          TEXT NOT NULL CHECK (state IN ('requested', 'claimed', 'resolved', 'failed', 'returned')),
+		requested_by   TEXT NOT NULL DEFAULT '',
+		claimed_by     TEXT NOT NULL DEFAULT '',
+		resolved_by    TEXT NOT NULL DEFAULT '',
+		requested_at   TEXT NOT NULL,
+		claimed_at     TEXT,
+		resolved_at    TEXT,
+		escalation_ref TEXT NOT NULL DEFAULT '',
+		last_reply_by  TEXT NOT NULL DEFAULT '',
+		last_reply     TEXT NOT NULL DEFAULT '',
+		asked_again    TEXT NOT NULL DEFAULT ''
+	);
+	INSERT INTO handoffs SELECT *, '' FROM handoffs_v14;
+	CREATE INDEX handoffs_thread ON handoffs (platform, channel, thread, id);
+	CREATE INDEX handoffs_state ON handoffs (state, requested_at);
+	CREATE TABLE knowledge_candidates (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		handoff_id INTEGER NOT NULL REFERENCES handoffs (id) ON DELETE CASCADE,
+		turn_id    INTEGER NOT NULL DEFAULT 0,
+		question   TEXT NOT NULL DEFAULT '',
+		answer     TEXT NOT NULL,
+		author     TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL
+	);
+	INSERT INTO knowledge_candidates SELECT * FROM knowledge_candidates_v14;
+	DROP TABLE knowledge_candidates_v14;
+	DROP TABLE handoffs_v14;`,
 
-	// v15: a golden run row's expected documents (as the question stood
+	// v16: a golden run row's expected documents (as the question stood
 	// when it ran) and the turn that stores its answer's trace, so that a
 	// run can be drilled from a row to the question's trace.
 	`ALTER TABLE golden_run_rows ADD COLUMN expect TEXT NOT NULL DEFAULT '[]';

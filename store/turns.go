@@ -69,10 +69,25 @@ func (db *DB) CreateTurn(ctx context.Context, t *docent.Turn) error {
 	return nil
 }
 
+// SetTurnDelivery records whether a chat turn's reply was posted, and
+// the platform's error when it was not. It returns ErrNotFound for an
+// unknown ID.
+func (db *DB) SetTurnDelivery(ctx context.Context, id int64, d docent.Delivery, errText string) error {
+	res, err := db.exec(ctx, `UPDATE turns SET delivery = ?, delivery_error = ? WHERE id = ?`, string(d), errText, id)
+	if err != nil {
+		return fmt.Errorf("store: turn %d delivery: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: turn %d delivery: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
 // ms converts a duration to fractional milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-const turnColumns = `id, question, platform, channel, thread, user, filter, status, answer, citations, trace, trace_z, created_at`
+const turnColumns = `id, question, platform, channel, thread, user, filter, status, answer, citations, trace, trace_z, created_at,
+	delivery, delivery_error`
 
 // Turn returns the turn with the given ID, or ErrNotFound.
 func (db *DB) Turn(ctx context.Context, id int64) (docent.Turn, error) {
@@ -100,6 +115,8 @@ type TurnFilter struct {
 	Channel, Thread string
 	// Failed keeps only turns that failed with an error.
 	Failed bool
+	// Undelivered keeps only chat turns whose reply could not be posted.
+	Undelivered bool
 	// Since keeps turns created at or after it; Until, before it.
 	Since, Until time.Time
 	// Limit caps the result (default 50); Offset skips that many first.
@@ -128,6 +145,9 @@ func (db *DB) ListTurns(ctx context.Context, f TurnFilter) ([]docent.Turn, error
 	}
 	if f.Failed {
 		where = append(where, "error != ''")
+	}
+	if f.Undelivered {
+		where = append(where, "delivery = 'failed'")
 	}
 	if !f.Since.IsZero() {
 		where = append(where, "created_at >= ?")
@@ -234,7 +254,8 @@ func scanTurn(s scanner) (turnRow, error) {
 	var traceZ []byte
 	var created sql.NullString
 	if err := s.Scan(&t.ID, &t.Question.Text, &t.Question.Platform, &t.Question.Channel, &t.Question.Thread,
-		&t.Question.User, &filter, &status, &t.Answer.Text, &citations, &trace, &traceZ, &created); err != nil {
+		&t.Question.User, &filter, &status, &t.Answer.Text, &citations, &trace, &traceZ, &created,
+		&t.Delivery, &t.DeliveryError); err != nil {
 		return turnRow{}, err
 	}
 	t.Answer.Status = docent.Status(status)

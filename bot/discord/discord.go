@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,12 +26,13 @@ import (
 const DefaultAPIURL = "https://discord.com/api/v10"
 
 // Intents are the gateway intents the adapter asks for: guilds (channels
-// and threads), guild messages, direct messages, and the privileged
+// and threads), guild messages, direct messages, reactions (✅ solves a
+// forum post), and the privileged
 // MESSAGE_CONTENT intent, which must be switched on in the developer
 // portal (Bot › Privileged Gateway Intents) or guild messages that do not
 // mention the bot arrive without their text.
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
-	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
+	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent | discordgo.IntentsGuildMessageReactions
 
 // Permissions is the permissions integer the bot needs in its invite
 // URL: view channels, send messages, send messages in threads, create
@@ -65,11 +67,24 @@ type Config struct {
 	// one of the bot's answers there is a follow-up. A handoff still
 	// starts a thread, where people talk.
 	Inline map[string]bool
+	// Forums lists, by forum channel ID, the tags its posts carry as they
+	// move (answered, handed off, solved); missing tags are created where
+	// the bot may manage the forum. In such a forum the asker's ✅ (or
+	// "solved"), a ✅ by a holder of EscalationRole, or a resolved handoff
+	// marks the post solved, and the bot then answers there only when
+	// mentioned.
+	Forums map[string]ForumTags
 	// StreamInterval is the least time between two edits of an answer
 	// being written; 1s when zero (Discord allows about 5 edits in 5s).
 	StreamInterval time.Duration
 	// Timeout bounds the handling of one event; 2m when zero.
 	Timeout time.Duration
+	// Workers and Backlog bound the events handled at once and waiting
+	// (bot.NewIntake's defaults when 0): a burst of events holds a bounded
+	// number of goroutines, and answers queue in the shared admission
+	// control, not here. Interactions are acknowledged on workers of their
+	// own, so that Discord's 3 seconds never wait behind the backlog.
+	Workers, Backlog int
 	// Clock waits between connection attempts (Run); the wall clock when
 	// nil (tests pass a fake one).
 	Clock backoff.Clock
@@ -84,19 +99,22 @@ type Client struct {
 	s    *discordgo.Session
 	pub  ed25519.PublicKey
 
-	// ctx is cancelled by Close; handlers run under it.
-	ctx    context.Context
-	cancel context.CancelFunc
+	// acks acknowledge interactions; work handles events and what an
+	// acknowledgement hands on.
+	acks, work *bot.Intake
 
 	mu        sync.Mutex
 	closing   bool
 	connected bool
-	inflight  sync.WaitGroup
 	botID     string
 	appID     string
 
 	chanMu   sync.Mutex
 	channels map[string]channelInfo
+
+	// tags caches each configured forum's tag IDs by name.
+	tagMu sync.Mutex
+	tags  map[string]map[string]string
 }
 
 // channelInfo is what the adapter remembers of a channel or thread.
@@ -105,6 +123,10 @@ type channelInfo struct {
 	guildID  string
 	parentID string
 	name     string
+	// ownerID is a thread's starter (a forum post's asker); appliedTags
+	// a forum post's tags.
+	ownerID     string
+	appliedTags []string
 }
 
 func (c channelInfo) thread() bool {
@@ -141,7 +163,8 @@ func NewClient(cfg Config, core *bot.Bot, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, core: core, log: log, appID: cfg.ApplicationID, channels: map[string]channelInfo{}}
+	c := &Client{cfg: cfg, core: core, log: log, appID: cfg.ApplicationID, channels: map[string]channelInfo{},
+		tags: map[string]map[string]string{}}
 	if cfg.PublicKey != "" {
 		k, err := hex.DecodeString(cfg.PublicKey)
 		if err != nil || len(k) != ed25519.PublicKeySize {
@@ -177,18 +200,24 @@ func NewClient(cfg Config, core *bot.Bot, log *slog.Logger) (*Client, error) {
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageCreate) {
 		c.spawn(func(ctx context.Context) { c.onMessage(ctx, e.Message) })
 	})
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageReactionAdd) {
+		if len(cfg.Forums) > 0 {
+			c.spawn(func(ctx context.Context) { c.onReaction(ctx, e.MessageReaction, e.Member) })
+		}
+	})
 	s.AddHandler(func(_ *discordgo.Session, e *discordgo.InteractionCreate) {
-		c.spawn(func(ctx context.Context) {
+		c.spawnAck(func(ctx context.Context) {
 			work, err := c.acknowledge(ctx, e.Interaction)
 			if err != nil {
 				c.log.ErrorContext(ctx, "discord: acknowledge interaction", slog.String("interaction", e.ID), slog.Any("error", err))
 				return
 			}
-			work(ctx)
+			c.spawn(work)
 		})
 	})
 	c.s = s
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.acks = bot.NewIntake(8, cfg.Backlog)
+	c.work = bot.NewIntake(cfg.Workers, cfg.Backlog)
 	return c, nil
 }
 
@@ -313,20 +342,14 @@ func (c *Client) Stop() {
 }
 
 // Close stops taking events, closes the gateway, and waits for the
-// answers in flight to be posted (until ctx ends, when they are
-// cancelled).
+// events taken to be handled and the core's answers in flight to be
+// posted (until ctx ends, when they are cancelled).
 func (c *Client) Close(ctx context.Context) error {
 	c.Stop()
-	done := make(chan struct{})
-	go func() { c.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		c.log.Warn("discord: answers still in flight at shutdown; cancelling them")
-		c.cancel()
-		<-done
+	err := errors.Join(c.acks.Close(ctx), c.work.Close(ctx), c.core.Shutdown(ctx))
+	if err != nil {
+		c.log.Warn("discord: answers still in flight at shutdown were cancelled", slog.Any("error", err))
 	}
-	c.cancel()
 	return nil
 }
 
@@ -337,23 +360,33 @@ func (c *Client) beating() bool {
 	return c.s.DataReady
 }
 
-// spawn runs fn for one event in its own goroutine, unless the client is
-// closing, and tracks it so Close can wait for it.
+// spawn queues fn for one event on the work intake (bounded workers,
+// bounded backlog), unless the client is closing or the backlog is full.
 func (c *Client) spawn(fn func(ctx context.Context)) bool {
+	return c.queue(c.work, fn)
+}
+
+// spawnAck queues an interaction's acknowledgement on its own workers.
+func (c *Client) spawnAck(fn func(ctx context.Context)) bool {
+	return c.queue(c.acks, fn)
+}
+
+func (c *Client) queue(in *bot.Intake, fn func(ctx context.Context)) bool {
 	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
 		return false
 	}
-	c.inflight.Add(1)
-	c.mu.Unlock()
-	go func() {
-		defer c.inflight.Done()
-		ctx, cancel := context.WithTimeout(c.ctx, c.cfg.Timeout)
+	ok := in.Go(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 		fn(ctx)
-	}()
-	return true
+	})
+	if !ok {
+		c.log.Warn("discord: event not taken: shutting down, or the backlog is full")
+	}
+	return ok
 }
 
 func (c *Client) onReady(_ *discordgo.Session, r *discordgo.Ready) {
@@ -398,7 +431,12 @@ func (c *Client) remember(ch *discordgo.Channel) {
 	if len(c.channels) >= maxChannels {
 		c.channels = map[string]channelInfo{}
 	}
-	c.channels[ch.ID] = channelInfo{typ: ch.Type, guildID: ch.GuildID, parentID: ch.ParentID, name: ch.Name}
+	c.channels[ch.ID] = infoOf(ch)
+}
+
+func infoOf(ch *discordgo.Channel) channelInfo {
+	return channelInfo{typ: ch.Type, guildID: ch.GuildID, parentID: ch.ParentID, name: ch.Name, ownerID: ch.OwnerID,
+		appliedTags: slices.Clone(ch.AppliedTags)}
 }
 
 // channel returns a channel or thread, from the cache or the API.
@@ -414,7 +452,7 @@ func (c *Client) channel(ctx context.Context, id string) (channelInfo, error) {
 		return channelInfo{}, fmt.Errorf("discord: get channel %s: %w", id, clean(err))
 	}
 	c.remember(ch)
-	return channelInfo{typ: ch.Type, guildID: ch.GuildID, parentID: ch.ParentID, name: ch.Name}, nil
+	return infoOf(ch), nil
 }
 
 // rewrite sends discordgo's requests for https://discord.com/api/v9/...

@@ -291,8 +291,8 @@ func TestMentionInHelpChannelStartsThreadAndAnswers(t *testing.T) {
 		t.Errorf("identify = %+v, want the bot token and intents %d", id, discord.Intents)
 	}
 	if want := discordtest.IntentGuilds | discordtest.IntentGuildMessages | discordtest.IntentDirectMessages |
-		discordtest.IntentMessageContent; id[0].Intents != want {
-		t.Errorf("intents = %b, want guilds, guild messages, direct messages and message content (%b)", id[0].Intents, want)
+		discordtest.IntentMessageContent | discordtest.IntentGuildMessageReactions; id[0].Intents != want {
+		t.Errorf("intents = %b, want guilds, guild messages, direct messages, message content and reactions (%b)", id[0].Intents, want)
 	}
 	if cmds := e.srv.Commands(); len(cmds) != 1 || cmds[0].Name != "ask" || len(cmds[0].Options) != 1 ||
 		cmds[0].Options[0].Name != "question" || !cmds[0].Options[0].Required {
@@ -833,10 +833,12 @@ func TestRateLimitedAskerGetsAPoliteNoticeInTheChannel(t *testing.T) {
 	}
 }
 
-// TestMentionInHandedOffThreadIsAnswered: while a thread is handed off
-// the bot ignores plain messages in it, but a person mentioning it there
-// gets an answer.
-func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
+// TestHandoffEtiquette: while a thread is handed off the bot ignores
+// plain messages in it and never answers staff, mention or not (a holder
+// of the escalation role, or anyone but the asker); the asker's mention
+// gets a one-line status of the handoff, without sources or links, with
+// "Bring docent back", which answers what they asked meanwhile.
+func TestHandoffEtiquette(t *testing.T) {
 	e := newEnv(t)
 	staffer := e.srv.AddUser("sam")
 	q := e.srv.Post(e.help.ID, e.alice, "How do I reset my VPN token?")
@@ -845,10 +847,23 @@ func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
 	e.botReply(t, q.ID, 2) // the asker is told, the role pinged
 
 	e.srv.Post(q.ID, e.alice, "is it the same on a phone?")
-	e.quiet(t, q.ID, 2)
 	e.srv.Post(q.ID, staffer, e.srv.Bot.Mention()+" can you answer the phone part?")
-	e.botReply(t, q.ID, 3)
-	if n := len(e.pipe.questions()); n != 2 {
-		t.Errorf("%d questions answered, want 2 (the first and the mention)", n)
+	e.srv.Post(q.ID, e.bob, e.srv.Bot.Mention()+" what does the VPN page say?", discordtest.WithRoles(e.role))
+	e.srv.Post(q.ID, e.alice, e.srv.Bot.Mention()+" any update? it still fails on my phone")
+	status := e.botReply(t, q.ID, 3)
+	e.client.WaitIdle()
+	if n := len(e.srv.BotMessages(q.ID)); n != 3 || len(e.pipe.questions()) != 1 {
+		t.Fatalf("%d bot messages, %d questions: want 3 and 1 (only the asker's mention gets a reply)", n, len(e.pipe.questions()))
+	}
+	if len(status.Embeds) != 0 || strings.Contains(status.Content, "http") || !strings.Contains(status.Content, "the docs team") ||
+		!strings.Contains(status.Content, "just now") || !slices.Equal(buttonLabels(status), []string{"Bring docent back"}) {
+		t.Errorf("status = %q, embeds %d, buttons %q: want one line on the handoff, no sources or links, the button",
+			status.Content, len(status.Embeds), buttonLabels(status))
+	}
+	e.srv.Click(status, button(t, status, "Bring docent back"), e.alice)
+	back := e.botReply(t, q.ID, 4)
+	if qs := e.pipe.questions(); len(qs) != 2 || qs[1].Text != "any update? it still fails on my phone" || len(back.Embeds) != 1 {
+		t.Errorf("after Bring docent back: questions %+v, reply %q: want the question asked meanwhile answered with sources",
+			qs, back.Content)
 	}
 }

@@ -1,6 +1,9 @@
 package discord
 
-// WaitIdle waits until the work the client was handed (messages and
-// interactions it received) is done: a test asserts what did not happen
-// after it (with discordtest's Flush first), instead of sleeping.
-func (c *Client) WaitIdle() { c.inflight.Wait() }
+// WaitIdle waits until the events the client took are handled (and the
+// work their acknowledgements handed on): a test asserts what did not
+// happen after it, instead of sleeping.
+func (c *Client) WaitIdle() {
+	c.acks.Wait()
+	c.work.Wait()
+}

@@ -169,7 +169,7 @@ func (c *Client) onCommand(ctx context.Context, ix *discordgo.Interaction) {
 // the thread the button is in, else the root its custom ID names.
 func (c *Client) onAction(ctx context.Context, ix *discordgo.Interaction, a bot.Action, id int64, root string) {
 	a.User = user(ix)
-	if a.Kind == bot.ActionClaim || a.Kind == bot.ActionResolve {
+	if a.Kind == bot.ActionClaim || a.Kind == bot.ActionResolve || a.Kind == bot.ActionResume {
 		a.HandoffID = id
 	} else {
 		a.TurnID = id
@@ -250,11 +250,11 @@ func (c *Client) InteractionsHandler() http.Handler {
 			return
 		}
 		acked := make(chan error, 1)
-		started := c.spawn(func(ctx context.Context) {
+		started := c.spawnAck(func(ctx context.Context) {
 			work, err := c.acknowledge(ctx, &ix)
 			acked <- err
 			if err == nil {
-				work(ctx) // after the HTTP answer, under the client's context
+				c.spawn(work) // after the HTTP answer, on the work intake
 			}
 		})
 		if !started {

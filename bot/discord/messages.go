@@ -33,6 +33,8 @@ func (c *Client) onMessage(ctx context.Context, m *discordgo.Message) {
 		Text:       stripMention(m.Content, me),
 		Mentioned:  slices.ContainsFunc(m.Mentions, func(u *discordgo.User) bool { return u.ID == me }),
 		ReplyToBot: m.ReferencedMessage != nil && m.ReferencedMessage.Author != nil && m.ReferencedMessage.Author.ID == me,
+		// Holders of the escalation role answer for the team.
+		Staff: c.cfg.EscalationRole != "" && m.Member != nil && slices.Contains(m.Member.Roles, c.cfg.EscalationRole),
 	}
 	if m.GuildID == "" {
 		msg.Direct = true
@@ -60,6 +62,17 @@ func (c *Client) onMessage(ctx context.Context, m *discordgo.Message) {
 		default:
 			msg.Thread = bot.Thread{Platform: Platform, Channel: m.ChannelID, ID: m.ID}
 			msg.TopLevel = true
+		}
+	}
+	if _, ok := c.forumPost(msg.Thread); ok && !msg.Direct {
+		if !msg.Post && solvedText.MatchString(msg.Text) {
+			if ch, err := c.channel(ctx, m.ChannelID); err == nil && (ch.ownerID == msg.User || msg.Staff) {
+				c.markSolved(ctx, msg.Thread, msg.User, "message")
+				return
+			}
+		}
+		if !msg.Mentioned && c.solved(msg.Thread) {
+			return // solved: the bot's part is over unless it is asked again
 		}
 	}
 	p := &poster{c: c, question: msg.Text}

@@ -66,14 +66,19 @@ func (p *poster) Reply(ctx context.Context, t bot.Thread, r bot.Reply) error {
 	// inline; a notice about a message with no thread yet is a reply to
 	// it in the channel.
 	place := placeAnswer
-	if r.Kind == bot.ReplyNote || r.Kind == bot.ReplyRateLimited {
+	switch r.Kind {
+	case bot.ReplyNote, bot.ReplyRateLimited, bot.ReplyBusy, bot.ReplyStatus:
 		place = placeNotice
 	}
 	target, ref, err := p.c.target(ctx, t, place, p.question)
 	if err != nil {
 		return err
 	}
-	return p.c.send(ctx, target, ref, parts)
+	if err := p.c.send(ctx, target, ref, parts); err != nil {
+		return err
+	}
+	p.c.tagReply(ctx, t, r.Kind)
+	return nil
 }
 
 // fillOriginal puts the first part into the deferred response's message
@@ -282,6 +287,9 @@ func (p *poster) UpdateEscalation(ctx context.Context, h docent.Handoff) error {
 	m.AllowedMentions = noPings()
 	if _, err := p.c.s.ChannelMessageEditComplex(messageEdit(channel, id, m), discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("discord: update handoff post %d: %w", h.ID, clean(err))
+	}
+	if h.State == docent.HandoffResolved {
+		p.c.markSolved(ctx, t, h.ResolvedBy, "resolved")
 	}
 	return nil
 }

@@ -249,7 +249,7 @@ func parseCustomID(s string) (kind bot.ActionKind, id int64, root string, ok boo
 		root = parts[3]
 	}
 	switch k := bot.ActionKind(parts[1]); k {
-	case bot.ActionHelpful, bot.ActionNotHelpful, bot.ActionHandoff, bot.ActionClaim, bot.ActionResolve:
+	case bot.ActionHelpful, bot.ActionNotHelpful, bot.ActionHandoff, bot.ActionClaim, bot.ActionResolve, bot.ActionResume:
 		return k, n, root, true
 	}
 	return "", 0, "", false
@@ -263,6 +263,9 @@ func buttons(r bot.Reply, t bot.Thread) []discordgo.MessageComponent {
 	var row discordgo.ActionsRow
 	for _, k := range r.Buttons {
 		b := discordgo.Button{CustomID: customID(k, r.TurnID, t.ID)}
+		if k == bot.ActionResume {
+			b.CustomID = customID(k, r.HandoffID, t.ID)
+		}
 		switch k {
 		case bot.ActionHelpful:
 			b.Label, b.Style, b.Emoji = "Helpful", discordgo.SuccessButton, &discordgo.ComponentEmoji{Name: "👍"}
@@ -270,6 +273,8 @@ func buttons(r bot.Reply, t bot.Thread) []discordgo.MessageComponent {
 			b.Label, b.Style, b.Emoji = "Not helpful", discordgo.SecondaryButton, &discordgo.ComponentEmoji{Name: "👎"}
 		case bot.ActionHandoff:
 			b.Label, b.Style, b.Emoji = "Get a human", discordgo.PrimaryButton, &discordgo.ComponentEmoji{Name: "🙋"}
+		case bot.ActionResume:
+			b.Label, b.Style, b.Emoji = "Bring docent back", discordgo.SecondaryButton, &discordgo.ComponentEmoji{Name: "🤖"}
 		default:
 			continue
 		}
@@ -319,7 +324,7 @@ func (c *Client) escalation(h docent.Handoff, a *docent.Answer, link string) *di
 		discordgo.Button{Label: "Claim", Style: discordgo.PrimaryButton, CustomID: customID(bot.ActionClaim, h.ID, ""),
 			Disabled: h.State != docent.HandoffRequested},
 		discordgo.Button{Label: "Resolve", Style: discordgo.SuccessButton, CustomID: customID(bot.ActionResolve, h.ID, ""),
-			Disabled: h.State == docent.HandoffResolved},
+			Disabled: !h.State.Open()},
 		discordgo.Button{Label: "Open thread", Style: discordgo.LinkButton, URL: link},
 	}}
 	return &discordgo.MessageSend{Content: content, Embeds: []*discordgo.MessageEmbed{e},
@@ -337,6 +342,8 @@ func stateLine(h docent.Handoff) string {
 			s += fmt.Sprintf(" (claimed after %s)", since(h.RequestedAt, h.ClaimedAt))
 		}
 		return s
+	case docent.HandoffReturned:
+		return fmt.Sprintf("Returned to docent by <@%s> after %s: no one is needed", h.ResolvedBy, since(h.RequestedAt, h.ResolvedAt))
 	}
 	return fmt.Sprintf("Waiting since <t:%d:R>", h.RequestedAt.Unix())
 }
@@ -353,7 +360,7 @@ func stateColor(s docent.HandoffState) int {
 	switch s {
 	case docent.HandoffClaimed:
 		return 0xFEE75C
-	case docent.HandoffResolved:
+	case docent.HandoffResolved, docent.HandoffReturned:
 		return 0x57F287
 	}
 	return 0xED4245

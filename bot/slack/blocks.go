@@ -45,6 +45,7 @@ var buttonLabels = map[bot.ActionKind]string{
 	bot.ActionHandoff:    "Get a human",
 	bot.ActionClaim:      "Claim",
 	bot.ActionResolve:    "Resolve",
+	bot.ActionResume:     "Bring docent back",
 }
 
 // buttonValue is what a button carries back when pressed: the turn the
@@ -76,7 +77,12 @@ type message struct {
 // "Closest pages"), and the buttons last.
 func render(r bot.Reply, thread string) []message {
 	var body []slackapi.Block
-	for i, part := range splitText(mrkdwn(r.Text, r.Citations), maxSectionText) {
+	text := mrkdwn(r.Text, r.Citations)
+	if r.Kind == bot.ReplyStatus {
+		// A handoff's status names the person who claimed it.
+		text = userMention.ReplaceAllString(text, "<@$1>")
+	}
+	for i, part := range splitText(text, maxSectionText) {
 		body = append(body, slackapi.NewSectionBlock(
 			slackapi.NewTextBlockObject(slackapi.MarkdownType, part, false, false), nil, nil,
 			slackapi.SectionBlockOptionBlockID("docent_text_"+strconv.Itoa(i))))
@@ -93,7 +99,7 @@ func render(r bot.Reply, thread string) []message {
 		var els []slackapi.BlockElement
 		for i, k := range r.Buttons {
 			btn := slackapi.NewButtonBlockElement(actionPrefix+string(k),
-				buttonValue{Turn: r.TurnID, Thread: thread}.String(),
+				buttonValue{Turn: r.TurnID, Thread: thread, Handoff: r.HandoffID}.String(),
 				slackapi.NewTextBlockObject(slackapi.PlainTextType, buttonLabels[k], false, false))
 			if i == 0 && k == bot.ActionHandoff {
 				btn.Style = slackapi.StylePrimary
@@ -104,6 +110,10 @@ func render(r bot.Reply, thread string) []message {
 	}
 	return pack(body, tail, plain(r.Text))
 }
+
+// userMention is a user mention the core wrote ("<@U123>"), as escape
+// leaves it.
+var userMention = regexp.MustCompile(`&lt;@([UW][A-Z0-9]+)&gt;`)
 
 // pack splits body blocks over as many messages as it takes to stay
 // within the block limit, with the tail (sources, buttons) on the last.
@@ -222,6 +232,9 @@ func stateBlocks(h docent.Handoff) []slackapi.Block {
 		kinds = []bot.ActionKind{bot.ActionResolve}
 	case docent.HandoffResolved:
 		line = fmt.Sprintf(":white_check_mark: Resolved by <@%s> %s, %s after the request", h.ResolvedBy, slackDate(h.ResolvedAt), since(h.RequestedAt, h.ResolvedAt))
+	case docent.HandoffReturned:
+		line = fmt.Sprintf(":robot_face: <@%s> returned it to docent %s, %s after the request: no one is needed", h.ResolvedBy,
+			slackDate(h.ResolvedAt), since(h.RequestedAt, h.ResolvedAt))
 	}
 	out := []slackapi.Block{slackapi.NewContextBlock(blockState, slackapi.NewTextBlockObject(slackapi.MarkdownType, line, false, false))}
 	if len(kinds) > 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	slackapi "github.com/slack-go/slack"
@@ -47,6 +46,11 @@ type Options struct {
 	// retried: a 429 after its Retry-After (at least a second), a 5xx or a
 	// network error after a backoff; 0 means 3.
 	MaxRetries int
+	// Workers and Backlog bound the events handled at once and waiting
+	// (bot.NewIntake's defaults when 0): a burst of events holds a bounded
+	// number of goroutines, and answers queue in the shared admission
+	// control, not here.
+	Workers, Backlog int
 	// Clock waits between retries; the wall clock when nil (tests pass a
 	// fake one).
 	Clock backoff.Clock
@@ -73,13 +77,9 @@ type Client struct {
 	// Set by Start from auth.test: the bot's user ID and its team.
 	botUser, team string
 
-	// Events are handled on their own goroutines under work, tracked by
-	// wg; once closing, new events are refused.
-	work   context.Context
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	closed bool
-	wg     sync.WaitGroup
+	// Events are handled on the intake's bounded pool of workers; once
+	// closing, new events are refused.
+	intake *bot.Intake
 }
 
 // NewClient returns an adapter that hands events to core. Call Start
@@ -105,9 +105,8 @@ func NewClient(core *bot.Bot, opts Options) *Client {
 	if opts.AppToken != "" {
 		apiOpts = append(apiOpts, slackapi.OptionAppLevelToken(opts.AppToken))
 	}
-	work, cancel := context.WithCancel(context.Background())
 	return &Client{api: slackapi.New(opts.BotToken, apiOpts...), core: core, opts: opts,
-		log: log.With(slog.String("platform", "slack")), work: work, cancel: cancel}
+		log: log.With(slog.String("platform", "slack")), intake: bot.NewIntake(opts.Workers, opts.Backlog)}
 }
 
 // Start checks the bot token (auth.test) and learns the bot's user ID,
@@ -129,40 +128,30 @@ func (c *Client) Start(ctx context.Context) error {
 // BotUserID is the bot's user ID, known after Start.
 func (c *Client) BotUserID() string { return c.botUser }
 
-// goWork runs fn on its own goroutine under the work context; it reports
-// false (and runs nothing) once Shutdown has begun.
+// goWork queues fn on the intake; it reports false (and runs nothing)
+// once Shutdown has begun or when the backlog is full.
 func (c *Client) goWork(fn func(ctx context.Context)) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	if !c.intake.Go(fn) {
+		c.log.Warn("slack: event not taken: shutting down, or the backlog is full")
 		return false
 	}
-	c.wg.Go(func() { fn(c.work) })
 	return true
 }
 
-// Shutdown stops taking events and waits for the answers in flight to be
-// posted. When ctx ends first, their work is cancelled and Shutdown
-// returns ctx's error after they stop. Stop the event source first
-// (cancel RunSocketMode's context, shut down the HTTP server).
+// Shutdown stops taking events, waits for the events taken to be
+// handled, then for the core's answers in flight to be posted (see
+// bot.Bot.Shutdown). When ctx ends first, their work is cancelled and
+// Shutdown returns ctx's error after they stop. Stop the event source
+// first (cancel RunSocketMode's context, shut down the HTTP server).
 func (c *Client) Shutdown(ctx context.Context) error {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		c.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		c.cancel()
-		return nil
-	case <-ctx.Done():
-		c.cancel()
-		<-done
-		return fmt.Errorf("slack: answers in flight cancelled: %w", ctx.Err())
+	err := c.intake.Close(ctx)
+	if cerr := c.core.Shutdown(ctx); cerr != nil {
+		err = cerr
 	}
+	if err != nil {
+		return fmt.Errorf("slack: answers in flight cancelled: %w", err)
+	}
+	return nil
 }
 
 // call runs one Web API call with the one retry policy of docent's

@@ -589,11 +589,13 @@ func TestHandoffInThreadWithoutEscalationChannel(t *testing.T) {
 	}
 }
 
-// TestMentionInHandedOffThreadIsAnswered: the escalation post carries the
-// bot's answer and its sources; while the thread is handed off the bot
-// ignores plain messages in it, but a person mentioning it there gets an
-// answer.
-func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
+// TestHandoffEtiquette: the escalation post carries the bot's answer and
+// its sources; while the thread is handed off the bot ignores plain
+// messages in it, the asker's mention gets a one-line status of the
+// handoff (only the asker sees it; no sources, no links) with "Bring
+// docent back", and staff replies never trigger it, mention or not;
+// pressing the button answers what the asker asked meanwhile.
+func TestHandoffEtiquette(t *testing.T) {
 	h := newHarness(t, setup{})
 	thread, r := h.ask(t, "How do I reset my VPN token?")
 	h.click(t, r, "docent_handoff", asker)
@@ -614,19 +616,42 @@ func TestMentionInHandedOffThreadIsAnswered(t *testing.T) {
 	}
 	h.ws.WaitBotMessages(t, help, thread, 2) // the asker is told
 
+	// Staff talk in the thread, one of them mentioning the bot: nothing.
 	h.deliver(t, h.ws.Post(workspacetest.Said{Channel: help, User: asker, Text: "and on a phone?", ThreadTS: thread}))
-	h.client.WaitIdle()
-	if n := len(h.questions()); n != 1 {
-		t.Fatalf("%d questions answered; a plain message in a handed-off thread must not be", n)
-	}
 	mention, message := h.ws.Mention(workspacetest.Said{Channel: help, User: staff, Text: "can you answer the phone part?", ThreadTS: thread})
 	h.deliver(t, mention)
 	h.deliver(t, message)
-	h.ws.WaitBotMessages(t, help, thread, 3)
 	h.client.WaitIdle()
-	if n := len(h.ws.BotMessages(help, thread)); n != 3 || len(h.questions()) != 2 {
-		t.Errorf("%d bot messages and %d questions after a mention, want 3 and 2", n, len(h.questions()))
+	if n, q := len(h.ws.BotMessages(help, thread)), len(h.questions()); n != 2 || q != 1 {
+		t.Fatalf("%d bot messages and %d questions after people talked in the handed-off thread, want 2 and 1", n, q)
 	}
+
+	// The asker mentions the bot: the handoff's status, for them alone.
+	mention, message = h.ws.Mention(workspacetest.Said{Channel: help, User: asker, Text: "any update? it still fails on my phone", ThreadTS: thread})
+	h.deliver(t, mention)
+	h.deliver(t, message)
+	status := h.ws.WaitBotMessages(t, help, thread, 3)[2]
+	h.client.WaitIdle()
+	text := status.AllText()
+	if !status.Ephemeral || status.To != asker || !slices.Equal(labels(status), []string{"Bring docent back"}) ||
+		!strings.Contains(text, "the IT team") || !strings.Contains(text, "just now") ||
+		strings.Contains(text, "http") || strings.Contains(text, "[1]") || len(h.questions()) != 1 ||
+		len(h.ws.BotMessages(help, thread)) != 3 {
+		t.Errorf("status = %+v\n%s\nwant one ephemeral line to the asker: whom, since when, the button; no sources or links", status, text)
+	}
+	h.click(t, status, "docent_resume", asker)
+	answer := h.ws.WaitBotMessages(t, help, thread, 4)[3]
+	if q := h.questions(); len(q) != 2 || q[1].Text != "any update? it still fails on my phone" ||
+		!strings.Contains(answer.AllText(), "<https://docs.example.com/it/vpn|[1]>") {
+		t.Errorf("after Bring docent back: questions %v, reply\n%s\nwant the question asked meanwhile answered", q, answer.AllText())
+	}
+	hs, err := h.db.ListHandoffs(context.Background(), store.HandoffFilter{})
+	if err != nil || len(hs) != 1 || hs[0].State != docent.HandoffReturned {
+		t.Errorf("handoffs = %+v, %v; want the one returned", hs, err)
+	}
+	h.ws.Wait(t, 10*time.Second, "the escalation post updated", func() bool {
+		return strings.Contains(h.ws.Messages(escalation)[0].AllText(), "returned")
+	})
 }
 
 // TestRateLimitedAskerGetsAPoliteNotice: past the per-person rate, a

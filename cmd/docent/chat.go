@@ -35,8 +35,13 @@ type chatDeps struct {
 	store bot.Store
 	// stale flags stale sources beside answers (nil: no flags).
 	stale bot.StaleChecker
-	// ready reports whether the index is loaded (nil: always).
-	ready func() bool
+	// loaded is closed once the index can answer (nil: always);
+	// questions before it are held.
+	loaded <-chan struct{}
+	// admission admits each answer (nil: answered at once).
+	admission bot.Admission
+	// delivered counts each answer posted to its thread or not.
+	delivered func(platform string, posted bool)
 }
 
 // chatOpener opens one chat adapter; it returns nil when its section is
@@ -52,7 +57,7 @@ var chatOpeners = []chatOpener{
 
 // openChats opens every chat adapter the configuration turns on.
 func (m *Main) openChats(ctx context.Context) ([]chatAdapter, error) {
-	d := chatDeps{asker: m.chatAsker(), store: m.chatStore(), stale: m.staleChecker(), ready: m.ready}
+	d := m.chatDeps()
 	var out []chatAdapter
 	for _, open := range chatOpeners {
 		a, err := open(ctx, m.env(m.Config.DataDir), d)
@@ -108,7 +113,7 @@ func openSlack(ctx context.Context, e env, d chatDeps) (chatAdapter, error) {
 	}
 	log := e.log.With(slog.String("platform", "slack"))
 	bc := slackBotConfig(sc)
-	bc.Ready = d.ready
+	bc = d.botConfig("slack", bc)
 	core := bot.New("slack", d.asker, d.store, d.stale, bc, log)
 	var prompts []slack.Prompt
 	for _, p := range sc.Assistant.Prompts {

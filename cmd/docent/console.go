@@ -194,7 +194,7 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 	th := m.Config.Auth.TrustedHeader
 	secure := strings.HasPrefix(strings.ToLower(m.Config.Server.PublicURL), "https://")
 	c, err := console.New(console.Options{
-		Store: m.Store, Asker: m.Recorder, Ready: m.ready, Answerer: m.Pipeline, Index: m.Index, Embedder: m.Embedder,
+		Store: m.Store, Asker: m.Recorder, Ready: m.ready, Admission: m.consoleAdmission(), Answerer: m.Pipeline, Index: m.Index, Embedder: m.Embedder,
 		Scheduler: sched, Stale: m.Stale, Sources: sources,
 		Auth: console.AuthOptions{Open: acc.open, Admins: acc.admins, TrustedHeader: th.Header, Allowed: th.Allowed, TrustedProxies: acc.proxies,
 			SessionIdle: m.Config.Auth.SessionIdle, SecureCookies: secure, Demo: acc.demo},

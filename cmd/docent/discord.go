@@ -33,16 +33,21 @@ func openDiscord(_ context.Context, e env, d chatDeps) (chatAdapter, error) {
 		return nil, nil
 	}
 	log := e.log.With(slog.String("platform", discord.Platform))
-	inline := map[string]bool{}
+	inline, forums := map[string]bool{}, map[string]discord.ForumTags{}
 	for _, c := range dc.Channels {
 		inline[c.ID] = c.Reply == "inline"
+		if c.Tags != nil {
+			t := c.Tags.WithDefaults()
+			forums[c.ID] = discord.ForumTags{Answered: t.Answered, Handoff: t.Handoff, Solved: t.Solved}
+		}
 	}
 	bc := discordBotConfig(dc)
-	bc.Ready = d.ready
+	bc = d.botConfig(discord.Platform, bc)
 	core := bot.New(discord.Platform, d.asker, d.store, d.stale, bc, log)
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,
 		EscalationChannel: dc.EscalationChannel, EscalationRole: dc.EscalationRole, Command: dc.Command, Inline: inline,
+		Forums: forums,
 	}, core, log)
 	if err != nil {
 		return nil, err

@@ -225,7 +225,7 @@ func (m *Main) mcpServer(opts mcp.Options) (*mcp.Server, error) {
 // API's token guard (each tool call charged to the token's rate) and
 // through the API's admission limiter.
 func (m *Main) routeMCP(mux *http.ServeMux, guard *console.APIGuard) error {
-	opts := mcp.Options{Ready: m.ready, Rate: guard, OnShed: m.Metrics.ObserveShed}
+	opts := mcp.Options{Ready: m.ready, Rate: guard, OnShed: m.shedNotReady(mcp.Platform)}
 	if m.admission != nil {
 		opts.Admission = m.admission
 	}

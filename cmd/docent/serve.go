@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent-hq/docent/admission"
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
@@ -38,14 +39,23 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("serve takes no arguments, got %q: %w", rest, errUsage)
 	}
 	retention := store.Retention{MaxAge: time.Duration(*retainDays) * 24 * time.Hour, MaxTurns: *retainTurns}
-	if err := m.Open(ctx); err != nil {
+	if err := m.LoadConfig(); err != nil {
+		return err
+	}
+	// --addr moves the server, and public_url with it unless configured
+	// (links are made from it before listening, so a port picked at
+	// listen time, :0, leaves it be).
+	if _, port, _ := net.SplitHostPort(*addr); *addr != "" && port != "0" {
+		m.Config.Server.Listen(*addr)
+	}
+	if *addr == "" {
+		*addr = m.Config.Server.Addr
+	}
+	if err := m.open(ctx, m.Config.DataDir); err != nil {
 		return err
 	}
 	if err := m.lockForWrites(); err != nil {
 		return err
-	}
-	if *addr == "" {
-		*addr = m.Config.Server.Addr
 	}
 	m.seedTurnMetrics(ctx)
 
@@ -59,17 +69,20 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	if hc, ok := m.Index.(search.HealthChecker); ok {
 		health = hc.Health
 	}
-	ready := connectors.NewReadiness(health, func() { m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL)) })
+	adm := m.openAdmission()
+	ready := connectors.NewReadiness(health, func() {
+		m.Log.Info("ready", slog.String("url", m.Config.Server.PublicURL))
+		m.markLoaded() // the chat cores answer the questions they held
+	})
 	m.ready = ready.Loaded // the console's playground and the chat adapters wait for it too
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
-		api.Options{Limits: askLimits(m.Config.Answerer.Provider), OnShed: m.Metrics.ObserveShed, Ready: ready, Feedback: m.Store,
+		api.Options{Admission: adm, OnShed: m.shedNotReady("api"), Ready: ready, Feedback: m.Store,
 			Flags: func(ctx context.Context, ids []string) (map[string]string, error) {
 				if m.Stale == nil { // set up with the console, before serving
 					return nil, nil
 				}
 				return m.Stale.Flagged(ctx, ids)
 			}})
-	m.admission = server.Limiter()
 	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
 	sched := connectors.NewScheduler(ready.Syncer(m.syncer()), m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,
@@ -129,7 +142,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      api.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
+		WriteTimeout:      admission.DefaultMaxWait + api.AskTimeout + 10*time.Second, // queued, then answered
 		IdleTimeout:       2 * time.Minute,
 	}
 	serveErr := make(chan error, 1)
@@ -250,16 +263,4 @@ func (m *Main) liveDoc(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	return rec.DeletedAt.IsZero(), nil
-}
-
-// askLimits are the API's admission limits for an answer provider. The
-// offline answerer is CPU-bound, so the defaults (a few asks per core)
-// keep latency in a queue instead of in the scheduler; a model-backed
-// answer spends its seconds waiting on the provider, so many more may be
-// in flight at once.
-func askLimits(provider string) api.Limits {
-	if provider == config.ProviderOffline {
-		return api.Limits{}
-	}
-	return api.Limits{MaxInFlight: 64}
 }

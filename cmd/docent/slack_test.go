@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/discord/discordtest"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/bot/slack/workspacetest"
@@ -71,7 +71,7 @@ func TestSlackEndToEnd(t *testing.T) {
 		"\n  user_group: S0ITTEAM01\n  group_name: the IT team\n")
 	var logs syncBuffer
 	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: &logs, Getenv: envOf(nil)}
-	_, stop := serveReady(t, m)
+	base, stop := serveReady(t, m)
 	ws.WaitConnected(t)
 	ctx := context.Background()
 
@@ -136,36 +136,41 @@ func TestSlackEndToEnd(t *testing.T) {
 		t.Errorf("%d bot messages in the thread, want 5 (nothing for the question while handed off)", n)
 	}
 
+	// Slack refuses the answer and the apology: the turn says so, and so
+	// does the console (list and turn page).
+	ws.FailNext("chat.postMessage", workspacetest.Fault{Error: "channel_not_found"}, workspacetest.Fault{Error: "channel_not_found"})
+	lost, _ := ws.Mention(workspacetest.Said{Channel: slackHelp, User: slackAsker, Text: "How do I reset my VPN token?"})
+	ws.Send(t, "events_api", lost.Body)
+	var turn docent.Turn
+	ws.Wait(t, 30*time.Second, "the undelivered turn", func() bool {
+		turns, _ := m.Store.ThreadTurns(ctx, "slack", slackHelp, lost.TS, 1)
+		if len(turns) == 1 && turns[0].Delivery != "" {
+			turn = turns[0]
+			return true
+		}
+		return false
+	})
+	if turn.Delivery != docent.DeliveryFailed || !strings.Contains(turn.DeliveryError, "channel_not_found") {
+		t.Errorf("turn delivery %q %q, want failed with Slack's error", turn.Delivery, turn.DeliveryError)
+	}
+	c := newConsoleClient(t, base)
+	c.login("admin", mustOneTimePassword(t, logs.String()))
+	_, doc := c.get("/turns/" + strconv.FormatInt(turn.ID, 10))
+	if got := doc.Find(`[data-testid=delivery]`).Text(); !strings.Contains(got, "Not delivered") || !strings.Contains(got, "channel_not_found") {
+		t.Errorf("turn page delivery = %q, want not delivered with Slack's error", got)
+	}
+	_, doc = c.get("/turns")
+	if n := doc.Find(`[data-testid=turn-row][data-turn="` + strconv.FormatInt(turn.ID, 10) + `"] [data-testid=undelivered]`).Length(); n != 1 {
+		t.Errorf("turn list marks the undelivered turn %d times, want once", n)
+	}
+	if got := metricSum(t, base, `docent_chat_deliveries_total{platform="slack",result="failed"}`); got != 1 {
+		t.Errorf("failed deliveries counted %v, want 1", got)
+	}
+
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	noSecrets(t, logs.String(), ws)
-}
-
-// TestSlackBeforeFirstSync: a mention while the first sync of an empty
-// index runs gets a notice to ask again, not "not in the docs", and is
-// stored as no turn.
-func TestSlackBeforeFirstSync(t *testing.T) {
-	t.Parallel()
-	ws := workspacetest.New(t)
-	dir := t.TempDir()
-	release := make(chan struct{})
-	remote := newHangingRemote(t, release)
-	cfg := mustSlackConfig(t, dir, ws, "  - name: slow\n    type: git\n    git:\n      url: "+remote+"/team/docs.git\n", "")
-	m := &Main{ConfigPath: cfg, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(nil)}
-	_, stop := MustServeMain(t, m)
-	defer func() { close(release); _ = stop() }()
-	ws.WaitConnected(t)
-
-	mention, _ := ws.Mention(workspacetest.Said{Channel: slackHelp, User: slackAsker, Text: "What does Gatekeeper error GK-409 mean?"})
-	ws.Send(t, "events_api", mention.Body)
-	reply := ws.WaitBotMessages(t, slackHelp, mention.TS, 1)[0]
-	if text := reply.AllText(); !strings.Contains(text, bot.NotReadyText) {
-		t.Errorf("reply before the first sync:\n%s\nwant the not-ready notice", text)
-	}
-	if turns, err := m.Store.ListTurns(context.Background(), store.TurnFilter{}); err != nil || len(turns) != 0 {
-		t.Errorf("%d turns stored before ready (%v), want 0", len(turns), err)
-	}
 }
 
 // TestSlackChannelScope: in a public channel scoped to the public source

@@ -9,13 +9,14 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docent-hq/docent"
 
+	"github.com/docent-hq/docent/admission"
 	"github.com/docent-hq/docent/answer"
 	offlineans "github.com/docent-hq/docent/answer/offline"
-	"github.com/docent-hq/docent/api"
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console"
@@ -111,9 +112,11 @@ type App struct {
 	// ready is serve's readiness, which the chat adapters and the
 	// console's playground wait for before answering (nil: always ready).
 	ready func() bool
-	// admission is serve's in-flight limit on asks, shared by /api/ask
-	// and /mcp (nil outside serve).
-	admission *api.Limiter
+	// admission is serve's admission control, shared by every entrance
+	// (nil outside serve); loaded is closed once the index can answer.
+	admission  *admission.Controller
+	loaded     chan struct{}
+	loadedOnce sync.Once
 }
 
 // LoadConfig resolves and validates the configuration and sets up logging.

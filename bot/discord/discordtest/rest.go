@@ -47,6 +47,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 			"session_start_limit": map[string]int{"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1}})
 	})
 	api("GET /channels/{channel}", true, s.getChannel)
+	api("PATCH /channels/{channel}", true, s.editChannel)
 	api("POST /channels/{channel}/messages", true, s.createMessage)
 	api("GET /channels/{channel}/messages/{message}", true, s.getMessage)
 	api("PATCH /channels/{channel}/messages/{message}", true, s.editMessage)
@@ -123,6 +124,82 @@ func (s *Server) getChannel(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, errUnknownChannel)
 		return
 	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// channelEdit is the part of PATCH /channels/{id} the server takes: a
+// forum's tags, a post's applied tags.
+type channelEdit struct {
+	AvailableTags *[]ForumTag `json:"available_tags"`
+	AppliedTags   *[]string   `json:"applied_tags"`
+}
+
+// editChannel edits a forum's available tags (20 at most, names unique
+// and 1-20 characters; refused without Manage Channels, see
+// DenyManageChannels) or a post's applied tags (5 at most, each one of
+// its forum's), and tells the sessions (CHANNEL_UPDATE, THREAD_UPDATE).
+func (s *Server) editChannel(w http.ResponseWriter, r *http.Request) {
+	var body channelEdit
+	if !decode(w, r, &body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.channels[r.PathValue("channel")]
+	if !ok {
+		writeErr(w, http.StatusNotFound, errUnknownChannel)
+		return
+	}
+	invalid := func(msg string) {
+		writeErr(w, http.StatusBadRequest, &apiError{Code: 50035, Message: "Invalid Form Body: " + msg})
+	}
+	if body.AvailableTags != nil {
+		switch {
+		case c.Type != ChannelForum:
+			invalid("available_tags: only a forum has tags")
+			return
+		case s.denyManage:
+			writeErr(w, http.StatusForbidden, &apiError{Code: 50013, Message: "Missing Permissions"})
+			return
+		case len(*body.AvailableTags) > 20:
+			invalid("available_tags: at most 20")
+			return
+		}
+		seen := map[string]bool{}
+		tags := slices.Clone(*body.AvailableTags)
+		for i := range tags {
+			if n := len([]rune(tags[i].Name)); n == 0 || n > 20 || seen[tags[i].Name] {
+				invalid("available_tags: names must be unique, 1-20 characters")
+				return
+			}
+			seen[tags[i].Name] = true
+			if tags[i].ID == "" {
+				tags[i].ID = s.newID()
+			}
+		}
+		c.AvailableTags = tags
+		s.dispatchLocked("CHANNEL_UPDATE", IntentGuilds, func(int) (any, bool) { return c, true })
+	}
+	if body.AppliedTags != nil {
+		parent, ok := s.channels[c.ParentID]
+		if !c.IsThread() || !ok || parent.Type != ChannelForum {
+			invalid("applied_tags: only a forum post has tags")
+			return
+		}
+		if len(*body.AppliedTags) > 5 {
+			invalid("applied_tags: at most 5")
+			return
+		}
+		for _, id := range *body.AppliedTags {
+			if !slices.ContainsFunc(parent.AvailableTags, func(t ForumTag) bool { return t.ID == id }) {
+				invalid("applied_tags: unknown tag " + id)
+				return
+			}
+		}
+		c.AppliedTags = slices.Clone(*body.AppliedTags)
+		s.dispatchLocked("THREAD_UPDATE", IntentGuilds, func(int) (any, bool) { return c, true })
+	}
+	s.touchLocked()
 	writeJSON(w, http.StatusOK, c)
 }
 

@@ -108,6 +108,8 @@ type Server struct {
 	// limited are the routes ("GET /gateway/bot") whose next request is
 	// refused with 429 and the wait to ask for.
 	limited map[string]time.Duration
+	// denyManage refuses edits of forum tags (DenyManageChannels).
+	denyManage bool
 }
 
 // NewServer starts a local Discord; it stops when the test ends.
@@ -377,6 +379,15 @@ func ReplyTo(m Message) PostOption {
 	}
 }
 
+// WithRoles gives the author these guild roles (in the message's member).
+func WithRoles(roles ...string) PostOption {
+	return func(msg *Message) {
+		if msg.Member != nil {
+			msg.Member.Roles = append(msg.Member.Roles, roles...)
+		}
+	}
+}
+
 var (
 	userMention = regexp.MustCompile(`<@!?(\d+)>`)
 	roleMention = regexp.MustCompile(`<@&(\d+)>`)
@@ -428,6 +439,68 @@ func (s *Server) ForumPost(forumID string, u User, title, content string) (Chann
 	s.dispatchMessageLocked("MESSAGE_CREATE", m)
 	s.touchLocked()
 	return *th, *m
+}
+
+// AddTags gives a forum tags with these names.
+func (s *Server) AddTags(forumID string, names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.channels[forumID]
+	if !ok || f.Type != ChannelForum {
+		s.tb.Fatalf("discordtest: AddTags to %s: no such forum", forumID)
+	}
+	for _, n := range names {
+		f.AvailableTags = append(f.AvailableTags, ForumTag{ID: s.newID(), Name: n})
+	}
+	s.touchLocked()
+}
+
+// DenyManageChannels makes editing a forum's tags fail with Missing
+// Permissions, as for a bot without Manage Channels.
+func (s *Server) DenyManageChannels() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.denyManage = true
+}
+
+// AppliedTags returns the names of the tags a forum post carries, in
+// the order applied.
+func (s *Server) AppliedTags(threadID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	th, ok := s.channels[threadID]
+	if !ok {
+		return nil
+	}
+	var names []string
+	if f, ok := s.channels[th.ParentID]; ok {
+		for _, id := range th.AppliedTags {
+			for _, t := range f.AvailableTags {
+				if t.ID == id {
+					names = append(names, t.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// React has user u (holding roles) add the emoji reaction ("✅") to
+// message m; sessions with the reactions intent get
+// MESSAGE_REACTION_ADD.
+func (s *Server) React(m Message, u User, emoji string, roles ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := map[string]any{"user_id": u.ID, "channel_id": m.ChannelID, "message_id": m.ID, "guild_id": m.GuildID,
+		"message_author_id": m.Author.ID, "emoji": map[string]any{"id": nil, "name": emoji}, "burst": false, "type": 0}
+	if m.GuildID != "" {
+		if roles == nil {
+			roles = []string{}
+		}
+		ev["member"] = Member{User: &u, Roles: roles, JoinedAt: now()}
+	}
+	s.dispatchLocked("MESSAGE_REACTION_ADD", IntentGuildMessageReactions, func(int) (any, bool) { return ev, true })
+	s.touchLocked()
 }
 
 // Redeliver sends MESSAGE_CREATE for a message again, as a gateway may

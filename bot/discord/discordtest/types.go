@@ -65,10 +65,12 @@ const (
 
 // Gateway intents the server honours.
 const (
-	IntentGuilds         = 1 << 0
-	IntentGuildMessages  = 1 << 9
-	IntentDirectMessages = 1 << 12
-	IntentMessageContent = 1 << 15
+	IntentGuilds        = 1 << 0
+	IntentGuildMessages = 1 << 9
+	// IntentGuildMessageReactions carries MESSAGE_REACTION_ADD.
+	IntentGuildMessageReactions = 1 << 10
+	IntentDirectMessages        = 1 << 12
+	IntentMessageContent        = 1 << 15
 )
 
 // User is a Discord user.
@@ -101,6 +103,19 @@ type Channel struct {
 	OwnerID        string          `json:"owner_id,omitempty"`
 	ThreadMetadata *ThreadMetadata `json:"thread_metadata,omitempty"`
 	Recipients     []User          `json:"recipients,omitempty"`
+	// AvailableTags are a forum's tags; AppliedTags the IDs of those a
+	// post (a thread in the forum) carries.
+	AvailableTags []ForumTag `json:"available_tags,omitempty"`
+	AppliedTags   []string   `json:"applied_tags,omitempty"`
+}
+
+// ForumTag is a tag of a forum channel.
+type ForumTag struct {
+	ID        string  `json:"id,omitempty"`
+	Name      string  `json:"name"`
+	Moderated bool    `json:"moderated"`
+	EmojiID   *string `json:"emoji_id"`
+	EmojiName *string `json:"emoji_name"`
 }
 
 // IsThread reports whether the channel is a thread.
