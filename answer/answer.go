@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/question"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/search"
 )
@@ -169,7 +170,7 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	}
 	st := &stages{now: p.opts.Now}
 	a := docent.Answer{Trace: docent.Trace{Query: text}}
-	if reply, ok := SmallTalk(text); ok {
+	if reply, ok := question.SmallTalk(text); ok {
 		a.Status, a.Text = docent.StatusSmallTalk, reply
 		a.Trace.Stages = st.all()
 		return a, nil

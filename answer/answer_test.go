@@ -572,3 +572,30 @@ func TestFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestInputsKeepTheMarginOfSureProbabilities: a Logistic rule weighs the
+// passage and runner-up probabilities as clipped log-odds, so that two
+// passages the passage model is sure of to different degrees still
+// differ, none and certain are the ends, and the other features pass
+// through as they are.
+func TestInputsKeepTheMarginOfSureProbabilities(t *testing.T) {
+	sure := Features{Passage: 0.999, Coverage: 0.5}.Inputs()
+	surer := Features{Passage: 0.99999, Coverage: 0.5}.Inputs()
+	if !(surer[0] > sure[0]+0.3) {
+		t.Errorf("inputs %.3f and %.3f for 0.999 and 0.99999: want the margin kept", sure[0], surer[0])
+	}
+	if half := (Features{Passage: 0.5}).Inputs(); half[0] != 0 {
+		t.Errorf("even odds give %v, want 0", half[0])
+	}
+	ends := Features{Passage: 1, Runner: 0}.Inputs()
+	if ends[0] != 1 || ends[1] != -1 {
+		t.Errorf("certain and none give %v and %v, want 1 and -1", ends[0], ends[1])
+	}
+	if sure[2] != 0.5 {
+		t.Errorf("coverage input %v, want 0.5 as measured", sure[2])
+	}
+	round := FeaturesFromMap(Features{Passage: 0.99999}.Map())
+	if round.Passage != 0.99999 {
+		t.Errorf("the trace keeps passage %v, want its six digits", round.Passage)
+	}
+}

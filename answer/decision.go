@@ -74,10 +74,42 @@ func (f *Features) fields() []*float64 {
 		&f.Asks, &f.Kind, &f.Missing, &f.Unknown, &f.Gap, &f.Length}
 }
 
-// Map returns the features by name, for traces.
+// Inputs returns what a Logistic rule weighs, in the order of
+// FeatureNames: the features, with the two probabilities (Passage and
+// Runner) on the log-odds scale, divided by oddsScale and clipped to
+// [-1, 1]. A probability saturates near 1 — a passage that answers beyond
+// doubt and one that merely answers both read 0.999... — so a linear rule
+// over it can only tell them apart with a weight in the tens; on the
+// log-odds scale the passage model's own margin carries through.
+func (f Features) Inputs() []float64 {
+	v := f.Values()
+	v[0], v[1] = odds(f.Passage), odds(f.Runner)
+	return v
+}
+
+// oddsScale is the log-odds that Inputs maps to 1: a probability of
+// 1 - 4.5e-5.
+const oddsScale = 10
+
+func odds(p float64) float64 {
+	if p <= 0 {
+		return -1
+	}
+	if p >= 1 {
+		return 1
+	}
+	return max(-1, min(1, math.Log(p/(1-p))/oddsScale))
+}
+
+// Map returns the features by name, for traces and calibration rows;
+// the probabilities keep six digits (their log-odds matter near 1).
 func (f Features) Map() map[string]float64 {
 	m := make(map[string]float64, len(FeatureNames))
 	for i, v := range f.Values() {
+		if i < 2 {
+			m[FeatureNames[i]] = math.Round(v*1e6) / 1e6
+			continue
+		}
 		m[FeatureNames[i]] = round4(v)
 	}
 	return m
@@ -116,7 +148,7 @@ var _ Rule = Logistic{}
 // Score returns the rule's probability for f.
 func (l Logistic) Score(f Features) float64 {
 	z := l.Bias
-	for i, v := range f.Values() {
+	for i, v := range f.Inputs() {
 		z += l.Weights[FeatureNames[i]] * v
 	}
 	return 1 / (1 + math.Exp(-z))

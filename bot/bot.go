@@ -24,7 +24,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/internal/question"
 	"github.com/docent-hq/docent/internal/redact"
 )
@@ -449,7 +448,7 @@ func (b *Bot) channel(id string) ChannelConfig {
 // the person's latest reply. A redelivered event is ignored. Before the
 // index is loaded the question is acknowledged and held; with an
 // Admission the answer is queued and posted after HandleMessage returns.
-// Small talk (answer.SmallTalk: a greeting, thanks, "lol ok") is neither
+// Small talk (question.SmallTalk: a greeting, thanks, "lol ok") is neither
 // held nor queued: its short reply is posted before HandleMessage returns.
 // Errors are returned after the asker was told (never silent); a failed
 // answer gets an apology with the handoff button.
@@ -501,7 +500,7 @@ func (b *Bot) HandleMessage(ctx context.Context, m Message, out Poster) error {
 			Text: "You're asking faster than I can keep up. Please try again in a minute."})
 	}
 	q := b.question(m.User, t, text, history)
-	if _, small := answer.SmallTalk(text); small {
+	if _, small := question.SmallTalk(text); small {
 		// A greeting or thanks needs no index, no slot and no working
 		// indicator: the pipeline replies before retrieval, at once.
 		return b.answer(ctx, t, q, out)

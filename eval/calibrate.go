@@ -184,7 +184,7 @@ func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule
 	y := make([]float64, len(rows))
 	w := make([]float64, len(rows))
 	for i, r := range rows {
-		x[i] = answer.FeaturesFromMap(r.Features).Values()
+		x[i] = answer.FeaturesFromMap(r.Features).Inputs()
 		if r.Correct {
 			y[i] = 1
 		}

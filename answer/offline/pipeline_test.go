@@ -108,9 +108,10 @@ func (r *wordRetriever) Retrieve(_ context.Context, req search.Request) (search.
 
 // testRule is the decision rule of these tests: an answer needs a
 // passage that covers the question and holds the kind of answer asked
-// for; a missing detail weighs heavily against it.
+// for; a missing detail weighs heavily against it. (A Logistic rule
+// weighs the passage's probability on the log-odds scale, in [-1, 1].)
 var testRule = answer.Logistic{
-	Bias:       -4,
+	Bias:       -3,
 	Weights:    map[string]float64{"coverage": 5, "kind": 1.5, "passage": 2, "missing": -8},
 	AnswerAt:   0.5,
 	NotFoundAt: 0.15,

@@ -52,12 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -50.3667,
+	Bias: -4.3341,
 	Weights: map[string]float64{
-		"passage": 46.8325, "runner": 1.8883, "coverage": -0.2102, "chunk": -0.2792, "page": 1.2877,
-		"cosine": 1.9082, "keyword": 0.3453, "agreement": 0.574, "asks": 0.0888, "kind": -0.0222,
-		"missing": -4.6982, "unknown": -1.7333, "gap": -0.1814, "length": 0.5087,
+		"passage": 3.1851, "runner": 1.0673, "coverage": -0.9596, "chunk": -0.7311, "page": 1.5634,
+		"cosine": 2.0602, "keyword": 0.4908, "agreement": 0.6938, "asks": 0.1088, "kind": -0.2697,
+		"missing": -4.7438, "unknown": -2.1175, "gap": 1.0366, "length": 0.3863,
 	},
-	AnswerAt:   0.4857,
-	NotFoundAt: 0.0337,
+	AnswerAt:   0.4635,
+	NotFoundAt: 0.0582,
 }

@@ -572,8 +572,8 @@ func TestEvalHeldout(t *testing.T) {
 	t.Logf("heldout-test: hit@5 %.3f right page first %.3f answered correctly %.3f declined %.3f",
 		rep.HitAt5, rep.LinkedFirst, rep.Correct, rep.Declined)
 	declined := int(rep.Declined*float64(rep.Unanswerable) + 0.5)
-	if rep.Answerable < 23 || rep.HitAt5 < 0.95 || rep.LinkedFirst < 0.85 || rep.Correct < 0.30 || declined < 4 {
-		t.Errorf("heldout-test set below the bar: %+v (want hit@5 >= 0.95, right page first >= 0.85, answered correctly >= 0.30, declined >= 4)", rep)
+	if rep.Answerable < 23 || rep.HitAt5 < 0.95 || rep.LinkedFirst < 0.80 || rep.Correct < 0.30 || declined < 5 {
+		t.Errorf("heldout-test set below the bar: %+v (want hit@5 >= 0.95, right page first >= 0.80, answered correctly >= 0.30, declined >= 5)", rep)
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package question holds the one reading of whether a message is a
 // question, which the chat core (auto-answer, follow-ups) and the
-// offline answerer (where a multi-part question's asks begin) share.
+// offline answerer (where a multi-part question's asks begin) share,
+// and of whether it is small talk (SmallTalk), which the pipeline and
+// the chat core share.
 package question
 
 import (
