@@ -352,6 +352,11 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	// Sources are the IDs of the chunks given to the generator, in order.
 	Sources []string `json:"sources,omitempty"`
+	// NotSent says, by chunk ID, why a candidate the gate read was not
+	// among the sources it picked: below the gate's floor, a duplicate of
+	// a source, another chunk of a page already sent, cut by the source
+	// limit.
+	NotSent map[string]string `json:"not_sent,omitempty"`
 	// ModelAsked is set when a language model was asked to write the
 	// answer; NotAsked says why it was not, when a model answerer did not
 	// ask it.
@@ -809,6 +814,8 @@ type TurnSummary struct {
 	ReviewedAt time.Time
 	ReviewedBy string
 	Assignee   string
+	// Golden is the ID of the golden question made from the turn, "" if none.
+	Golden string
 	// Delivery says whether a chat turn's reply was posted.
 	Delivery Delivery
 }
@@ -881,6 +888,12 @@ type GoldenRunRow struct {
 	FirstRank int
 	// Ranked are the document IDs that ranked first, best first.
 	Ranked []string
+	// Expect are the documents (and "doc › section") the question
+	// expected when it ran.
+	Expect []string
+	// TurnID is the stored turn of the question's answer, with its whole
+	// trace (platform eval), 0 when none was stored.
+	TurnID int64
 	// Row is the full outcome as JSON (the eval package's row).
 	Row json.RawMessage
 }

@@ -274,7 +274,7 @@ func (p *Pipeline) answer(ctx context.Context, q docent.Question, onDelta func(s
 	rule := p.Rule()
 	v, genParts := decide(rule, ev)
 	a.Trace.Threshold, a.Trace.TopScore = v.Threshold, v.Score
-	a.Trace.Decision = &docent.Decision{Rule: ruleName(rule), Features: ev.Features.Map(), Reason: v.Reason}
+	a.Trace.Decision = &docent.Decision{Rule: ruleName(rule), Features: ev.Features.Map(), Reason: v.Reason, NotSent: ev.Omitted}
 	st.stop(StageGate, withNote(ev.Detail, v.Reason))
 	switch v.Status {
 	case docent.StatusAnswered:

@@ -1,8 +1,6 @@
 package answer
 
-import (
-	"context"
-)
+import "context"
 
 // Identity is a Rewriter that makes the question the query (the
 // offline Standalone rewriter is in answer/offline).

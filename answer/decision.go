@@ -61,7 +61,17 @@ var FeatureNames = []string{"passage", "runner", "coverage", "chunk", "page", "c
 
 // Values returns the features in the order of FeatureNames.
 func (f Features) Values() []float64 {
-	return []float64{f.Passage, f.Runner, f.Coverage, f.Chunk, f.Page, f.Cosine, f.Keyword, f.Agreement, f.Asks, f.Kind, f.Missing, f.Unknown, f.Gap, f.Length}
+	out := make([]float64, 0, len(FeatureNames))
+	for _, v := range f.fields() {
+		out = append(out, *v)
+	}
+	return out
+}
+
+// fields points at the features in the order of FeatureNames.
+func (f *Features) fields() []*float64 {
+	return []*float64{&f.Passage, &f.Runner, &f.Coverage, &f.Chunk, &f.Page, &f.Cosine, &f.Keyword, &f.Agreement,
+		&f.Asks, &f.Kind, &f.Missing, &f.Unknown, &f.Gap, &f.Length}
 }
 
 // Inputs returns what a Logistic rule weighs, in the order of
@@ -108,37 +118,8 @@ func (f Features) Map() map[string]float64 {
 // FeaturesFromMap is the inverse of Map; unknown names are ignored.
 func FeaturesFromMap(m map[string]float64) Features {
 	var f Features
-	for name, v := range m {
-		switch name {
-		case "passage":
-			f.Passage = v
-		case "runner":
-			f.Runner = v
-		case "coverage":
-			f.Coverage = v
-		case "chunk":
-			f.Chunk = v
-		case "page":
-			f.Page = v
-		case "cosine":
-			f.Cosine = v
-		case "keyword":
-			f.Keyword = v
-		case "agreement":
-			f.Agreement = v
-		case "asks":
-			f.Asks = v
-		case "kind":
-			f.Kind = v
-		case "missing":
-			f.Missing = v
-		case "unknown":
-			f.Unknown = v
-		case "gap":
-			f.Gap = v
-		case "length":
-			f.Length = v
-		}
+	for i, v := range f.fields() {
+		*v = m[FeatureNames[i]]
 	}
 	return f
 }
@@ -264,7 +245,7 @@ func (p Plausible) withDefaults() Plausible {
 // the sources.
 func (p Plausible) Gate(_ context.Context, req GateRequest) (Evidence, error) {
 	p = p.withDefaults()
-	var ev Evidence
+	ev := Evidence{Omitted: map[string]string{}}
 	perPage := map[string]int{}
 	pages := map[string]bool{}
 	for _, h := range req.Hits {
@@ -276,6 +257,10 @@ func (p Plausible) Gate(_ context.Context, req GateRequest) (Evidence, error) {
 		if len(ev.Sources) < p.MaxSources && perPage[key] < p.PerPage {
 			perPage[key]++
 			ev.Sources = append(ev.Sources, Source{N: len(ev.Sources) + 1, Hit: h, Relevance: h.Relevance})
+		} else if len(ev.Sources) == p.MaxSources {
+			ev.Omitted[h.Chunk.ID] = fmt.Sprintf("cut by the source limit (%d sources)", p.MaxSources)
+		} else {
+			ev.Omitted[h.Chunk.ID] = fmt.Sprintf("%d chunks of its page were already sent (at most %d a page)", p.PerPage, p.PerPage)
 		}
 		if !pages[key] && len(ev.Pages) < MaxPages {
 			pages[key] = true

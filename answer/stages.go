@@ -148,6 +148,9 @@ type Evidence struct {
 	Parts []PartEvidence
 	// Detail says in a few words what was measured, for the trace.
 	Detail string
+	// Omitted says, by chunk ID, why a candidate the gate read is not
+	// among the Sources (below its floor, cut by the source limit, ...).
+	Omitted map[string]string
 	// Basis is the gate's own analysis of the question (its terms, the
 	// passage it measured), handed unchanged to a Generator of the same
 	// implementation so that the question is analysed once per ask and

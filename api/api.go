@@ -1,5 +1,5 @@
 // Package api serves docent's JSON API and operational endpoints:
-// POST /api/ask, /healthz, /readyz, /metrics, and /docs/{source}/{path} for
+// POST /api/ask, POST /api/feedback, /healthz, /readyz, /metrics, and /docs/{source}/{path} for
 // sources that live on this machine (the bundled handbook, local folders),
 // so that their citations are clickable.
 package api
@@ -64,6 +64,8 @@ type Server struct {
 	checks   []func(context.Context) error
 	admit    Admission
 	onShed   func(code string)
+	fb       FeedbackStore
+	flags    FlagFunc
 	// quiet rate-limits the log lines of failures that repeat (storage,
 	// readiness): one line per interval, with the count of the others.
 	quiet map[string]*lograte.Quiet
@@ -79,7 +81,17 @@ type Options struct {
 	OnShed func(code string)
 	// Ready is the index's readiness; nil serves as always ready.
 	Ready Readiness
+	// Feedback, when set, stores the ratings of POST /api/feedback;
+	// without it the route is a 404.
+	Feedback FeedbackStore
+	// Flags, when set, says which cited documents are flagged stale, so
+	// that an answer citing them says so.
+	Flags FlagFunc
 }
+
+// FlagFunc returns, for the IDs among docIDs that are flagged stale,
+// what they are flagged for; stale.Checker.Flagged implements it.
+type FlagFunc func(ctx context.Context, docIDs []string) (map[string]string, error)
 
 // New builds the API server. docs may be nil when no local source is served.
 func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs, log *slog.Logger, opts Options) *Server {
@@ -88,7 +100,7 @@ func New(asker Asker, format Formatter, gatherer prometheus.Gatherer, docs *Docs
 		admit = admission.New(admission.Options{})
 	}
 	return &Server{asker: asker, format: format, gatherer: gatherer, docs: docs, log: log,
-		admit: admit, onShed: opts.OnShed, ready: opts.Ready,
+		admit: admit, onShed: opts.OnShed, ready: opts.Ready, fb: opts.Feedback, flags: opts.Flags,
 		quiet: map[string]*lograte.Quiet{"readyz": lograte.New(10 * time.Second)}}
 }
 
@@ -118,6 +130,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("POST /api/ask", s.ask)
+	mux.HandleFunc("POST /api/feedback", s.feedback)
 	if s.docs != nil {
 		mux.Handle("GET /docs/{source}/{path...}", s.docs)
 	}
@@ -175,8 +188,35 @@ type AskResponse struct {
 	Citations []docent.Citation `json:"citations"`
 	// Text is the answer rendered with its source list, as a terminal shows it.
 	Text string `json:"text"`
+	// Flagged lists the cited sources flagged stale (older than their
+	// source's policy, in conflict with a newer page, ...): the answer
+	// may rest on out-of-date text. Text says so too.
+	Flagged []FlaggedSource `json:"flagged,omitempty"`
 	// Trace is present when the request asked for it.
 	Trace *docent.Trace `json:"trace,omitempty"`
+}
+
+// FlaggedSource is a cited source flagged stale.
+type FlaggedSource struct {
+	// N is the citation's number; DocID and Title name the document.
+	N     int    `json:"n"`
+	DocID string `json:"doc_id"`
+	Title string `json:"title"`
+	// Why says what it is flagged for.
+	Why string `json:"why"`
+}
+
+// Flag marks the response's citations of flagged documents (doc ID to
+// why): Flagged lists them, and Text ends with a line for each.
+func (r *AskResponse) Flag(flags map[string]string) {
+	for _, c := range r.Citations {
+		why, ok := flags[c.DocID]
+		if !ok {
+			continue
+		}
+		r.Flagged = append(r.Flagged, FlaggedSource{N: c.N, DocID: c.DocID, Title: c.Title, Why: why})
+		r.Text += "Note: [" + strconv.Itoa(c.N) + "] " + c.Title + " may be out of date (" + why + ").\n"
+	}
 }
 
 // AskTimeout bounds the work one POST /api/ask may do.
@@ -251,7 +291,19 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, failure(turn, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, NewAskResponse(turn, s.format, req.Trace))
+	resp := NewAskResponse(turn, s.format, req.Trace)
+	if s.flags != nil && len(turn.Answer.Citations) > 0 {
+		var ids []string
+		for _, c := range turn.Answer.Citations {
+			ids = append(ids, c.DocID)
+		}
+		if flags, err := s.flags(ctx, ids); err != nil {
+			s.log.WarnContext(r.Context(), "ask: stale flags", slog.Any("error", err))
+		} else {
+			resp.Flag(flags)
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // shed refuses an ask with 503 and Retry-After.

@@ -298,3 +298,57 @@ func TestSharedAdmission(t *testing.T) {
 		t.Errorf("after the release: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestAskFlagsStaleSources: an answer citing a document flagged stale
+// says so in the response (Flagged, and a line in Text); unflagged
+// citations and a failing flag lookup leave the answer as it was.
+func TestAskFlagsStaleSources(t *testing.T) {
+	asker := askerFunc(func(ctx context.Context, q docent.Question) (docent.Turn, error) {
+		return docent.Turn{ID: 3, Question: q, Answer: docent.Answer{
+			Text: "It is $25 [1] or $50 [2].", Status: docent.StatusAnswered,
+			Citations: []docent.Citation{{N: 1, DocID: "hb:new.md", Title: "Expenses"}, {N: 2, DocID: "hb:old.md", Title: "Expenses 2021"}},
+		}}, nil
+	})
+	tests := []struct {
+		name        string
+		flags       FlagFunc
+		wantFlagged []FlaggedSource
+		wantNote    bool
+	}{
+		{"flagged citation", func(ctx context.Context, ids []string) (map[string]string, error) {
+			if !slices.Equal(ids, []string{"hb:new.md", "hb:old.md"}) {
+				t.Errorf("flags asked for %v, want the cited documents", ids)
+			}
+			return map[string]string{"hb:old.md": "conflicts with a newer page"}, nil
+		}, []FlaggedSource{{N: 2, DocID: "hb:old.md", Title: "Expenses 2021", Why: "conflicts with a newer page"}}, true},
+		{"nothing flagged", func(context.Context, []string) (map[string]string, error) { return map[string]string{}, nil }, nil, false},
+		{"lookup fails", func(context.Context, []string) (map[string]string, error) { return nil, errors.New("store down") }, nil, false},
+		{"no flags wired", nil, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(asker, format, prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler), Options{Flags: tt.flags})
+			ts := httptest.NewServer(s.Handler())
+			defer ts.Close()
+			resp, err := http.Post(ts.URL+"/api/ask", "application/json", strings.NewReader(`{"question":"how much?"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			var got AskResponse
+			if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Flagged, tt.wantFlagged) {
+				t.Errorf("flagged = %+v, want %+v", got.Flagged, tt.wantFlagged)
+			}
+			note := "Note: [2] Expenses 2021 may be out of date (conflicts with a newer page)."
+			if strings.Contains(got.Text, note) != tt.wantNote {
+				t.Errorf("text = %q, want the note %v", got.Text, tt.wantNote)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/internal/mdsafe"
+	"github.com/docent-hq/docent/static"
 )
 
 // Docs renders markdown from local sources as HTML pages, so that citations
@@ -105,12 +106,12 @@ func NewDocs(sources map[string]fs.FS, live LiveFunc, opts DocsOptions) *Docs {
 	}
 }
 
+// docPage is a rendered page. Its styles are a stylesheet of the
+// embedded static files (the CSP allows no inline style).
 var docPage = template.Must(template.New("doc").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem}
-pre{background:#f5f5f5;padding:.75rem;overflow:auto}.meta{color:#666}</style></head>
+<link rel="stylesheet" href="{{.CSS}}"><link rel="icon" href="{{.Icon}}"></head>
 <body><p class="meta">{{.Source}} / {{.Path}}{{if .Updated}} · updated {{.Updated}}{{end}}</p>
 {{.Body}}</body></html>`))
 
@@ -195,6 +196,7 @@ func (d *Docs) render(fsys fs.FS, name, p string) rendered {
 	var out bytes.Buffer
 	_ = docPage.Execute(&out, map[string]any{
 		"Title": doc.Title, "Source": name, "Path": p, "Updated": updated,
+		"CSS": static.URL("docs.css"), "Icon": static.URL("favicon.svg"),
 		"Body": template.HTML(body.String()), // goldmark escapes raw HTML by default (no WithUnsafe)
 	})
 	return rendered{html: out.Bytes()}

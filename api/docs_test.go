@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,10 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/docent-hq/docent/connectors/files"
+	staticpkg "github.com/docent-hq/docent/static"
 )
 
 func allLive(context.Context, string) (bool, error) { return true, nil }
@@ -145,5 +149,39 @@ func TestDocsLargePageNotRendered(t *testing.T) {
 	code, page := get(t, ts.URL+"/docs/hb/big.md")
 	if code != http.StatusOK || !strings.Contains(page, "<pre># Big") || strings.Contains(page, "<h1") || strings.Contains(page, "<b>") {
 		t.Errorf("a page over the render cap = %d:\n%.300s", code, page)
+	}
+}
+
+// TestDocsPageStyled: a page carries no inline style (the CSP, style-src
+// 'self', would block it and the page would show unstyled) and links the
+// embedded stylesheet and icon, which the static handler serves.
+func TestDocsPageStyled(t *testing.T) {
+	src := fstest.MapFS{"a.md": {Data: []byte("---\ntitle: A page\n---\n# A page\n\n| k | v |\n|---|---|\n| a | 1 |\n")}}
+	ts := newTestServer(t, nil, NewDocs(map[string]fs.FS{"local": src}, allLive, DocsOptions{}))
+	code, body := get(t, ts.URL+"/docs/local/a.md")
+	if code != http.StatusOK {
+		t.Fatalf("page = %d", code)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := doc.Find("style, [style]").Length(); n > 0 {
+		t.Errorf("%d inline styles in the page:\n%s", n, body)
+	}
+	if doc.Find("table td").Length() != 2 {
+		t.Errorf("table not rendered:\n%s", body)
+	}
+	static := httptest.NewServer(staticpkg.Handler())
+	defer static.Close()
+	for sel, name := range map[string]string{`link[rel=stylesheet]`: "docs.css", `link[rel=icon]`: "favicon.svg"} {
+		href, _ := doc.Find(sel).Attr("href")
+		if href != staticpkg.URL(name) {
+			t.Errorf("%s href = %q, want %q", sel, href, staticpkg.URL(name))
+			continue
+		}
+		if code, css := get(t, static.URL+href); code != http.StatusOK || css == "" {
+			t.Errorf("GET %s = %d", href, code)
+		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/templates"
@@ -44,7 +47,8 @@ func (h *handler) showGoldenDiff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := templates.GoldenDiff{Meta: h.meta(r, fmt.Sprintf("Runs #%d → #%d", ids[0], ids[1]), "golden"),
-		A: views[0], B: views[1], Runs: runs, OnlyChanged: r.URL.Query().Get("changed") == "1"}
+		A: views[0], B: views[1], Runs: runs, OnlyChanged: r.URL.Query().Get("changed") == "1",
+		ConfigDiff: configDiff(views[0].Run.Config, views[1].Run.Config)}
 	for _, d := range diffRows(rows[0], rows[1]) {
 		switch d.Change {
 		case "better":
@@ -104,6 +108,45 @@ func change(a, b *docent.GoldenRunRow) string {
 		return "worse"
 	}
 	return "same"
+}
+
+// configDiff is the line diff of two runs' configurations (sergi/go-diff
+// in line mode), each changed line with two lines of context; nil when
+// they are the same.
+func configDiff(a, b string) []templates.DiffLine {
+	if a == b {
+		return nil
+	}
+	dmp := diffmatchpatch.New()
+	ca, cb, lines := dmp.DiffLinesToChars(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	var all []templates.DiffLine
+	for _, d := range diffs {
+		op := map[diffmatchpatch.Operation]string{diffmatchpatch.DiffDelete: "-", diffmatchpatch.DiffInsert: "+", diffmatchpatch.DiffEqual: " "}[d.Type]
+		for _, l := range strings.SplitAfter(d.Text, "\n") {
+			if l != "" {
+				all = append(all, templates.DiffLine{Op: op, Text: strings.TrimSuffix(l, "\n")})
+			}
+		}
+	}
+	const context = 2
+	var out []templates.DiffLine
+	last := -1
+	for i, l := range all {
+		near := false
+		for j := max(0, i-context); j <= min(len(all)-1, i+context); j++ {
+			near = near || all[j].Op != " "
+		}
+		if !near {
+			continue
+		}
+		if last >= 0 && i > last+1 {
+			out = append(out, templates.DiffLine{Op: "…"})
+		}
+		out = append(out, l)
+		last = i
+	}
+	return out
 }
 
 func rankOrInf(r int) int {

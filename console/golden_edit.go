@@ -22,17 +22,52 @@ func (h *handler) showGoldenNew(w http.ResponseWriter, r *http.Request) {
 		}
 		f = goldenFormFromTurn(turn)
 	}
-	if q := strings.TrimSpace(r.URL.Query().Get("docq")); q != "" {
-		docs, err := h.store.SearchDocuments(r.Context(), q, 20)
-		if err != nil {
+	if err := h.findDocs(r, &f, r.URL.Query().Get("docq")); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	f.Meta = h.meta(r, "Add a golden question", "golden")
+	h.render(w, r, templates.GoldenFormPage(f))
+}
+
+// findDocs puts the documents matching q (title or path) first among the
+// form's choices.
+func (h *handler) findDocs(r *http.Request, f *templates.GoldenForm, q string) error {
+	f.DocQuery = strings.TrimSpace(q)
+	if f.DocQuery == "" {
+		return nil
+	}
+	docs, err := h.store.SearchDocuments(r.Context(), f.DocQuery, 20)
+	if err != nil {
+		return err
+	}
+	found := make([]templates.DocChoice, 0, len(docs))
+	for _, d := range docs {
+		found = append(found, templates.DocChoice{Path: d.Path, Title: d.Title, Rank: len(found) + 1})
+	}
+	f.Candidates = found
+	return nil
+}
+
+// findGolden is the form's "Find the expected document": it searches the
+// documents and shows the form again with everything typed kept (the
+// id, question, kind, expected documents and facts) and the matches to
+// pick from. Nothing is saved.
+func (h *handler) findGolden(w http.ResponseWriter, r *http.Request) {
+	f := formOf(r)
+	title := "Add a golden question"
+	if id := r.PostFormValue("edit"); id != "" {
+		if _, err := h.store.Golden(r.Context(), id); err != nil {
 			h.serverError(w, r, err)
 			return
 		}
-		for _, d := range docs {
-			f.Candidates = append(f.Candidates, templates.DocChoice{Path: d.Path, Title: d.Title, Rank: len(f.Candidates) + 1})
-		}
+		f.Edit, f.ID, title = true, id, "Edit "+id
 	}
-	f.Meta = h.meta(r, "Add a golden question", "golden")
+	if err := h.findDocs(r, &f, r.PostFormValue("docq")); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	f.Meta = h.meta(r, title, "golden")
 	h.render(w, r, templates.GoldenFormPage(f))
 }
 
@@ -73,6 +108,15 @@ func (h *handler) createGolden(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.opts.Stale.Invalidate()
+	if q.FromTurn != 0 {
+		// The miss it was made from is dealt with: out of the open inbox.
+		if err := h.store.SetReviewed(r.Context(), q.FromTurn, sessionOf(r.Context()).user, true); err != nil && !errors.Is(err, store.ErrNotFound) {
+			h.serverError(w, r, err)
+			return
+		}
+		redirect(w, r, "/golden", "golden-miss")
+		return
+	}
 	redirect(w, r, "/golden", "golden")
 }
 

@@ -24,7 +24,7 @@ func (h *handler) showGolden(w http.ResponseWriter, r *http.Request) {
 	}
 	p := templates.GoldenPage{Meta: h.meta(r, "Golden set", "golden"), Questions: qs, CanTune: h.opts.Tuner != nil}
 	var labels []string
-	series := make([][]float64, 3)
+	series := make([][]float64, 4)
 	for _, run := range runs {
 		v, err := runView(run)
 		if err != nil {
@@ -41,11 +41,12 @@ func (h *handler) showGolden(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		labels = append(labels, fmt.Sprintf("#%d", v.Run.ID))
-		series[0] = append(series[0], v.Report.HitAt5)
-		series[1] = append(series[1], v.Report.MRR10)
-		series[2] = append(series[2], v.Report.NotFoundAccuracy)
+		series[0] = append(series[0], v.Report.HitAt1)
+		series[1] = append(series[1], v.Report.HitAt5)
+		series[2] = append(series[2], v.Report.MRR10)
+		series[3] = append(series[3], v.Report.DeclinedRate)
 	}
-	p.Trend = templates.TrendChart(labels, []string{"hit@5", "MRR@10", "not-found accuracy"}, series)
+	p.Trend = templates.TrendChart(labels, []string{"hit@1", "hit@5", "MRR@10", "unanswerable declined"}, series)
 	h.render(w, r, templates.GoldenListPage(p))
 }
 

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/eval"
+	"github.com/docent-hq/docent/store"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -83,7 +86,7 @@ func (h *handler) startGoldenRun(ctx context.Context, by string, calibrate bool)
 // by shutdown is recorded as failed.
 func (h *handler) finishRun(run docent.GoldenRun, qs []docent.GoldenQuestion, g *eval.Golden) {
 	ctx := h.runCtx
-	rec := &rankRecorder{a: h.opts.Answerer}
+	rec := &rankRecorder{a: h.opts.Answerer, store: h.store, run: run.ID, qs: qs, now: h.now, log: h.log}
 	rep, err := eval.RunGolden(ctx, g, rec)
 	errText := ""
 	if err != nil {
@@ -99,7 +102,7 @@ func (h *handler) finishRun(run docent.GoldenRun, qs []docent.GoldenQuestion, g 
 		}
 		rows = append(rows, docent.GoldenRunRow{Position: i, QuestionID: row.ID, Question: qs[i].Question,
 			Kind: string(row.Kind), Status: string(row.Status), Pass: row.Pass, FirstRank: row.FirstRank,
-			Ranked: rec.ranked(i), Row: b})
+			Ranked: rec.ranked(i), Expect: expectText(qs[i].Expect), TurnID: rec.turn(i), Row: b})
 	}
 	rep.Rows = nil
 	report, merr := json.Marshal(rep)
@@ -175,13 +178,22 @@ func (h *handler) addSynonym(w http.ResponseWriter, r *http.Request) {
 	redirect(w, r, "/misses", "synonym")
 }
 
-// rankRecorder answers through a and keeps, per question in order, the
-// documents that ranked first.
+// rankRecorder answers through a and keeps, per question in order (the
+// runner asks them one after the other), the documents that ranked
+// first and the turn that stores the answer's trace: a golden turn
+// (platform eval, channel "run-N", thread the question's ID), which the
+// logs, misses and overview leave out.
 type rankRecorder struct {
-	a eval.Answerer
+	a     eval.Answerer
+	store *store.DB
+	run   int64
+	qs    []docent.GoldenQuestion
+	now   func() time.Time
+	log   *slog.Logger
 
-	mu   sync.Mutex
-	tops [][]string
+	mu    sync.Mutex
+	tops  [][]string
+	turns []int64
 }
 
 func (r *rankRecorder) Answer(ctx context.Context, q docent.Question) (docent.Answer, error) {
@@ -196,11 +208,36 @@ func (r *rankRecorder) Answer(ctx context.Context, q docent.Question) (docent.An
 		}
 	}
 	r.mu.Lock()
+	i := len(r.tops)
 	r.tops = append(r.tops, top)
+	r.mu.Unlock()
+	var turnID int64
+	if r.store != nil {
+		q.Channel = "run-" + strconv.FormatInt(r.run, 10)
+		if i < len(r.qs) {
+			q.Thread = r.qs[i].ID
+		}
+		stored := ans
+		if err != nil {
+			stored.Status = docent.StatusError
+			if stored.Trace.Error == "" {
+				stored.Trace.Error = err.Error()
+			}
+		}
+		t := docent.Turn{Question: q, Answer: stored, CreatedAt: r.now().UTC()}
+		if serr := r.store.CreateTurn(context.WithoutCancel(ctx), &t); serr != nil {
+			r.log.Warn("console: golden run: store the trace", slog.Int64("run", r.run), slog.Any("error", serr))
+		} else {
+			turnID = t.ID
+		}
+	}
+	r.mu.Lock()
+	r.turns = append(r.turns, turnID)
 	r.mu.Unlock()
 	return ans, err
 }
 
+// ranked and turn return what was kept for the i-th question.
 func (r *rankRecorder) ranked(i int) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -208,6 +245,28 @@ func (r *rankRecorder) ranked(i int) []string {
 		return r.tops[i]
 	}
 	return nil
+}
+
+func (r *rankRecorder) turn(i int) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i < len(r.turns) {
+		return r.turns[i]
+	}
+	return 0
+}
+
+// expectText lists a question's expected documents, "doc › section".
+func expectText(es []docent.GoldenExpect) []string {
+	var out []string
+	for _, e := range es {
+		if e.Section != "" {
+			out = append(out, e.Doc+" › "+e.Section)
+		} else {
+			out = append(out, e.Doc)
+		}
+	}
+	return out
 }
 
 func contains(s []string, v string) bool {

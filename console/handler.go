@@ -16,18 +16,21 @@ import (
 // flashes are the notices a redirect after an action may ask for
 // (?done=CODE); only these are shown, so a link cannot put words on a page.
 var flashes = map[string]string{
-	"reviewed":   "Marked reviewed.",
-	"reopened":   "Back in the inbox.",
-	"assigned":   "Assigned.",
-	"golden":     "Saved to the golden set.",
-	"deleted":    "Deleted from the golden set.",
-	"imported":   "Golden set imported.",
-	"run":        "Golden run started.",
-	"acked":      "Acknowledged.",
-	"unacked":    "Acknowledgement withdrawn.",
-	"sync":       "Sync queued.",
-	"revoked":    "Token revoked.",
-	"signed-out": "Signed out.",
+	"reviewed":    "Marked reviewed.",
+	"reopened":    "Back in the inbox.",
+	"assigned":    "Assigned.",
+	"golden":      "Saved to the golden set.",
+	"golden-miss": "Saved to the golden set; the miss it came from is marked reviewed.",
+	"applied":     "Calibration applied: it decides the questions asked from now on.",
+	"synonym":     "Synonym added: questions asked from now on read it.",
+	"deleted":     "Deleted from the golden set.",
+	"imported":    "Golden set imported.",
+	"run":         "Golden run started.",
+	"acked":       "Acknowledged.",
+	"unacked":     "Acknowledgement withdrawn.",
+	"sync":        "Sync queued.",
+	"revoked":     "Token revoked.",
+	"signed-out":  "Signed out.",
 }
 
 // redirect sends the browser to path after an action, with a notice.

@@ -32,7 +32,7 @@ func (h *handler) showMisses(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, templates.MissesPage(templates.Misses{Meta: h.meta(r, "Misses", "misses"), Review: review,
 		Assignee: assignee, Items: items, Total: total, Pager: pager(r, p, total, perPage), Knowledge: knowledge,
-		CanTune: h.opts.Tuner != nil}))
+		CanTune: h.opts.Tuner != nil, Flagged: h.flagged(r.Context(), citationsOf(items)...)}))
 }
 
 // reviewMiss marks a miss reviewed (reviewed=1) or open again (reviewed=0).

@@ -150,7 +150,7 @@ func TestRetrievalLogsFilters(t *testing.T) {
 			if got := ids(r); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("turns = %v, want %v", got, want)
 			}
-			if got := text(r.doc.Find(`[data-testid=turn-total]`)); got != strconv.Itoa(len(tc.want))+" turns" {
+			if got := text(r.doc.Find(`[data-testid=turn-total]`)); got != templates.Plural(len(tc.want), "turn", "turns") {
 				t.Errorf("total = %q", got)
 			}
 		})
@@ -269,7 +269,7 @@ func TestTurnDetailTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = c.get("/turns/" + itoa(turn.ID))
-	if got := text(r.doc.Find(`[data-testid=feedback-row]`)); !strings.HasPrefix(got, "not_helpful U5 ") || !strings.HasSuffix(got, " wrong client") {
+	if got := text(r.doc.Find(`[data-testid=feedback-row]`)); !strings.HasPrefix(got, "not helpful U5 ") || !strings.HasSuffix(got, " wrong client") {
 		t.Errorf("feedback = %q", got)
 	}
 	for sel, want := range map[string]string{
@@ -277,7 +277,7 @@ func TestTurnDetailTrace(t *testing.T) {
 		`[data-testid=handoff-claimed]`:   "claimed by U7 " + templates.When(ho.ClaimedAt),
 		`[data-testid=handoff-resolved]`:  "resolved by U7 " + templates.When(ho.ResolvedAt),
 		`[data-testid=knowledge-answer]`:  "Use the Kestrel client's Reset token button.",
-		`[data-testid=handoff-requested]`: "requested by U5 " + templates.When(ho.RequestedAt) + " in slack #C-help",
+		`[data-testid=handoff-requested]`: "requested by U5 " + templates.When(ho.RequestedAt) + " in Slack #C-help",
 	} {
 		if got := text(r.doc.Find(sel)); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)
@@ -520,12 +520,35 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	if got := text(run.doc.Find(`[data-testid=run-row]`).First().Find("td").Last()); !strings.Contains(got, "handbook:it/vpn.md") {
 		t.Errorf("ranked documents = %q", got)
 	}
+	// A row drills into the question's trace, stored as a golden turn
+	// that the logs leave out.
+	row := run.doc.Find(`[data-testid=run-row][data-question="` + id + `"]`)
+	if got := text(row.Find(`[data-testid=run-row-expected]`)); got != "it/vpn.md › Resetting your token" {
+		t.Errorf("expected document shown = %q, want it/vpn.md › Resetting your token", got)
+	}
+	trace, ok := row.Find(`[data-testid=run-row-trace]`).Attr("href")
+	if !ok {
+		t.Fatalf("the run row has no link to the trace: %s", text(row))
+	}
+	tp := c.get(trace)
+	if tp.StatusCode != http.StatusOK || text(tp.doc.Find(`[data-testid=turn-question]`)) != turn.Question.Text ||
+		tp.doc.Find(`[data-testid=candidate]`).Length() == 0 || text(tp.doc.Find(`[data-testid=turn-golden]`)) != id {
+		t.Errorf("the row's trace %s = %d: question %q, %d candidates, golden %q", trace, tp.StatusCode,
+			text(tp.doc.Find(`[data-testid=turn-question]`)), tp.doc.Find(`[data-testid=candidate]`).Length(), text(tp.doc.Find(`[data-testid=turn-golden]`)))
+	}
+	if !strings.Contains(text(tp.doc.Find(`[data-testid=turn-meta]`)), "golden run, run #") {
+		t.Errorf("the trace's place = %q, want the golden run", text(tp.doc.Find(`[data-testid=turn-meta]`)))
+	}
+	if ids := attrs(c.get("/turns").doc.Find(`[data-testid=turn-row]`), "data-turn"); slices.Contains(ids, strings.TrimPrefix(trace, "/turns/")) {
+		t.Errorf("a golden run's turn is in the retrieval logs: %v", ids)
+	}
 
 	// Break the answerable question's expectation, run again, and diff.
 	if err := e.db.PutGolden(ctx, docent.GoldenQuestion{ID: id, Question: turn.Question.Text, Kind: "paraphrase",
 		Expect: []docent.GoldenExpect{{Doc: "people/pto.md"}}}); err != nil {
 		t.Fatal(err)
 	}
+	e.console.h.opts.Config = func() string { return "index:\n  fusion: rrf\nllm:\n  gemini:\n    api_key: REDACTED\n" }
 	second, err := e.console.h.StartGoldenRun(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
@@ -543,13 +566,24 @@ func TestGoldenFromTurnRunAndDiff(t *testing.T) {
 	if !strings.Contains(worse.Text(), "handbook:it/vpn.md") {
 		t.Errorf("the worse row does not say what ranked instead: %q", worse.Text())
 	}
+	// The diff says what changed in the configuration between the runs.
+	var lines []string
+	diff.doc.Find(`[data-testid=config-diff] span`).Each(func(_ int, s *goquery.Selection) { lines = append(lines, s.Text()) })
+	if !slices.Contains(lines, "-   fusion: score") || !slices.Contains(lines, "+   fusion: rrf") || !slices.Contains(lines, "  index:") {
+		t.Errorf("config diff = %q, want fusion: score → rrf with context", lines)
+	}
+	// The failed row says why.
+	second2 := c.get("/golden/runs/" + itoa(second))
+	if why := text(second2.doc.Find(`[data-testid=run-row][data-question="` + id + `"] [data-testid=run-row-why]`)); why != "the first citation is not an expected page" && why != "no expected page was retrieved" && !strings.HasPrefix(why, "an expected page ranked") {
+		t.Errorf("the failed row's reason = %q", why)
+	}
 	// History with the trend chart.
 	list = c.get("/golden")
 	if n := list.doc.Find(`[data-testid=golden-run-row]`).Length(); n != 2 {
 		t.Errorf("%d runs listed", n)
 	}
-	if n := list.doc.Find(`[data-testid=golden-trend] [data-testid=series]`).Length(); n != 3 {
-		t.Errorf("trend has %d series, want 3", n)
+	if n := list.doc.Find(`[data-testid=golden-trend] [data-testid=series]`).Length(); n != 4 {
+		t.Errorf("trend has %d series, want 4 (hit@1, hit@5, MRR@10, declined)", n)
 	}
 	// Delete.
 	if r := c.post("/golden/q/menu/delete", nil); r.StatusCode != http.StatusSeeOther {
@@ -845,6 +879,8 @@ func TestSourcesSyncHealth(t *testing.T) {
 			wantClass:   "bad",
 			wantSuccess: "last success " + lastOK.Format("2006-01-02"),
 			wantError:   "confluence: list pages: 503 Service Unavailable"},
+		{name: "new source", health: &connectors.Health{}, wantHealth: "not synced yet", wantClass: "muted",
+			wantSuccess: "no successful sync yet"},
 		{name: "never succeeded",
 			health:     &connectors.Health{ConsecutiveFailures: 1, LastError: "notion: 401 Unauthorized"},
 			wantHealth: "failing", wantDetail: "1 failed in a row", wantClass: "bad", wantSuccess: "no successful sync yet",

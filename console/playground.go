@@ -86,6 +86,6 @@ func (h *handler) askPlayground(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		p.Error = "The answer failed; its error is in the trace below."
 	}
-	p.Turn = &turn
+	p.Turn, p.Flagged = &turn, h.flagged(r.Context(), turn.Answer.Citations)
 	h.render(w, r, templates.PlaygroundPage(p))
 }

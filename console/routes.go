@@ -16,6 +16,8 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	}
 
 	mux.Handle("GET "+static.Prefix, static.Handler())
+	// Browsers ask for /favicon.ico on pages that name no icon.
+	mux.Handle("GET /favicon.ico", http.RedirectHandler(static.URL("favicon.svg"), http.StatusMovedPermanently))
 	mux.HandleFunc("GET /login", h.showLogin)
 	mux.Handle("POST /login", h.limitForm(maxFormBytes, http.HandlerFunc(h.login)))
 	page("POST /logout", h.logout)
@@ -26,12 +28,16 @@ func (h *handler) routes(next http.Handler) http.Handler {
 	page("GET /turns/{id}", h.showTurn)
 
 	page("GET /misses", h.showMisses)
+	page("GET /misses.csv", h.exportMisses)
+	page("GET /gaps", h.showGaps)
+	page("GET /gaps.csv", h.exportGaps)
 	page("POST /misses/{id}/review", h.reviewMiss)
 	page("POST /misses/{id}/assign", h.assignMiss)
 
 	page("GET /golden", h.showGolden)
 	page("GET /golden/new", h.showGoldenNew)
 	page("POST /golden", h.createGolden)
+	page("POST /golden/find", h.findGolden)
 	page("GET /golden/q/{id}", h.showGoldenEdit)
 	page("POST /golden/q/{id}", h.updateGolden)
 	page("POST /golden/q/{id}/delete", h.deleteGolden)
@@ -67,7 +73,7 @@ func (h *handler) routes(next http.Handler) http.Handler {
 // Paths lists a GET path of every console page, for tests that check
 // each one needs a session.
 var Paths = []string{
-	"/", "/turns", "/turns/1", "/misses", "/golden", "/golden/new", "/golden/q/x", "/golden/import",
+	"/", "/turns", "/turns/1", "/misses", "/misses.csv", "/gaps", "/gaps.csv", "/golden", "/golden/new", "/golden/q/x", "/golden/import",
 	"/golden/export.yaml", "/golden/runs/1", "/golden/diff?a=1&b=2", "/stale", "/sources", "/sources/handbook/documents",
 	"/document?id=handbook:index.md", "/playground", "/tokens",
 }
@@ -75,7 +81,7 @@ var Paths = []string{
 // PostPaths lists every state-changing console route (but /login), for
 // tests that check each one needs a session and a CSRF token.
 var PostPaths = []string{
-	"/logout", "/misses/1/review", "/misses/1/assign", "/golden", "/golden/q/x", "/golden/q/x/delete",
+	"/logout", "/misses/1/review", "/misses/1/assign", "/golden", "/golden/find", "/golden/q/x", "/golden/q/x/delete",
 	"/golden/import", "/golden/runs", "/golden/runs/1/apply", "/synonyms", "/stale/ack", "/stale/unack", "/sources/handbook/sync", "/playground",
 	"/tokens", "/tokens/1/revoke",
 }

@@ -54,6 +54,7 @@ func (h *handler) showTurnList(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, templates.TurnListPage(templates.TurnList{
 		Meta: h.meta(r, "Retrieval logs", "turns"), Filter: f, Platforms: platforms, Channels: channels,
 		Sources: sources, Turns: turns, Total: total, Pager: pager(r, p, total, perPage),
+		Filtered: f != templates.TurnFilter{}, Flagged: h.flagged(r.Context(), citationsOf(turns)...),
 	}))
 }
 

@@ -45,7 +45,7 @@ func (h *handler) showTurn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := templates.TurnDetail{Meta: h.meta(r, "Turn "+templates.I64(id), "turns"), Turn: turn, Summary: sum, Feedback: fb,
-		Handoffs: handoffs, Knowledge: knowledge}
+		Handoffs: handoffs, Knowledge: knowledge, Flagged: h.flagged(ctx, turn.Answer.Citations)}
 	if q := strings.TrimSpace(r.URL.Query().Get("docq")); q != "" {
 		p.DocQuery = q
 		if p.DocMatches, err = h.store.SearchDocuments(ctx, q, 20); err != nil {

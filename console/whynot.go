@@ -96,9 +96,25 @@ func (h *handler) whyNot(ctx context.Context, turn docent.Turn, docID string) (t
 		if section == "" {
 			section = c.Title
 		}
-		wn.Chunks = append(wn.Chunks, templates.WhyNotChunk{ID: c.ID, Section: section,
+		wc := templates.WhyNotChunk{ID: c.ID, Section: section,
 			Keyword: kw[c.ID], Vector: vec[c.ID], KeywordUnfiltered: kwAll[c.ID], VectorUnfiltered: vecAll[c.ID],
-			Candidate: cand[c.ID], Sent: slices.Contains(turn.Answer.Trace.Used, c.ID), Excluded: why})
+			Candidate: cand[c.ID], Excluded: why}
+		fate := templates.CandidateFate(turn, c.ID)
+		switch {
+		case fate.Sent:
+			wc.Sent = true
+		case why != "":
+			wc.Why = "filtered out: " + why
+		case wc.Candidate == 0:
+			wc.Why = notCandidate(wc, len(turn.Answer.Trace.Candidates))
+		case fate.Why != "":
+			wc.Why = fate.Why
+		case templates.NothingSent(turn) != "":
+			wc.Why = "nothing was sent: " + templates.NothingSent(turn)
+		default:
+			wc.Why = "not recorded (the turn is older than the record of why)"
+		}
+		wn.Chunks = append(wn.Chunks, wc)
 		if why != "" && !slices.Contains(excluded, why) {
 			excluded = append(excluded, why)
 		}
@@ -107,6 +123,19 @@ func (h *handler) whyNot(ctx context.Context, turn docent.Turn, docID string) (t
 		wn.Excluded = strings.Join(excluded, "; ")
 	}
 	return wn, nil
+}
+
+// notCandidate says why a chunk was not among a turn's n candidates:
+// neither retriever ranked it high enough to be fused into them.
+func notCandidate(c templates.WhyNotChunk, n int) string {
+	if c.Keyword == 0 && c.Vector == 0 {
+		return "not retrieved: neither keyword nor vector search ranked it in its top hits"
+	}
+	best := c.Keyword
+	if best == 0 || (c.Vector > 0 && c.Vector < best) {
+		best = c.Vector
+	}
+	return fmt.Sprintf("not among the %d candidates: its best rank, %d, did not fuse into them", n, best)
 }
 
 func allExcluded(cs []templates.WhyNotChunk) bool {

@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-//go:embed app.css app.js favicon.svg
+//go:embed app.css app.js docs.css favicon.svg
 var files embed.FS
 
 // Prefix is the URL path the files are served under.

@@ -29,7 +29,7 @@ type TurnQuery struct {
 	// ExcludePlatform leaves out turns of this platform (golden runs).
 	ExcludePlatform string
 	// Misses keeps the misses inbox: not found, uncertain, failed,
-	// rated not helpful or handed off. Review is then "open" (not
+	// rated not helpful or handed off, never small talk. Review is then "open" (not
 	// reviewed, the default), "reviewed" or "all"; Assignee keeps one
 	// person's.
 	Misses   bool
@@ -43,12 +43,15 @@ const summaryColumns = `t.id, t.question, t.platform, t.channel, t.user, t.statu
 	(SELECT COUNT(*) FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'helpful'),
 	(SELECT COUNT(*) FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'not_helpful'),
 	COALESCE((SELECT h.state FROM handoffs h WHERE h.turn_id = t.id ORDER BY h.id DESC LIMIT 1), ''),
-	m.reviewed_at, COALESCE(m.reviewed_by, ''), COALESCE(m.assignee, ''), t.delivery`
+	m.reviewed_at, COALESCE(m.reviewed_by, ''), COALESCE(m.assignee, ''), t.delivery,
+	COALESCE((SELECT g.id FROM golden_questions g WHERE g.from_turn = t.id ORDER BY g.position LIMIT 1), '')`
 
-// missCondition is what puts a turn in the misses inbox.
-const missCondition = `(t.status IN ('not_found', 'uncertain', 'error') OR t.error != ''
+// missCondition is what puts a turn in the misses inbox: not found,
+// uncertain, failed, rated not helpful or handed off. Small talk (a
+// greeting, thanks) never is, whatever its rating.
+const missCondition = `(t.status != 'small_talk' AND (t.status IN ('not_found', 'uncertain', 'error') OR t.error != ''
 	OR EXISTS (SELECT 1 FROM feedback f WHERE f.turn_id = t.id AND f.rating = 'not_helpful')
-	OR EXISTS (SELECT 1 FROM handoffs h WHERE h.turn_id = t.id))`
+	OR EXISTS (SELECT 1 FROM handoffs h WHERE h.turn_id = t.id)))`
 
 func (q TurnQuery) where() (string, []any) {
 	var where []string
@@ -152,7 +155,7 @@ func scanSummary(s scanner) (docent.TurnSummary, error) {
 	var created, reviewed sql.NullString
 	if err := s.Scan(&t.ID, &t.Question, &t.Platform, &t.Channel, &t.User, &status, &t.Error, &citations,
 		&t.LatencyMS, &created, &t.Helpful, &t.NotHelpful, &t.Handoff, &reviewed, &t.ReviewedBy, &t.Assignee,
-		&t.Delivery); err != nil {
+		&t.Delivery, &t.Golden); err != nil {
 		return t, err
 	}
 	t.Status = docent.Status(status)

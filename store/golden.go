@@ -173,7 +173,7 @@ func (db *DB) FinishGoldenRun(ctx context.Context, id int64, report json.RawMess
 			return ErrNotFound
 		}
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO golden_run_rows (run_id, position, question_id, question, kind,
-			status, pass, first_rank, ranked, row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			status, pass, first_rank, ranked, row, expect, turn_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -183,12 +183,16 @@ func (db *DB) FinishGoldenRun(ctx context.Context, id int64, report json.RawMess
 			if err != nil {
 				return err
 			}
+			expect, err := marshalList(r.Expect)
+			if err != nil {
+				return err
+			}
 			row := r.Row
 			if len(row) == 0 {
 				row = json.RawMessage("{}")
 			}
 			if _, err := stmt.ExecContext(ctx, id, r.Position, r.QuestionID, r.Question, r.Kind, r.Status,
-				r.Pass, r.FirstRank, ranked, string(row)); err != nil {
+				r.Pass, r.FirstRank, ranked, string(row), expect, r.TurnID); err != nil {
 				return err
 			}
 		}
@@ -249,14 +253,18 @@ func (db *DB) SetCalibration(ctx context.Context, id int64, fit json.RawMessage)
 
 // GoldenRunRows returns the rows of run id in set order.
 func (db *DB) GoldenRunRows(ctx context.Context, id int64) ([]docent.GoldenRunRow, error) {
-	out, err := queryList(ctx, db.creader(), `SELECT position, question_id, question, kind, status, pass, first_rank, ranked, row
-		FROM golden_run_rows WHERE run_id = ? ORDER BY position`, []any{id}, func(s scanner) (docent.GoldenRunRow, error) {
+	out, err := queryList(ctx, db.creader(), `SELECT position, question_id, question, kind, status, pass, first_rank, ranked, row,
+		expect, turn_id FROM golden_run_rows WHERE run_id = ? ORDER BY position`, []any{id}, func(s scanner) (docent.GoldenRunRow, error) {
 		var r docent.GoldenRunRow
-		var ranked, row string
-		if err := s.Scan(&r.Position, &r.QuestionID, &r.Question, &r.Kind, &r.Status, &r.Pass, &r.FirstRank, &ranked, &row); err != nil {
+		var ranked, row, expect string
+		if err := s.Scan(&r.Position, &r.QuestionID, &r.Question, &r.Kind, &r.Status, &r.Pass, &r.FirstRank, &ranked, &row,
+			&expect, &r.TurnID); err != nil {
 			return r, err
 		}
 		r.Row = json.RawMessage(row)
+		if err := unmarshalList(expect, &r.Expect); err != nil {
+			return r, err
+		}
 		err := unmarshalList(ranked, &r.Ranked)
 		return r, err
 	})

@@ -338,4 +338,10 @@ var migrations = []string{
 	INSERT INTO knowledge_candidates SELECT * FROM knowledge_candidates_v14;
 	DROP TABLE knowledge_candidates_v14;
 	DROP TABLE handoffs_v14;`,
+
+	// v16: a golden run row's expected documents (as the question stood
+	// when it ran) and the turn that stores its answer's trace, so that a
+	// run can be drilled from a row to the question's trace.
+	`ALTER TABLE golden_run_rows ADD COLUMN expect TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE golden_run_rows ADD COLUMN turn_id INTEGER NOT NULL DEFAULT 0;`,
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -194,8 +195,26 @@ func TestMigrateFromEachVersion(t *testing.T) {
 			if err := db.SetCursor(ctx, "git", "c"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.StartRun(ctx, "git"); err != nil {
+			runID, err := db.StartRun(ctx, "git")
+			if err != nil {
 				t.Fatal(err)
+			}
+			// v14 (a run's content) and v15 (a golden row's expected
+			// documents and turn) both apply, in order, whatever the start.
+			if err := db.FinishRun(ctx, runID, docent.RunResult{Content: docent.ContentCounts{Oversized: 1}}); err != nil {
+				t.Fatal(err)
+			}
+			golden := docent.GoldenRun{Questions: 1}
+			if err := db.StartGoldenRun(ctx, &golden); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.FinishGoldenRun(ctx, golden.ID, json.RawMessage(`{}`), []docent.GoldenRunRow{{QuestionID: "q1",
+				Expect: []string{"git:a.md"}, TurnID: 7, Row: json.RawMessage(`{}`)}}, ""); err != nil {
+				t.Fatal(err)
+			}
+			if rows, err := db.GoldenRunRows(ctx, golden.ID); err != nil || len(rows) != 1 ||
+				!reflect.DeepEqual(rows[0].Expect, []string{"git:a.md"}) || rows[0].TurnID != 7 {
+				t.Errorf("golden run rows after migration = %+v, %v", rows, err)
 			}
 			probe := docent.Turn{Question: docent.Question{Text: "new"}, Answer: docent.Answer{Status: docent.StatusAnswered}}
 			if err := db.CreateTurn(ctx, &probe); err != nil {

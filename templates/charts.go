@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,10 +53,12 @@ type Series struct {
 // LineChart is a line chart of values in [0, 1].
 type LineChart struct {
 	ViewBox string
-	Series  []Series
-	Labels  []Label
-	Legend  []Legend
-	Empty   bool
+	// Grid are the y coordinates of the axis's gridlines.
+	Grid   []string
+	Series []Series
+	Labels []Label
+	Legend []Legend
+	Empty  bool
 }
 
 func f(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
@@ -116,13 +119,16 @@ func DailyChart(days []string, counts []docent.DayCount) BarChart {
 }
 
 // TrendChart draws one line per named series of values in [0, 1], one
-// point per run, oldest first; labels name the runs.
+// point per run, oldest first; labels name the runs. The axis spans the
+// values' own range (rounded out to tenths, at least 0.2 wide), so that a
+// drop from 0.83 to 0.76 is seen, not flattened on a 0–1 axis.
 func TrendChart(labels []string, names []string, values [][]float64) LineChart {
 	c := LineChart{ViewBox: "0 0 " + strconv.Itoa(chartW) + " " + strconv.Itoa(chartH)}
 	if len(labels) == 0 {
 		c.Empty = true
 		return c
 	}
+	lo, hi := axisRange(values)
 	plotW, plotH := float64(chartW-padL-padR), float64(chartH-padT-padB)
 	x := func(i int) float64 {
 		if len(labels) == 1 {
@@ -130,9 +136,9 @@ func TrendChart(labels []string, names []string, values [][]float64) LineChart {
 		}
 		return float64(padL) + plotW*float64(i)/float64(len(labels)-1)
 	}
-	y := func(v float64) float64 { return float64(padT) + plotH*(1-min(max(v, 0), 1)) }
+	y := func(v float64) float64 { return float64(padT) + plotH*(1-(min(max(v, lo), hi)-lo)/(hi-lo)) }
 	for si, name := range names {
-		s := Series{Class: "l" + strconv.Itoa(si%3), Label: name}
+		s := Series{Class: "l" + strconv.Itoa(si%4), Label: name}
 		var pts []string
 		for i := range labels {
 			v := values[si][i]
@@ -141,15 +147,41 @@ func TrendChart(labels []string, names []string, values [][]float64) LineChart {
 		}
 		s.Points = strings.Join(pts, " ")
 		c.Series = append(c.Series, s)
-		c.Legend = append(c.Legend, Legend{Class: "p" + strconv.Itoa(si%3), Label: name})
+		c.Legend = append(c.Legend, Legend{Class: "p" + strconv.Itoa(si%4), Label: name})
 	}
 	for i, l := range labels {
 		if len(labels) <= 12 || i%(len(labels)/10+1) == 0 {
 			c.Labels = append(c.Labels, Label{X: f(x(i)), Y: f(float64(chartH - 10)), Text: l, Anchor: "middle"})
 		}
 	}
-	c.Labels = append(c.Labels,
-		Label{X: f(padL - 4), Y: f(padT + 8), Text: "1.0", Anchor: "end"},
-		Label{X: f(padL - 4), Y: f(float64(chartH - padB)), Text: "0", Anchor: "end"})
+	for _, v := range []float64{lo, (lo + hi) / 2, hi} {
+		c.Labels = append(c.Labels, Label{X: f(padL - 4), Y: f(y(v) + 3), Text: strconv.FormatFloat(v, 'f', 2, 64), Anchor: "end"})
+		c.Grid = append(c.Grid, f(y(v)))
+	}
 	return c
+}
+
+// axisRange is the [lo, hi] a trend's axis spans: the values' range
+// widened to tenths, at least 0.2 wide, within [0, 1].
+func axisRange(values [][]float64) (lo, hi float64) {
+	lo, hi = 1, 0
+	for _, s := range values {
+		for _, v := range s {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if lo > hi {
+		return 0, 1
+	}
+	lo, hi = math.Floor(lo*10-0.5)/10, math.Ceil(hi*10+0.5)/10
+	for hi-lo < 0.2 {
+		lo, hi = lo-0.05, hi+0.05
+	}
+	if lo < 0 {
+		lo, hi = 0, max(hi, 0.2)
+	}
+	if hi > 1 {
+		lo, hi = min(lo, 0.8), 1
+	}
+	return max(lo, 0), min(hi, 1)
 }

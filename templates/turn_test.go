@@ -24,7 +24,7 @@ func fixedTurn() docent.Turn {
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	vpn := docent.Chunk{ID: "c-vpn", DocID: "handbook:it/vpn.md", Source: "handbook", Title: "VPN",
 		Section: []string{"Resetting your token"}, URL: "http://localhost:8080/docs/handbook/it/vpn.md#resetting-your-token",
-		UpdatedAt: day("2026-01-20")}
+		UpdatedAt: day("2026-01-20"), Text: "VPN > Resetting your token\n\nOpen the Kestrel VPN client and choose Reset token."}
 	sso := docent.Chunk{ID: "c-sso", DocID: "handbook:it/sso-mfa.md", Source: "handbook", Title: "SSO & MFA",
 		Section: []string{"Lost device"}, URL: "http://localhost:8080/docs/handbook/it/sso-mfa.md#lost-device", UpdatedAt: day("2025-08-26")}
 	wifi := docent.Chunk{ID: "c-wifi", DocID: "handbook:it/guest-wifi.md", Source: "handbook", Title: "Guest Wi-Fi",
@@ -49,7 +49,10 @@ func fixedTurn() docent.Turn {
 					{Chunk: sso, Score: 0.6120, KeywordRank: 3, KeywordScore: 7.25, VectorRank: 1, VectorScore: 0.84, RerankScore: 0.71, Relevance: 0.62},
 					{Chunk: wifi, Score: 0.2001, VectorRank: 5, VectorScore: 0.41, Relevance: 0.12},
 				},
-				Used:      []string{"c-vpn", "c-sso"},
+				Used: []string{"c-vpn", "c-sso"},
+				Decision: &docent.Decision{Rule: "plausible", Reason: "the model reads the sources and decides",
+					Features: map[string]float64{"cosine": 0.84, "keyword": 1}, Sources: []string{"c-vpn", "c-sso"},
+					NotSent: map[string]string{"c-wifi": "cut by the source limit (2 sources)"}, ModelAsked: true},
 				Threshold: 0.5,
 				TopScore:  0.88,
 				Model:     "gemini-flash-latest",
@@ -93,6 +96,7 @@ func renderTurnDetail(t *testing.T) string {
 			Candidates: []DocChoice{{Path: "it/vpn.md", Title: "VPN", Section: "Resetting your token", Rank: 1}}},
 	}
 	p.Golden.Meta = p.Meta
+	p.Flagged = map[string]string{"handbook:it/sso-mfa.md": "older than its source's policy"}
 	var b bytes.Buffer
 	if err := TurnDetailPage(p).Render(WithCSRF(context.Background(), "csrf-token"), &b); err != nil {
 		t.Fatal(err)
@@ -132,13 +136,20 @@ func TestTurnDetailContent(t *testing.T) {
 		`[data-testid=filter]`:        "sources: handbook; labels: it",
 		`[data-testid=candidate]:nth-of-type(2) [data-testid=keyword-rank]`: "1",
 		`[data-testid=handoff-state]`:                                       "resolved",
-		`[data-testid=handoff-requested]`:                                   "requested by U123 2026-11-30 09:16 in slack #C-help",
+		`[data-testid=handoff-requested]`:                                   "requested by U123 2026-11-30 09:16 in Slack #C-help",
 		`[data-testid=handoff-claimed]`:                                     "claimed by U7 2026-11-30 09:30",
 		`[data-testid=handoff-resolved]`:                                    "resolved by U7 2026-11-30 10:05",
 		`[data-testid=knowledge-answer]`:                                    "Reset it in the Kestrel client; if that fails, IT can reissue it.",
-		`[data-testid=verify-counts]`:                                       "Verifier: 1 citations removed, 2 uncited sentences",
+		`[data-testid=verify-counts]`:                                       "Verifier: 1 citation removed, 2 uncited sentences",
 		`[data-testid=whynot-excluded]`:                                     "The turn's filter removed it: it has none of the labels it",
 		`[data-testid=prompt]`:                                              "Answer from the numbered sources only.\n[1] VPN › Resetting your token\n…",
+		`[data-testid=decision-reason]`:                                     "the model reads the sources and decides",
+		`[data-testid=decision-sources]`:                                    "2 chunks",
+		`[data-testid=why-not-sent]`:                                        "cut by the source limit (2 sources)",
+		`[data-testid=chunk-text]`:                                          "VPN > Resetting your token\n\nOpen the Kestrel VPN client and choose Reset token.",
+		`[data-testid=citation-flagged]`:                                    "⚠ May be out of date: older than its source's policy. See stale documents.",
+		`[data-testid=asked-by]`:                                            "asked by U123",
+		`[data-testid=candidate]:nth-of-type(2) [data-testid=sent]`:         "sent, cited [1]",
 	} {
 		if got := strings.TrimSpace(doc.Find(sel).First().Text()); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)

@@ -13,12 +13,14 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
+	"github.com/docent-hq/docent/console/gaps"
 	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
@@ -87,6 +89,10 @@ type TurnList struct {
 	Turns                        []docent.TurnSummary
 	Total                        int
 	Pager                        Pager
+	// Filtered says a filter is set (the empty state says so).
+	Filtered bool
+	// Flagged maps the cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // Pager links to the neighbouring pages of a list.
@@ -112,6 +118,8 @@ type TurnDetail struct {
 	DocMatches []docent.DocRecord
 	// Golden is the form that turns the turn into a golden entry.
 	Golden GoldenForm
+	// Flagged maps the cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // WhyNot says where one document's chunks ranked for a turn's query.
@@ -136,8 +144,10 @@ type WhyNotChunk struct {
 	KeywordUnfiltered, VectorUnfiltered int
 	// Candidate is the chunk's place among the turn's candidates (0: not there).
 	Candidate int
-	// Sent reports that the answer drew on it.
+	// Sent reports that it was given to the generator; Why says why
+	// not (the gate's reason, not a candidate, or filtered).
 	Sent bool
+	Why  string
 	// Excluded says why the filter removes it ("" when it does not).
 	Excluded string
 }
@@ -156,6 +166,8 @@ type Misses struct {
 	Knowledge []docent.KnowledgeCandidate
 	// CanTune shows the form that adds a synonym (offline answerer).
 	CanTune bool
+	// Flagged maps the cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // GoldenPage lists the golden set and its runs.
@@ -205,7 +217,14 @@ type GoldenDiff struct {
 	Rows                []DiffRow
 	Runs                []docent.GoldenRun
 	OnlyChanged         bool
+	// ConfigDiff is the line diff of the two runs' configurations, nil
+	// when they ran under the same one.
+	ConfigDiff []DiffLine
 }
+
+// DiffLine is one line of a diff: Op is "+" (only in the newer), "-"
+// (only in the older), " " (context) or "…" (lines left out).
+type DiffLine struct{ Op, Text string }
 
 // DiffRow is one question in two runs.
 type DiffRow struct {
@@ -226,8 +245,10 @@ type GoldenForm struct {
 	Expect, Facts              string
 	Covered, Uncovered, Source string
 	FromTurn                   int64
-	// Candidates are documents to pick the expected one from (a turn's).
+	// Candidates are documents to pick the expected one from (a turn's,
+	// or those DocQuery found).
 	Candidates []DocChoice
+	DocQuery   string
 	// Errors by field name.
 	Errors map[string]string
 }
@@ -271,9 +292,10 @@ type SourceRow struct {
 	Health connectors.Health
 }
 
-// HealthText names a source's sync health in a word: "healthy",
+// HealthText names a source's sync health in a few words: "healthy",
 // "failing", "stale" (its schedule came due too often without a
-// success), or "not scheduled" in this process.
+// success), "not synced yet" (a new source: no run has succeeded and none
+// has failed), or "not scheduled" in this process.
 func HealthText(s SourceRow) string {
 	switch {
 	case !s.Scheduled:
@@ -282,8 +304,22 @@ func HealthText(s SourceRow) string {
 		return "stale"
 	case s.Health.ConsecutiveFailures > 0:
 		return "failing"
+	case s.Health.LastSuccess.IsZero():
+		return "not synced yet"
 	}
 	return "healthy"
+}
+
+// healthClass colours HealthText: ok, bad, or none (not synced yet, not
+// scheduled).
+func healthClass(s SourceRow) string {
+	switch HealthText(s) {
+	case "healthy":
+		return "ok"
+	case "stale", "failing":
+		return "bad"
+	}
+	return "muted"
 }
 
 // SourcesPage lists sources and recent runs.
@@ -351,6 +387,8 @@ type Playground struct {
 	Question string
 	// Turn is the answer just given, with its trace.
 	Turn *docent.Turn
+	// Flagged maps its cited documents flagged stale to why.
+	Flagged map[string]string
 }
 
 // TokensPage lists API tokens.
@@ -567,6 +605,47 @@ func CitedDocs(cites []docent.Citation) []docent.Citation {
 	return out
 }
 
+// generatorName is what the sources are given to: the model, or the
+// offline extractive answer.
+func generatorName(t docent.Turn) string {
+	if t.Answer.Trace.Model != "" || (t.Answer.Trace.Decision != nil && t.Answer.Trace.Decision.Rule == "plausible") {
+		return "model"
+	}
+	return "answer writer"
+}
+
+// CandidateNumbers gives the 1-based candidate positions of chunk IDs
+// ("–" for one not among the candidates).
+func CandidateNumbers(t docent.Turn, ids []string) []string {
+	pos := map[string]int{}
+	for i, h := range t.Answer.Trace.Candidates {
+		if _, ok := pos[h.Chunk.ID]; !ok {
+			pos[h.Chunk.ID] = i + 1
+		}
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, Rank(pos[id]))
+	}
+	return out
+}
+
+// Feature is one measured feature.
+type Feature struct {
+	Name  string
+	Value float64
+}
+
+// SortedFeatures lists features by name.
+func SortedFeatures(m map[string]float64) []Feature {
+	out := make([]Feature, 0, len(m))
+	for k, v := range m {
+		out = append(out, Feature{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // Used reports whether the answer drew on chunk id.
 func Used(tr docent.Trace, id string) bool {
 	for _, u := range tr.Used {
@@ -603,19 +682,7 @@ func Query(path string, kv ...string) string {
 }
 
 // KindText describes a stale finding kind.
-func KindText(k stale.Kind) string {
-	switch k {
-	case stale.Old:
-		return "older than policy"
-	case stale.NotHelpful:
-		return "cited in not-helpful answers"
-	case stale.Conflict:
-		return "conflicting near-duplicate"
-	case stale.Gone:
-		return "gone from source"
-	}
-	return string(k)
-}
+func KindText(k stale.Kind) string { return k.Label() }
 
 // F1 formats a float with one decimal.
 func F1(f float64) string {
@@ -645,11 +712,43 @@ func goldenAction(p GoldenForm) string {
 	return "/golden"
 }
 
+func diffClass(op string) string {
+	switch op {
+	case "+":
+		return "add"
+	case "-":
+		return "del"
+	}
+	return "ctx"
+}
+
+// RunRowWhy says why a golden question failed, from its outcome.
+func RunRowWhy(r GoldenRowView) string {
+	o := r.Outcome
+	switch {
+	case r.Pass:
+		return ""
+	case o.Error != "":
+		return "the answer failed: " + o.Error
+	case o.Kind == docent.KindUnanswerable:
+		return "answered, though the docs do not cover it"
+	case o.FirstRank == 0:
+		return "no expected page was retrieved"
+	case o.Status != docent.StatusAnswered:
+		return fmt.Sprintf("an expected page ranked %d, but the answer was %s", o.FirstRank, StatusText(string(o.Status)))
+	case !o.FirstCitedOK:
+		return "the first citation is not an expected page"
+	case !o.FactsOK:
+		return "the answer does not state " + Join(o.MissingFacts)
+	}
+	return "did not pass"
+}
+
 func diffStatus(r *docent.GoldenRunRow) string {
 	if r == nil {
 		return "absent"
 	}
-	s := r.Status
+	s := StatusText(r.Status)
 	if r.Pass {
 		return s + " (pass)"
 	}
@@ -662,3 +761,35 @@ func diffRank(r *docent.GoldenRunRow) string {
 	}
 	return Rank(r.FirstRank)
 }
+
+// Gaps is the coverage-gaps page: the period's misses grouped into topics.
+type Gaps struct {
+	Meta
+	// Period is "week" or "month".
+	Period string
+	// Gaps are the topics, largest first.
+	Gaps []gaps.Gap
+	// Misses counts the period's misses; Capped says only the newest were grouped.
+	Misses int
+	Capped bool
+}
+
+// GapActionText names a suggested action.
+func GapActionText(a gaps.Action) string {
+	switch a {
+	case gaps.ActionWrite:
+		return "write a page"
+	case gaps.ActionSynonym:
+		return "add a synonym"
+	case gaps.ActionRefresh:
+		return "fix or refresh a stale page"
+	case gaps.ActionFix:
+		return "fix the page"
+	case gaps.ActionGolden:
+		return "add a golden question"
+	}
+	return string(a)
+}
+
+// Similarity formats a similarity in [0, 1] as a percentage.
+func Similarity(f float64) string { return strconv.Itoa(int(math.Round(f*100))) + "%" }

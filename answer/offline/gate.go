@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/docent-hq/docent"
@@ -149,6 +151,9 @@ func (g *Gate) Gate(ctx context.Context, req answer.GateRequest) (answer.Evidenc
 		}
 		g.addParts(ctx, &ev, whole, req, asks, corp, model)
 	}
+	for _, s := range ev.Sources {
+		delete(ev.Omitted, s.Hit.Chunk.ID) // a part's source
+	}
 	g.log.DebugContext(ctx, "gate", slog.String("detail", ev.Detail))
 	return ev, nil
 }
@@ -274,6 +279,7 @@ func (g *Gate) evidence(m measurement) answer.Evidence {
 		return ev
 	}
 	ev.Sources = g.sources(m)
+	ev.Omitted = g.omitted(m, ev.Sources)
 	ev.Pages = uncertainPages(m)
 	ev.Missing, ev.Covered = uniqueWords(m.missing), m.covered
 	ev.Conflict, ev.ConflictNote = detectConflict(ev.Sources, m.q.sc, map[int]bool{1: true})
@@ -602,9 +608,14 @@ func uniqueWords(terms []qterm) []string {
 func (g *Gate) sources(m measurement) []answer.Source {
 	var srcs []answer.Source
 	seen := map[string]bool{}
+	texts := map[string]bool{}
 	add := func(i int) {
 		h := m.hits[i]
 		seen[docKey(h.Chunk)] = true
+		if texts[sameText(h.Chunk)] {
+			return // a copy of a source's text tells the generator nothing more
+		}
+		texts[sameText(h.Chunk)] = true
 		srcs = append(srcs, answer.Source{N: len(srcs) + 1, Hit: h, Relevance: h.Relevance})
 	}
 	add(m.primary.best.hit)
@@ -637,6 +648,89 @@ func (g *Gate) sources(m measurement) []answer.Source {
 		}
 	}
 	return srcs
+}
+
+// omitted says why each candidate that is not a source was left out, by
+// the rules sources applies, in its order.
+func (g *Gate) omitted(m measurement, srcs []answer.Source) map[string]string {
+	sent := map[string]int{}     // chunk ID -> source number
+	texts := map[string]int{}    // chunk text -> source number
+	pageSent := map[string]int{} // page -> its first source's number
+	for _, s := range srcs {
+		sent[s.Hit.Chunk.ID] = s.N
+		if _, ok := texts[sameText(s.Hit.Chunk)]; !ok {
+			texts[sameText(s.Hit.Chunk)] = s.N
+		}
+		if _, ok := pageSent[docKey(s.Hit.Chunk)]; !ok {
+			pageSent[docKey(s.Hit.Chunk)] = s.N
+		}
+	}
+	pageOf := map[int]*page{}
+	for _, p := range m.pages {
+		for _, i := range p.hits {
+			pageOf[i] = p
+		}
+	}
+	floor := sourceShare * m.primary.best.score
+	full := len(srcs) >= g.opts.MaxSources
+	limit := fmt.Sprintf("cut by the source limit (%d sources)", g.opts.MaxSources)
+	out := map[string]string{}
+	for i, h := range m.hits {
+		id := h.Chunk.ID
+		if _, ok := sent[id]; ok {
+			continue
+		}
+		if _, ok := out[id]; ok {
+			continue
+		}
+		p := pageOf[i]
+		b, read := m.ps.best(i)
+		var why string
+		switch {
+		case texts[sameText(h.Chunk)] > 0:
+			why = fmt.Sprintf("a duplicate of source [%d] (the same text)", texts[sameText(h.Chunk)])
+		case !read && i >= passageDepth:
+			why = fmt.Sprintf("ranked %d, below the first %d candidates the gate reads", i+1, passageDepth)
+		case !read:
+			why = "no passage of it answers the question's terms"
+		case p == m.primary:
+			switch {
+			case !slices.Contains(p.hits[:min(len(p.hits), chunksPerPage)], i):
+				why = fmt.Sprintf("the closest page gives at most %d chunks, its best ranked", chunksPerPage)
+			case b.score < floor:
+				why = fmt.Sprintf("below the gate's floor: its best passage (p %.2f) is under %.0f%% of the closest passage's (p %.2f)",
+					b.score, 100*sourceShare, m.primary.best.score)
+			default:
+				why = limit
+			}
+		case pageSent[p.key] > 0:
+			why = fmt.Sprintf("another chunk of its page was sent (source [%d]): one chunk per further page", pageSent[p.key])
+		case i != p.best.hit:
+			why = fmt.Sprintf("one chunk per further page: candidate %d holds the page's best passage", p.best.hit+1)
+		case p.best.score < floor:
+			why = fmt.Sprintf("below the gate's floor: its page's best passage (p %.2f) is under %.0f%% of the closest page's (p %.2f, candidate %d)",
+				p.best.score, 100*sourceShare, m.primary.best.score, m.primary.best.hit+1)
+		case superseded(p, m):
+			why = "a newer version of its page is among the candidates"
+		case full:
+			why = limit
+		default:
+			why = "not picked by the gate"
+		}
+		out[id] = why
+	}
+	return out
+}
+
+// sameText is a chunk's text without its "Title > Section" line, its
+// spacing folded, so that copies of one passage on two pages compare
+// equal.
+func sameText(c docent.Chunk) string {
+	text := c.Text
+	if head, body, ok := strings.Cut(text, "\n\n"); ok && head == strings.Join(append([]string{c.Title}, c.Section...), " > ") {
+		text = body
+	}
+	return strings.Join(strings.Fields(text), " ")
 }
 
 // uncertainPages returns the pages an uncertain reply links: the closest

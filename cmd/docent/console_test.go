@@ -327,4 +327,15 @@ func TestDocsConsoleScreenshot(t *testing.T) {
 	if !strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n") || len(png) < 10_000 {
 		t.Errorf("docs/console-turn.png is not a screenshot (%d bytes)", len(png))
 	}
+	// The new pages' screenshots (DOCENT_UPDATE_DOCS_SCREENSHOTS=1 retakes
+	// them) are shown and committed, each under 300 KB.
+	for _, name := range []string{"console-gaps.png", "console-golden-run.png", "console-turn-390.png", "console-docs-page.png"} {
+		if !strings.Contains(string(readme), "]("+name+")") {
+			t.Errorf("docs/console.md does not show %s", name)
+		}
+		png, err := os.ReadFile(filepath.Join("..", "..", "docs", name))
+		if err != nil || !strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n") || len(png) < 10_000 || len(png) > 300_000 {
+			t.Errorf("docs/%s is not a screenshot of a sensible size (%d bytes, %v)", name, len(png), err)
+		}
+	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // browserPath finds Debian's chromium (installed by .ci/run when missing).
@@ -128,6 +131,20 @@ func TestConsoleInBrowser(t *testing.T) {
 			return os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
 		})
 	}
+	// docShot keeps the visible part of the page as docs/NAME.png when
+	// DOCENT_UPDATE_DOCS_SCREENSHOTS=1 (the screenshots docs/console.md shows).
+	docShot := func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			if os.Getenv("DOCENT_UPDATE_DOCS_SCREENSHOTS") != "1" {
+				return nil
+			}
+			var png []byte
+			if err := chromedp.CaptureScreenshot(&png).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join("..", "..", "docs", name+".png"), png, 0o644)
+		})
+	}
 	// Start the browser on the tab's own context: a step's context ends
 	// with the step, and the first Run ties the browser to its context.
 	if err := chromedp.Run(ctx, log.Enable(), runtime.Enable()); err != nil {
@@ -229,7 +246,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-mrr]`, &mrr, chromedp.ByQuery),
 		chromedp.Text(`[data-testid=run-numbers] [data-testid=run-declined]`, &nfa, chromedp.ByQuery),
 		chromedp.Text(`[data-testid=run-passed]`, &passed, chromedp.ByQuery),
-		shot("06-golden-run"),
+		shot("06-golden-run"), docShot("console-golden-run"),
 	)
 	// The page shows the run's real figures (TestEvalGolden holds the
 	// bars themselves): near what `docent eval` gives on the same set.
@@ -254,6 +271,28 @@ func TestConsoleInBrowser(t *testing.T) {
 	)
 	if !strings.Contains(e2eRow, "pass") || !strings.Contains(e2eRow, "handbook:it/gatekeeper-error-codes.md") {
 		t.Errorf("the new question's run row = %q, want a pass with the Gatekeeper page ranked", e2eRow)
+	}
+
+	// Drill from the run's row to the question's trace.
+	var runURL, drilled string
+	step("drill from a run row to the trace",
+		chromedp.Navigate(base+"/golden"),
+		chromedp.WaitVisible(`[data-testid=golden-trend]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector('a[href^="/golden/runs/"]') || {}).href || ''`, &runURL),
+	)
+	if runURL == "" {
+		t.Fatal("the golden page links to no run")
+	}
+	step("open the row's trace",
+		chromedp.Navigate(runURL),
+		chromedp.WaitVisible(`[data-testid=run-row][data-question=e2e-gk-409] [data-testid=run-row-trace]`, chromedp.ByQuery),
+		chromedp.Click(`[data-testid=run-row][data-question=e2e-gk-409] [data-testid=run-row-trace]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=candidates]`, chromedp.ByQuery),
+		chromedp.Text(`h1`, &drilled, chromedp.ByQuery),
+		shot("12-golden-run-trace"),
+	)
+	if !strings.Contains(drilled, question) {
+		t.Errorf("the run row's trace opens %q, want the question's turn", drilled)
 	}
 
 	// The handbook's deliberately stale pages are flagged.
@@ -286,6 +325,161 @@ func TestConsoleInBrowser(t *testing.T) {
 	)
 	if health != "healthy" {
 		t.Errorf("the handbook's sync health = %q, want healthy", health)
+	}
+
+	// A cited page under /docs is styled by its stylesheet (no inline
+	// style for the CSP to block: a violation would be a console error).
+	var docFont string
+	var docSheets int
+	step("a /docs page",
+		chromedp.Navigate(base+"/docs/handbook/it/gatekeeper-error-codes.md"),
+		chromedp.WaitVisible(`h1`, chromedp.ByQuery),
+		chromedp.Evaluate(`getComputedStyle(document.body).fontFamily`, &docFont),
+		chromedp.Evaluate(`Array.from(document.styleSheets).filter(s => s.href && s.cssRules.length > 0).length`, &docSheets),
+		shot("13-docs-page"), docShot("console-docs-page"),
+	)
+	if docSheets == 0 || strings.Contains(docFont, "Times") {
+		t.Errorf("/docs page: %d stylesheets applied, font %q; want its stylesheet, not the browser's default", docSheets, docFont)
+	}
+
+	// Coverage gaps from a seeded set of misses: two topics, each rated
+	// not helpful through POST /api/feedback, each with its closest page.
+	seeded := map[string][]string{
+		"parking": {"Where is the parking garage?", "How much does parking cost a month?", "Is parking free for visitors?"},
+		"dental":  {"Does the dental plan cover braces?", "Which dentists are in the dental network?", "How do I claim a dental cleaning?"},
+	}
+	for _, qs := range seeded {
+		for _, q := range qs {
+			code, body := apiPost(t, base, "/api/ask", "", `{"question": `+strconv.Quote(q)+`}`)
+			var r struct {
+				TurnID int64 `json:"turn_id"`
+			}
+			if code != http.StatusOK || json.Unmarshal([]byte(body), &r) != nil {
+				t.Fatalf("ask %q = %d %s", q, code, body)
+			}
+			if code, body := apiPost(t, base, "/api/feedback", "", fmt.Sprintf(`{"turn_id": %d, "helpful": false}`, r.TurnID)); code/100 != 2 {
+				t.Fatalf("feedback on %q = %d %s", q, code, body)
+			}
+		}
+	}
+	var gapSizes, gapTerms, gapPages []string
+	step("coverage gaps",
+		chromedp.Navigate(base+"/misses"),
+		chromedp.WaitVisible(`[data-testid=to-gaps]`, chromedp.ByQuery),
+		chromedp.Click(`[data-testid=to-gaps]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid=gap]`, chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=gap]')).map(g => g.dataset.size)`, &gapSizes),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=gap] [data-testid=gap-terms]')).map(g => g.textContent.trim())`, &gapTerms),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid=gap]')).map(g => ((g.querySelector('[data-testid=gap-page] a') || {}).textContent || '').trim())`, &gapPages),
+		shot("14-gaps"), docShot("console-gaps"),
+	)
+	if len(gapSizes) < 2 || gapSizes[0] != "3" || gapSizes[1] != "3" || gapPages[0] == "" || gapPages[1] == "" {
+		t.Errorf("gaps: sizes %v, terms %v, closest pages %v; want the two seeded topics of 3, each with its page's title", gapSizes, gapTerms, gapPages)
+	}
+	for topic := range seeded {
+		if !slices.ContainsFunc(gapTerms[:min(2, len(gapTerms))], func(s string) bool { return strings.Contains(s, topic) }) {
+			t.Errorf("no gap about %s among %v", topic, gapTerms)
+		}
+	}
+
+	// Keyboard only: Tab to a filter, browse its options with the arrow
+	// keys (the page stays, the focus too), apply with Enter; the focus is
+	// on the filter again after the reload.
+	var tabs int
+	var stayed bool
+	var focusBefore, focusAfter, afterURL string
+	step("keyboard through the filters",
+		chromedp.Navigate(base+"/turns"),
+		chromedp.WaitVisible(`[data-testid=filter-status]`, chromedp.ByQuery),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			for tabs = 1; tabs <= 40; tabs++ {
+				if err := chromedp.KeyEvent(kb.Tab).Do(ctx); err != nil {
+					return err
+				}
+				var on bool
+				if err := chromedp.Evaluate(`document.activeElement && document.activeElement.dataset.testid === 'filter-status'`, &on).Do(ctx); err != nil {
+					return err
+				}
+				if on {
+					return nil
+				}
+			}
+			return fmt.Errorf("40 tabs never reached the status filter")
+		}),
+		chromedp.Evaluate(`window.stayed = true`, nil),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.Evaluate(`window.stayed === true`, &stayed),
+		chromedp.Evaluate(`document.activeElement.name`, &focusBefore),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(`[data-testid=filter-status]`, chromedp.ByQuery),
+		chromedp.Poll(`location.search.includes('status=')`, nil),
+		chromedp.Poll(`document.readyState === 'complete'`, nil),
+		chromedp.Evaluate(`document.activeElement.name || ''`, &focusAfter),
+		chromedp.Location(&afterURL),
+	)
+	if !stayed || focusBefore != "status" || focusAfter != "status" || !strings.Contains(afterURL, "status=") {
+		t.Errorf("keyboard: page kept while browsing %v, focus %q then %q after Enter (%s); want the filter kept and applied",
+			stayed, focusBefore, focusAfter, afterURL)
+	}
+
+	// A pasted question with a long unbroken token, for the narrow turn page.
+	code, body := apiPost(t, base, "/api/ask", "", `{"question": "why does `+strings.Repeat("x", 300)+` fail?"}`)
+	var long struct {
+		TurnID int64 `json:"turn_id"`
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &long) != nil {
+		t.Fatalf("ask the long question = %d %s", code, body)
+	}
+
+	// Every form field on every page has a label (its <label>, aria-label
+	// or aria-labelledby).
+	pages := []string{"/", "/turns", "/turns/" + strconv.FormatInt(long.TurnID, 10), "/misses", "/gaps", "/golden", "/golden/new",
+		"/golden/q/e2e-gk-409", "/golden/import", strings.TrimPrefix(runURL, base), "/stale", "/sources", "/playground", "/tokens"}
+	for _, pg := range pages {
+		var unlabelled []string
+		step("labels on "+pg,
+			chromedp.Navigate(base+pg),
+			chromedp.WaitReady(`main`, chromedp.ByQuery),
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('input, select, textarea'))
+				.filter(e => !['hidden', 'submit', 'button', 'reset'].includes(e.type))
+				.filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+				.map(e => e.name || e.id || e.outerHTML.slice(0, 80))`, &unlabelled),
+		)
+		if len(unlabelled) > 0 {
+			t.Errorf("%s: fields without a label: %v", pg, unlabelled)
+		}
+	}
+
+	// At 390 px (a phone) the logs, a turn with a long token and the
+	// misses fit the width: wide tables scroll in their box, not the page.
+	step("narrow viewport", chromedp.EmulateViewport(390, 844))
+	for _, pg := range []struct{ path, wait, name, doc string }{
+		{"/turns", `[data-testid=turn-row]`, "15-logs-390", ""},
+		{"/turns/" + strconv.FormatInt(long.TurnID, 10), `[data-testid=candidates]`, "16-turn-390", "console-turn-390"},
+		{"/misses", `[data-testid=turn-row]`, "17-misses-390", ""},
+	} {
+		var pageWidth, viewWidth int
+		var wide []string
+		step("390 px "+pg.path,
+			chromedp.Navigate(base+pg.path),
+			chromedp.WaitVisible(pg.wait, chromedp.ByQuery),
+			chromedp.Evaluate(`document.documentElement.scrollWidth`, &pageWidth),
+			chromedp.Evaluate(`document.documentElement.clientWidth`, &viewWidth),
+			// The outermost elements that reach past the view, to say what is wide.
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('body *'))
+				.filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+				.filter(e => !e.parentElement.closest('.scroll, nav') && !e.matches('.scroll, nav'))
+				.slice(0, 5).map(e => e.tagName + '.' + e.className + '[' + (e.dataset.testid || '') + '] ' + Math.round(e.getBoundingClientRect().right))`, &wide),
+			shot(pg.name),
+		)
+		if pg.doc != "" {
+			step("docs screenshot "+pg.doc, docShot(pg.doc))
+		}
+		if pageWidth > viewWidth {
+			t.Errorf("%s at 390 px: the page is %d px wide in a %d px view: %v", pg.path, pageWidth, viewWidth, wide)
+		}
 	}
 
 	mu.Lock()

@@ -56,6 +56,21 @@ const (
 	Gone Kind = "gone"
 )
 
+// Label says what a kind of finding means, in a few words.
+func (k Kind) Label() string {
+	switch k {
+	case Old:
+		return "older than its source's policy"
+	case NotHelpful:
+		return "cited in answers rated not helpful"
+	case Conflict:
+		return "conflicts with a newer page"
+	case Gone:
+		return "gone from its source"
+	}
+	return string(k)
+}
+
 // Finding is one reason a document is flagged.
 type Finding struct {
 	// Kind is the reason.
@@ -195,6 +210,35 @@ func (c *Checker) Stale(ctx context.Context, docIDs []string) (map[string]bool, 
 		if want[it.Doc.ID] && it.Ack == nil {
 			out[it.Doc.ID] = true
 		}
+	}
+	return out, nil
+}
+
+// Flagged returns, for the IDs among docIDs that are flagged and not
+// acknowledged, what they are flagged for ("older than its source's
+// policy; conflicts with a newer page"): what an answer citing them says
+// next to the source.
+func (c *Checker) Flagged(ctx context.Context, docIDs []string) (map[string]string, error) {
+	rep, err := c.Report(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(docIDs))
+	for _, id := range docIDs {
+		want[id] = true
+	}
+	out := map[string]string{}
+	for _, it := range rep.Items {
+		if !want[it.Doc.ID] || it.Ack != nil {
+			continue
+		}
+		var kinds []string
+		for _, f := range it.Findings {
+			if l := f.Kind.Label(); !slices.Contains(kinds, l) {
+				kinds = append(kinds, l)
+			}
+		}
+		out[it.Doc.ID] = strings.Join(kinds, "; ")
 	}
 	return out, nil
 }
@@ -380,6 +424,7 @@ func (f *conflictFinder) find() map[string][]Finding {
 			if !similar {
 				continue
 			}
+			onlyA, onlyB = sameKind(onlyA, onlyB)
 			numbers := len(onlyA) > 0 && len(onlyB) > 0
 			dates := !a.UpdatedAt.Equal(b.UpdatedAt) && search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
 			if !numbers && !dates {
@@ -414,4 +459,40 @@ func dateOf(d docent.DocRecord) string {
 		return "date unknown"
 	}
 	return d.UpdatedAt.Format("2006-01-02")
+}
+
+// sameKind keeps the amounts of the kinds both sides state ("$" amounts
+// against "$" amounts, days against days): "says 1 where the newer says
+// $25" compares nothing.
+func sameKind(a, b []string) (ka, kb []string) {
+	kinds := func(s []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range s {
+			m[amountKind(x)] = true
+		}
+		return m
+	}
+	inA, inB := kinds(a), kinds(b)
+	for _, x := range a {
+		if inB[amountKind(x)] {
+			ka = append(ka, x)
+		}
+	}
+	for _, x := range b {
+		if inA[amountKind(x)] {
+			kb = append(kb, x)
+		}
+	}
+	return ka, kb
+}
+
+// amountKind is an amount without its number: its currency sign and its
+// unit ("$", " day", "%"; "" for a bare number).
+func amountKind(a string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r == '.' {
+			return -1
+		}
+		return r
+	}, a)
 }

@@ -46,6 +46,8 @@ func TestReport(t *testing.T) {
 		{ID: "hb:expense-2021.md", Source: "hb", Path: "expense-2021.md", Title: "Travel and Expense Policy (2021)", UpdatedAt: day("2021-03-01")},
 		{ID: "hb:gone.md", Source: "hb", Path: "gone.md", Title: "Gone", UpdatedAt: day("2026-09-01")},
 		{ID: "wiki:page", Source: "wiki", Path: "page", Title: "Wiki page", UpdatedAt: day("2026-05-01")},
+		{ID: "hb:taxi.md", Source: "hb", Path: "taxi.md", Title: "Taxis", UpdatedAt: day("2026-06-01")},
+		{ID: "hb:taxi-2021.md", Source: "hb", Path: "taxi-2021.md", Title: "Taxis", UpdatedAt: day("2021-06-01")},
 	}
 	for _, d := range docs {
 		if err := db.PutDocument(ctx, d); err != nil {
@@ -87,6 +89,12 @@ func TestReport(t *testing.T) {
 			Text: "Travel and Expense Policy (2021) > Meal per diem\n\n| United States | $50 |\n| Europe | €45 |"},
 		{ID: "v1", DocID: "hb:fresh.md", UpdatedAt: day("2026-10-01"), Title: "VPN", Section: []string{"Setup"}, Text: "VPN > Setup\n\nInstall the client."},
 		{ID: "w1", DocID: "wiki:page", UpdatedAt: day("2026-05-01"), Title: "Wiki page", Text: "Wiki page\n\nNotes."},
+		// Alike headings whose amounts are of other kinds (a count, dollar
+		// amounts) and whose texts differ: no conflict.
+		{ID: "t1", DocID: "hb:taxi.md", UpdatedAt: day("2026-06-01"), Title: "Taxis", Section: []string{"Rides"},
+			Text: "Taxis > Rides\n\nTaxis are reimbursed up to $25, or $50 at night."},
+		{ID: "t2", DocID: "hb:taxi-2021.md", UpdatedAt: day("2021-06-01"), Title: "Taxis", Section: []string{"Rides"},
+			Text: "Taxis > Rides\n\nKeep 1 receipt for every ride you take."},
 	}
 	policy := map[string]int{"hb": 365, "wiki": 90}
 	c := New(db, chunks, Options{MaxAgeDays: func(s string) int { return policy[s] }, ExcludePlatform: "eval",
@@ -110,6 +118,7 @@ func TestReport(t *testing.T) {
 		"hb:gone.md":         {Gone},
 		"renamed.md":         {Gone},
 		"wiki:page":          {Old},
+		"hb:taxi-2021.md":    {Old},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("findings = %v\nwant %v", got, want)
@@ -140,6 +149,11 @@ func TestReport(t *testing.T) {
 	flagged, err := c.Stale(ctx, []string{"hb:old.md", "hb:expense.md", "hb:fresh.md"})
 	if err != nil || !reflect.DeepEqual(flagged, map[string]bool{"hb:old.md": true, "hb:fresh.md": true}) {
 		t.Fatalf("Stale = %v, %v", flagged, err)
+	}
+	why, err := c.Flagged(ctx, []string{"hb:old.md", "hb:expense.md", "hb:fresh.md", "hb:expense-2021.md"})
+	if want := map[string]string{"hb:old.md": "older than its source's policy", "hb:fresh.md": "cited in answers rated not helpful",
+		"hb:expense-2021.md": "older than its source's policy; conflicts with a newer page"}; err != nil || !reflect.DeepEqual(why, want) {
+		t.Fatalf("Flagged = %v, %v\nwant %v", why, err, want)
 	}
 	// An acknowledgement keeps the document listed but no longer stale,
 	// once the cached report is dropped.
