@@ -26,7 +26,7 @@ func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 // kilnChunk returns a chunk of a kiln page: doc names the page, ord its
 // position in the page (the knob of earlyModel).
 func kilnChunk(id, doc, title string, ord int, updated string) docent.Chunk {
-	return wikiPage(id, doc, title, []string{"Firing"}, updated, ord, "The kiln fires glazed pieces on Fridays.")
+	return wikiPage(id, doc, title, []string{"Firing"}, updated, ord, "The kiln fires glazed pieces on Fridays. Entry "+id+".")
 }
 
 func TestGateClosestPage(t *testing.T) {
