@@ -931,3 +931,49 @@ func (j Judgment) Faithfulness() float64 {
 	}
 	return float64(j.Supported) / float64(j.Claims)
 }
+
+// ForumResolution records how a forum post was solved: what closed the
+// bot's part there, and who. A post has at most one.
+type ForumResolution struct {
+	Platform string
+	// Forum is the forum channel's ID, ForumName its name when known;
+	// Thread is the post.
+	Forum, ForumName, Thread string
+	// TurnID is the post's latest turn when the store knows it (0
+	// otherwise).
+	TurnID int64
+	How    ResolutionHow
+	// By is the user who marked it (the asker, staff, or the person who
+	// resolved the handoff).
+	By         string
+	ResolvedAt time.Time
+}
+
+// ResolutionHow is the way a forum post was marked solved.
+type ResolutionHow string
+
+// Ways a forum post is marked solved.
+const (
+	ResolvedAskerReaction ResolutionHow = "asker_reaction"
+	ResolvedAskerSaid     ResolutionHow = "asker_said_solved"
+	ResolvedStaffReaction ResolutionHow = "staff_reaction"
+	ResolvedStaffSaid     ResolutionHow = "staff_said_solved"
+	ResolvedHandoff       ResolutionHow = "handoff_resolved"
+)
+
+// ForumStat is a forum's posts over a window: asked (posts with a turn),
+// answered by the bot, handed off, and solved by each way.
+type ForumStat struct {
+	Platform, Forum, ForumName string
+	Posts, Answered, HandedOff int
+	Solved                     map[ResolutionHow]int
+}
+
+// SolvedTotal is the number of posts solved, every way.
+func (s ForumStat) SolvedTotal() int {
+	n := 0
+	for _, v := range s.Solved {
+		n += v
+	}
+	return n
+}

@@ -132,6 +132,10 @@ type Options struct {
 	Stale *stale.Checker
 	// Sources are the configured sources, in order.
 	Sources []Source
+	// Forums are the chat forums whose posts the overview follows
+	// (Discord forums configured with tags); a forum with a recorded
+	// resolution is shown too.
+	Forums []store.ForumRef
 	// Channels are the scopes the playground can ask from; the console
 	// adds "every source" and one per source.
 	Channels []templates.PlaygroundChannel

@@ -12,7 +12,7 @@ import (
 var windows = map[string]time.Duration{"24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
 
 // showOverview renders volume, outcomes, feedback, latency, top cited
-// documents and sync health over the chosen window.
+// documents, sync health and forum resolutions over the chosen window.
 func (h *handler) showOverview(w http.ResponseWriter, r *http.Request) {
 	win := r.URL.Query().Get("window")
 	if _, ok := windows[win]; !ok {
@@ -34,6 +34,11 @@ func (h *handler) showOverview(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
+	forums, err := h.store.ForumStats(r.Context(), since, now.Add(time.Second), h.opts.Forums)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
 	h.render(w, r, templates.OverviewPage(templates.Overview{
 		Meta:    h.meta(r, "Overview", "overview"),
 		Window:  win,
@@ -41,5 +46,6 @@ func (h *handler) showOverview(w http.ResponseWriter, r *http.Request) {
 		Stats:   st,
 		Chart:   templates.DailyChart(days, st.Daily),
 		Sources: sources,
+		Forums:  forums,
 	}))
 }

@@ -344,4 +344,21 @@ var migrations = []string{
 	// run can be drilled from a row to the question's trace.
 	`ALTER TABLE golden_run_rows ADD COLUMN expect TEXT NOT NULL DEFAULT '[]';
 	ALTER TABLE golden_run_rows ADD COLUMN turn_id INTEGER NOT NULL DEFAULT 0;`,
+
+	// v17: how each forum post was solved (the asker's ✅ or "solved", a
+	// staff ✅, the handoff resolved), once per post; the console shows
+	// them per forum.
+	`CREATE TABLE forum_resolutions (
+		id          INTEGER PRIMARY KEY AUTOINCREMENT,
+		platform    TEXT NOT NULL,
+		forum       TEXT NOT NULL,
+		forum_name  TEXT NOT NULL DEFAULT '',
+		thread      TEXT NOT NULL,
+		turn_id     INTEGER NOT NULL DEFAULT 0,
+		how         TEXT NOT NULL,
+		resolved_by TEXT NOT NULL DEFAULT '',
+		resolved_at TEXT NOT NULL,
+		UNIQUE (platform, thread)
+	);
+	CREATE INDEX forum_resolutions_forum ON forum_resolutions (platform, forum, resolved_at);`,
 }

@@ -195,3 +195,28 @@ func Words(s ...string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// resolutionLabels name the ways a forum post is solved, in the order
+// the overview lists them.
+var resolutionLabels = []struct {
+	how   docent.ResolutionHow
+	label string
+}{
+	{docent.ResolvedAskerReaction, "asker ✅"},
+	{docent.ResolvedAskerSaid, "asker said solved"},
+	{docent.ResolvedStaffReaction, "staff ✅"},
+	{docent.ResolvedStaffSaid, "staff said solved"},
+	{docent.ResolvedHandoff, "handoff resolved"},
+}
+
+// ResolutionHows says how a forum's posts were solved: "asker ✅ 2 ·
+// handoff resolved 1"; empty when none were.
+func ResolutionHows(solved map[docent.ResolutionHow]int) string {
+	var parts []string
+	for _, l := range resolutionLabels {
+		if n := solved[l.how]; n > 0 {
+			parts = append(parts, l.label+" "+strconv.Itoa(n))
+		}
+	}
+	return strings.Join(parts, " · ")
+}

@@ -74,6 +74,8 @@ type Overview struct {
 	Chart BarChart
 	// Sources is sync health per source.
 	Sources []SourceRow
+	// Forums is each forum's posts: answered, handed off, solved and how.
+	Forums []docent.ForumStat
 }
 
 // TurnFilter is the retrieval logs' filter form, as submitted.

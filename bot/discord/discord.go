@@ -74,6 +74,9 @@ type Config struct {
 	// marks the post solved, and the bot then answers there only when
 	// mentioned.
 	Forums map[string]ForumTags
+	// Resolutions records how each forum post was solved; nil only logs
+	// it.
+	Resolutions Resolutions
 	// StreamInterval is the least time between two edits of an answer
 	// being written; 1s when zero (Discord allows about 5 edits in 5s).
 	StreamInterval time.Duration

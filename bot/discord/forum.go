@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot"
 )
 
@@ -170,17 +171,34 @@ func (c *Client) solved(t bot.Thread) bool {
 	return known && slices.Contains(info.appliedTags, id)
 }
 
+// Resolutions records how forum posts were solved; store.DB implements
+// it. A post's first resolution stands: recorded reports false for a
+// later one.
+type Resolutions interface {
+	RecordForumResolution(ctx context.Context, r docent.ForumResolution) (recorded bool, err error)
+}
+
 // markSolved closes the bot's part in forum post t: the "Solved" tag,
-// after which the bot answers there only when mentioned. by is who
-// marked it, how the way ("message", "reaction", "resolved").
-func (c *Client) markSolved(ctx context.Context, t bot.Thread, by, how string) {
+// after which the bot answers there only when mentioned, and the
+// resolution recorded. by is who marked it, how the way.
+func (c *Client) markSolved(ctx context.Context, t bot.Thread, by string, how docent.ResolutionHow) {
 	tags, ok := c.forumPost(t)
 	if !ok {
 		return
 	}
 	c.tagPost(ctx, t, tags.Solved)
 	c.log.InfoContext(ctx, "discord: forum post solved", slog.String("forum", t.Channel), slog.String("post", t.ID),
-		slog.String("by", by), slog.String("how", how))
+		slog.String("by", by), slog.String("how", string(how)))
+	if c.cfg.Resolutions == nil {
+		return
+	}
+	r := docent.ForumResolution{Platform: Platform, Forum: t.Channel, Thread: t.ID, How: how, By: by}
+	if forum, err := c.channel(ctx, t.Channel); err == nil {
+		r.ForumName = forum.name
+	}
+	if _, err := c.cfg.Resolutions.RecordForumResolution(ctx, r); err != nil {
+		c.log.ErrorContext(ctx, "discord: record a forum post's resolution", slog.String("post", t.ID), slog.Any("error", err))
+	}
 }
 
 // onReaction marks a forum post solved when its asker, or a holder of
@@ -201,5 +219,9 @@ func (c *Client) onReaction(ctx context.Context, r *discordgo.MessageReaction, m
 	if r.UserID != ch.ownerID && !staff {
 		return
 	}
-	c.markSolved(ctx, t, r.UserID, "reaction")
+	how := docent.ResolvedAskerReaction
+	if r.UserID != ch.ownerID {
+		how = docent.ResolvedStaffReaction
+	}
+	c.markSolved(ctx, t, r.UserID, how)
 }

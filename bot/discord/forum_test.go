@@ -1,9 +1,11 @@
 package discord_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot/discord"
 	"github.com/docent-hq/docent/bot/discord/discordtest"
 )
@@ -13,6 +15,7 @@ func withForumTags() option {
 	return withConfig(func(e *env, c *discord.Config) {
 		c.Forums = map[string]discord.ForumTags{e.forum.ID: {
 			Answered: discord.DefaultTagAnswered, Handoff: discord.DefaultTagHandoff, Solved: discord.DefaultTagSolved}}
+		c.Resolutions = e.db
 	})
 }
 
@@ -22,6 +25,29 @@ func waitTags(t *testing.T, e *env, id string, want ...string) {
 	e.srv.WaitFor(t, "post tags "+joinTags(want), func() bool {
 		return slices.Equal(e.srv.AppliedTags(id), want)
 	})
+}
+
+// waitResolution waits until forum post id's resolution is stored, and
+// checks it was marked how, by by, at the post's latest turn.
+func waitResolution(t *testing.T, e *env, id string, how docent.ResolutionHow, by string) {
+	t.Helper()
+	var r docent.ForumResolution
+	e.srv.WaitFor(t, "the stored resolution", func() bool {
+		got, ok, err := e.db.ForumResolution(context.Background(), discord.Platform, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = got
+		return ok
+	})
+	turns, err := e.db.ThreadTurns(context.Background(), discord.Platform, e.forum.ID, id, 1)
+	if err != nil || len(turns) != 1 {
+		t.Fatalf("ThreadTurns = %v, %v", turns, err)
+	}
+	if r.How != how || r.By != by || r.Forum != e.forum.ID || r.ForumName != "help-forum" || r.TurnID != turns[0].ID ||
+		r.ResolvedAt.IsZero() {
+		t.Errorf("resolution = %+v; want %s by %s in help-forum at turn %d", r, how, by, turns[0].ID)
+	}
 }
 
 func joinTags(names []string) string {
@@ -72,41 +98,64 @@ func TestForumLifecycle(t *testing.T) {
 		esc, _ = e.srv.Message(esc.ID)
 		e.srv.Click(esc, button(t, esc, "Resolve"), staffer)
 		waitTags(t, e, post.ID, "Solved")
+		waitResolution(t, e, post.ID, docent.ResolvedHandoff, staffer.ID)
+		// A post is resolved once: the asker's ✅ afterwards keeps the first.
+		e.srv.React(answer, e.alice, "✅")
+		e.srv.Flush(t)
+		e.client.WaitIdle()
+		waitResolution(t, e, post.ID, docent.ResolvedHandoff, staffer.ID)
 	})
 
 	for _, tc := range []struct {
 		name string
 		// solve marks the post solved (or tries to, when solves is false).
-		solve  func(e *env, post discordtest.Channel, answer discordtest.Message)
+		// It returns who marked it.
+		solve  func(e *env, post discordtest.Channel, answer discordtest.Message) string
 		solves bool
+		how    docent.ResolutionHow
 	}{
-		{"the asker's ✅", func(e *env, _ discordtest.Channel, a discordtest.Message) { e.srv.React(a, e.alice, "✅") }, true},
-		{"the asker says solved", func(e *env, p discordtest.Channel, _ discordtest.Message) {
+		{"the asker's ✅", func(e *env, _ discordtest.Channel, a discordtest.Message) string {
+			e.srv.React(a, e.alice, "✅")
+			return e.alice.ID
+		}, true, docent.ResolvedAskerReaction},
+		{"the asker says solved", func(e *env, p discordtest.Channel, _ discordtest.Message) string {
 			e.srv.Post(p.ID, e.alice, "Solved, thanks!")
-		}, true},
-		{"staff mark a reply with ✅", func(e *env, p discordtest.Channel, _ discordtest.Message) {
+			return e.alice.ID
+		}, true, docent.ResolvedAskerSaid},
+		{"staff mark a reply with ✅", func(e *env, p discordtest.Channel, _ discordtest.Message) string {
 			staffer := e.srv.AddUser("sam")
 			reply := e.srv.Post(p.ID, staffer, "Restart the Gatekeeper app after the reset.", discordtest.WithRoles(e.role))
 			e.srv.React(reply, staffer, "✅", e.role)
-		}, true},
-		{"someone else's ✅", func(e *env, _ discordtest.Channel, a discordtest.Message) { e.srv.React(a, e.bob, "✅") }, false},
-		{"someone else says solved", func(e *env, p discordtest.Channel, _ discordtest.Message) { e.srv.Post(p.ID, e.bob, "solved") }, false},
+			return staffer.ID
+		}, true, docent.ResolvedStaffReaction},
+		{"someone else's ✅", func(e *env, _ discordtest.Channel, a discordtest.Message) string {
+			e.srv.React(a, e.bob, "✅")
+			return ""
+		}, false, ""},
+		{"someone else says solved", func(e *env, p discordtest.Channel, _ discordtest.Message) string {
+			e.srv.Post(p.ID, e.bob, "solved")
+			return ""
+		}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, withForumTags())
 			post, _ := e.srv.ForumPost(e.forum.ID, e.alice, "VPN token", "My token stopped working after the update")
 			answer := e.botReply(t, post.ID, 1)
 			waitTags(t, e, post.ID, "Answered")
-			tc.solve(e, post, answer)
+			by := tc.solve(e, post, answer)
 			e.srv.Flush(t)
 			e.client.WaitIdle()
 			if !tc.solves {
 				if got := e.srv.AppliedTags(post.ID); !slices.Equal(got, []string{"Answered"}) {
 					t.Errorf("tags = %q, want still Answered", got)
 				}
+				if _, ok, err := e.db.ForumResolution(context.Background(), discord.Platform, post.ID); ok || err != nil {
+					t.Errorf("a resolution was stored (%v, %v), want none", ok, err)
+				}
 				return
 			}
 			waitTags(t, e, post.ID, "Solved")
+			waitResolution(t, e, post.ID, tc.how, by)
 			asked := len(e.pipe.questions())
 			e.srv.Post(post.ID, e.alice, "and how do I reset it on a phone?")
 			e.srv.Flush(t)

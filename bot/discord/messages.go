@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/bot"
 )
 
@@ -67,7 +68,11 @@ func (c *Client) onMessage(ctx context.Context, m *discordgo.Message) {
 	if _, ok := c.forumPost(msg.Thread); ok && !msg.Direct {
 		if !msg.Post && solvedText.MatchString(msg.Text) {
 			if ch, err := c.channel(ctx, m.ChannelID); err == nil && (ch.ownerID == msg.User || msg.Staff) {
-				c.markSolved(ctx, msg.Thread, msg.User, "message")
+				how := docent.ResolvedAskerSaid
+				if ch.ownerID != msg.User {
+					how = docent.ResolvedStaffSaid
+				}
+				c.markSolved(ctx, msg.Thread, msg.User, how)
 				return
 			}
 		}

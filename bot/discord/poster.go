@@ -289,7 +289,7 @@ func (p *poster) UpdateEscalation(ctx context.Context, h docent.Handoff) error {
 		return fmt.Errorf("discord: update handoff post %d: %w", h.ID, clean(err))
 	}
 	if h.State == docent.HandoffResolved {
-		p.c.markSolved(ctx, t, h.ResolvedBy, "resolved")
+		p.c.markSolved(ctx, t, h.ResolvedBy, docent.ResolvedHandoff)
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func (m *Main) shedNotReady(platform string) func(code string) {
 func (m *Main) chatDeps() chatDeps {
 	d := chatDeps{asker: m.chatAsker(), store: m.chatStore(), stale: m.staleChecker(), loaded: m.loaded,
 		delivered: m.Metrics.ObserveDelivery}
+	if m.Store != nil {
+		d.resolutions = m.Store
+	}
 	if m.admission != nil {
 		d.admission = m.admission
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/bot"
+	"github.com/docent-hq/docent/bot/discord"
 	"github.com/docent-hq/docent/bot/slack"
 	"github.com/docent-hq/docent/config"
 )
@@ -42,6 +43,8 @@ type chatDeps struct {
 	admission bot.Admission
 	// delivered counts each answer posted to its thread or not.
 	delivered func(platform string, posted bool)
+	// resolutions records how Discord forum posts were solved.
+	resolutions discord.Resolutions
 }
 
 // chatOpener opens one chat adapter; it returns nil when its section is

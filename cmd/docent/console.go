@@ -195,7 +195,7 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 	secure := strings.HasPrefix(strings.ToLower(m.Config.Server.PublicURL), "https://")
 	c, err := console.New(console.Options{
 		Store: m.Store, Asker: m.Recorder, Ready: m.ready, Admission: m.consoleAdmission(), Answerer: m.Pipeline, Index: m.Index, Embedder: m.Embedder,
-		Scheduler: sched, Stale: m.Stale, Sources: sources,
+		Scheduler: sched, Stale: m.Stale, Sources: sources, Forums: discordForums(m.Config.Discord),
 		Auth: console.AuthOptions{Open: acc.open, Admins: acc.admins, TrustedHeader: th.Header, Allowed: th.Allowed, TrustedProxies: acc.proxies,
 			SessionIdle: m.Config.Auth.SessionIdle, SecureCookies: secure, Demo: acc.demo},
 		APITokensRequired: acc.tokensRequired, DefaultRate: m.Config.Auth.APIRatePerMinute,

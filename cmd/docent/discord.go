@@ -10,6 +10,7 @@ import (
 	"github.com/docent-hq/docent/bot"
 	"github.com/docent-hq/docent/bot/discord"
 	"github.com/docent-hq/docent/config"
+	"github.com/docent-hq/docent/store"
 )
 
 // The recorder streams answers to the chat adapters that can show them.
@@ -47,7 +48,7 @@ func openDiscord(_ context.Context, e env, d chatDeps) (chatAdapter, error) {
 	client, err := discord.NewClient(discord.Config{
 		Token: dc.Token, APIURL: dc.APIURL, ApplicationID: dc.ApplicationID, PublicKey: dc.PublicKey,
 		EscalationChannel: dc.EscalationChannel, EscalationRole: dc.EscalationRole, Command: dc.Command, Inline: inline,
-		Forums: forums,
+		Forums: forums, Resolutions: d.resolutions,
 	}, core, log)
 	if err != nil {
 		return nil, err
@@ -90,3 +91,18 @@ func (a *discordAdapter) Routes(mux *http.ServeMux) {
 func (a *discordAdapter) Run(ctx context.Context) error { return a.client.Run(ctx) }
 
 func (a *discordAdapter) Shutdown(ctx context.Context) error { return a.client.Close(ctx) }
+
+// discordForums are the Discord forums configured with tags, whose posts
+// the console's overview follows.
+func discordForums(dc config.DiscordConfig) []store.ForumRef {
+	if !dc.Enabled() {
+		return nil
+	}
+	var out []store.ForumRef
+	for _, c := range dc.Channels {
+		if c.Tags != nil && c.ID != "" {
+			out = append(out, store.ForumRef{Platform: discord.Platform, ID: c.ID})
+		}
+	}
+	return out
+}
