@@ -66,6 +66,21 @@ func TestConsoleInBrowser(t *testing.T) {
 	waitReady(t, base)
 	password := mustOneTimePassword(t, logs.String())
 
+	// Chromium's helper processes can still write to the profile for a
+	// moment after the browser exits, which fails t.TempDir's cleanup: the
+	// profile is removed here, retried, and never fails the test.
+	profile, err := os.MkdirTemp("", "docent-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 10 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
 		chromedp.ExecPath(browser),
 		chromedp.Flag("headless", true),
@@ -77,7 +92,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1400, 1000),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
