@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"html/template"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -177,7 +176,7 @@ type rendered struct {
 
 // render reads and renders one page.
 func (d *Docs) render(fsys fs.FS, name, p string) rendered {
-	raw, err := readCapped(fsys, p)
+	raw, err := connectors.ReadRegular(fsys, p, maxDocBytes)
 	if err != nil {
 		return rendered{err: err}
 	}
@@ -200,22 +199,4 @@ func (d *Docs) render(fsys fs.FS, name, p string) rendered {
 		"Body": template.HTML(body.String()), // goldmark escapes raw HTML by default (no WithUnsafe)
 	})
 	return rendered{html: out.Bytes()}
-}
-
-// readCapped reads a regular file of at most maxDocBytes, checking the
-// mode of the file it opened.
-func readCapped(fsys fs.FS, p string) ([]byte, error) {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxDocBytes {
-		return nil, fs.ErrNotExist
-	}
-	return io.ReadAll(io.LimitReader(f, maxDocBytes))
 }

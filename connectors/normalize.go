@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // Includer reads another file of the same source for an include
@@ -165,9 +166,9 @@ func (n *normalizer) includes(from, body string, stack []string) string {
 			out = append(out, line)
 			continue
 		}
-		if f := fenceOpen(line); f != "" && fence == "" {
+		if f := search.FenceOpen(line); f != "" && fence == "" {
 			fence = f
-		} else if fence != "" && isFenceClose(line, fence) {
+		} else if fence != "" && search.ClosesFence(line, fence) {
 			fence = ""
 		}
 		if m := snippetBlockRE.FindStringSubmatch(line); m != nil {
@@ -375,12 +376,12 @@ func (n *normalizer) partials(from, body string) string {
 	out := make([]string, 0, len(lines))
 	fence := ""
 	for _, l := range lines {
-		if f := fenceOpen(l); f != "" && fence == "" {
+		if f := search.FenceOpen(l); f != "" && fence == "" {
 			fence = f
 			out = append(out, l)
 			continue
 		} else if fence != "" {
-			if isFenceClose(l, fence) {
+			if search.ClosesFence(l, fence) {
 				fence = ""
 			}
 			out = append(out, l)
@@ -401,32 +402,6 @@ func (n *normalizer) partials(from, body string) string {
 }
 
 // ---- fences ----
-
-// fenceOpen returns the fence run a line opens (``` or ~~~, three or
-// more, indented at most three spaces), "" otherwise.
-func fenceOpen(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	k := 0
-	for k < len(t) && t[k] == t[0] {
-		k++
-	}
-	if k < 3 || (t[0] == '`' && strings.Contains(t[k:], "`")) {
-		return ""
-	}
-	return t[:k]
-}
-
-// isFenceClose reports whether line closes a block opened by fence.
-func isFenceClose(line, fence string) bool {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || !strings.HasPrefix(t, fence) {
-		return false
-	}
-	return strings.Trim(t, fence[:1]+" \t") == ""
-}
 
 // ---- blocks ----
 
@@ -461,9 +436,9 @@ func (n *normalizer) blocks(lines []string) []string {
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		// Fenced code: verbatim.
-		if f := fenceOpen(line); f != "" {
+		if f := search.FenceOpen(line); f != "" {
 			j := i + 1
-			for j < len(lines) && !isFenceClose(lines[j], f) {
+			for j < len(lines) && !search.ClosesFence(lines[j], f) {
 				j++
 			}
 			end := min(j, len(lines)-1)
@@ -557,13 +532,13 @@ func dropStatements(lines []string) []string {
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		if fence != "" {
-			if isFenceClose(line, fence) {
+			if search.ClosesFence(line, fence) {
 				fence = ""
 			}
 			out = append(out, line)
 			continue
 		}
-		if f := fenceOpen(line); f != "" {
+		if f := search.FenceOpen(line); f != "" {
 			fence = f
 			out = append(out, line)
 			continue
@@ -645,12 +620,12 @@ func matchOpeners(lines []string, openRE, closeRE *regexp.Regexp) map[int]int {
 	fence := ""
 	for j, l := range lines {
 		if fence != "" {
-			if isFenceClose(l, fence) {
+			if search.ClosesFence(l, fence) {
 				fence = ""
 			}
 			continue
 		}
-		if f := fenceOpen(l); f != "" {
+		if f := search.FenceOpen(l); f != "" {
 			fence = f
 			continue
 		}
@@ -702,13 +677,13 @@ func collapseBlank(s string) string {
 	fence := ""
 	for _, l := range lines {
 		if fence != "" {
-			if isFenceClose(l, fence) {
+			if search.ClosesFence(l, fence) {
 				fence = ""
 			}
 			out = append(out, l)
 			continue
 		}
-		if f := fenceOpen(l); f != "" {
+		if f := search.FenceOpen(l); f != "" {
 			fence = f
 		}
 		if strings.TrimSpace(l) == "" {
@@ -925,12 +900,12 @@ func fencedSpans(lines []string) *spans {
 	for _, l := range lines {
 		switch {
 		case fence != "":
-			if isFenceClose(l, fence) {
+			if search.ClosesFence(l, fence) {
 				s.add(start, off+len(l))
 				fence = ""
 			}
 		default:
-			if f := fenceOpen(l); f != "" {
+			if f := search.FenceOpen(l); f != "" {
 				fence, start = f, off
 			}
 		}
@@ -1295,27 +1270,32 @@ func FSIncluder(fsys fs.FS, maxBytes int) Includer {
 		if !fs.ValidPath(name) || Hidden(name) {
 			return nil, fs.ErrNotExist
 		}
-		f, err := fsys.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() || (maxBytes > 0 && st.Size() > int64(maxBytes)) {
-			return nil, fs.ErrNotExist
-		}
-		b, err := io.ReadAll(io.LimitReader(f, st.Size()+1))
-		if err != nil {
-			return nil, err
-		}
-		if CheckText(b, maxBytes) != nil {
+		b, err := ReadRegular(fsys, name, maxBytes)
+		if err != nil || CheckText(b, maxBytes) != nil {
 			return nil, fs.ErrNotExist
 		}
 		return b, nil
 	}
+}
+
+// ReadRegular reads the file name of fsys when what it opened is a regular
+// file of at most maxBytes (no limit when maxBytes <= 0), judged by the
+// opened file's own mode, not the name's (a pipe put in a page's place
+// would block the read); anything else is fs.ErrNotExist.
+func ReadRegular(fsys fs.FS, name string, maxBytes int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || (maxBytes > 0 && st.Size() > int64(maxBytes)) {
+		return nil, fs.ErrNotExist
+	}
+	return io.ReadAll(io.LimitReader(f, st.Size()+1))
 }
 
 // WholeIncludes returns the slash paths of the files that the document at

@@ -292,12 +292,12 @@ func BodyHeadings(body string) []string {
 	fence := ""
 	for line := range strings.SplitSeq(body, "\n") {
 		if fence != "" {
-			if isClosingFence(line, fence) {
+			if ClosesFence(line, fence) {
 				fence = ""
 			}
 			continue
 		}
-		if f := fenceOf(line); f != "" {
+		if f := FenceOpen(line); f != "" {
 			fence = f
 			continue
 		}

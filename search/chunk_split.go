@@ -137,10 +137,10 @@ func splitTable(u chunkUnit, target int) []chunkUnit {
 func splitCode(u chunkUnit, target int) []chunkUnit {
 	lines := strings.Split(u.text, "\n")
 	open, close := "", ""
-	if f := fenceOf(lines[0]); f != "" {
+	if f := FenceOpen(lines[0]); f != "" {
 		open = lines[0]
 		lines = lines[1:]
-		if n := len(lines); n > 0 && isClosingFence(lines[n-1], f) {
+		if n := len(lines); n > 0 && ClosesFence(lines[n-1], f) {
 			close = lines[n-1]
 			lines = lines[:n-1]
 		} else {
@@ -176,9 +176,11 @@ func splitCode(u chunkUnit, target int) []chunkUnit {
 	return out
 }
 
-// fenceOf returns the fence run (``` or ~~~, three or more) a line opens
-// with, "" if it is not a fence.
-func fenceOf(line string) string {
+// FenceOpen returns the fence run (``` or ~~~, three or more, indented at
+// most three spaces) that line opens a fenced code block with, "" if it
+// opens none: a backtick fence's info string may not hold a backtick
+// (CommonMark). The chunker and the markdown normaliser share it.
+func FenceOpen(line string) string {
 	t := strings.TrimLeft(line, " ")
 	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
 		return ""
@@ -187,15 +189,16 @@ func fenceOf(line string) string {
 	for n < len(t) && t[n] == t[0] {
 		n++
 	}
-	if n < 3 {
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
 		return ""
 	}
 	return t[:n]
 }
 
-// isClosingFence reports whether line closes a block opened by fence.
-func isClosingFence(line, fence string) bool {
-	f := fenceOf(line)
+// ClosesFence reports whether line closes a block opened by fence: a run
+// of the same character at least as long, with nothing after it.
+func ClosesFence(line, fence string) bool {
+	f := FenceOpen(line)
 	return f != "" && f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(line[strings.Index(line, f)+len(f):]) == ""
 }
 
@@ -471,7 +474,7 @@ func SplitCode(body string) (prose, code string) {
 	fence := ""
 	for line := range strings.SplitSeq(body, "\n") {
 		if fence != "" {
-			if isClosingFence(line, fence) {
+			if ClosesFence(line, fence) {
 				fence = ""
 				continue
 			}
@@ -479,7 +482,7 @@ func SplitCode(body string) (prose, code string) {
 			c.WriteByte('\n')
 			continue
 		}
-		if f := fenceOf(line); f != "" && !(f[0] == '`' && strings.Contains(strings.TrimLeft(line, " ")[len(f):], "`")) {
+		if f := FenceOpen(line); f != "" && !(f[0] == '`' && strings.Contains(strings.TrimLeft(line, " ")[len(f):], "`")) {
 			fence = f
 			continue
 		}

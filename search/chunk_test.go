@@ -362,7 +362,7 @@ func isIndivisible(b string) bool {
 	if len(lines) == 3 && strings.HasPrefix(lines[0], "|") && strings.HasPrefix(lines[2], "|") {
 		return true
 	}
-	return len(lines) == 3 && fenceOf(lines[0]) != "" && fenceOf(lines[2]) != ""
+	return len(lines) == 3 && FenceOpen(lines[0]) != "" && FenceOpen(lines[2]) != ""
 }
 
 func TestChunkSizeBound(t *testing.T) {
