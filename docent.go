@@ -438,6 +438,37 @@ type DocRecord struct {
 	DeletedAt time.Time `json:"deleted_at,omitempty"`
 	// ChunkIDs are the IDs of the document's chunks in the index, in order.
 	ChunkIDs []string `json:"chunk_ids"`
+	// Stale is what the last sync derived about the document (package
+	// stale); set by the registry's readers, ignored by PutDocument.
+	Stale StaleState `json:"stale"`
+}
+
+// StaleState is what a sync derives about a document from its source's
+// age policy, the whole corpus and the golden set, and stores with its
+// record, so that chat and the console read it as it is.
+type StaleState struct {
+	// After is when the document turns older than its source's policy
+	// (its UpdatedAt plus MaxAgeDays); zero when it is undated or no sync
+	// has derived its state yet.
+	After time.Time `json:"after"`
+	// MaxAgeDays is its source's age policy, in days, when derived.
+	MaxAgeDays int `json:"max_age_days"`
+	// Findings are the conflicts with newer documents and, for a
+	// document gone from its source, the golden questions still
+	// expecting it.
+	Findings []StaleFinding `json:"findings,omitempty"`
+}
+
+// StaleFinding is one reason a sync flagged a document.
+type StaleFinding struct {
+	// Kind is "conflict" (alike sections of a newer document state other
+	// amounts or carry another date) or "gone" (deleted at its source
+	// while golden questions expect it).
+	Kind string `json:"kind"`
+	// Detail says it in words for the admin.
+	Detail string `json:"detail"`
+	// Other is the newer document of a conflict ("" otherwise).
+	Other string `json:"other,omitempty"`
 }
 
 // DocError is one document that a sync skipped, and why; or, with

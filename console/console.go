@@ -30,9 +30,9 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
-	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/stale"
 	"github.com/docent-hq/docent/store"
 	"github.com/docent-hq/docent/templates"
 )
@@ -194,7 +194,7 @@ func New(opts Options) (*Console, error) {
 		opts.DefaultRate = 60
 	}
 	if opts.Stale == nil {
-		opts.Stale = stale.New(opts.Store, scanNothing{}, stale.Options{Now: opts.Now})
+		opts.Stale = stale.New(opts.Store, stale.Options{Now: opts.Now, Log: opts.Log})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &handler{
@@ -208,11 +208,6 @@ func New(opts Options) (*Console, error) {
 	}
 	return &Console{h: h}, nil
 }
-
-// scanNothing stands in for an index when no stale checker is given.
-type scanNothing struct{}
-
-func (scanNothing) Scan(context.Context, func(docent.Chunk) error) error { return nil }
 
 // Handler returns the console's routes, with other requests passed to
 // next (the JSON API, health, metrics, docs). Every response gets the

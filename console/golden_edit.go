@@ -107,7 +107,7 @@ func (h *handler) createGolden(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.opts.Stale.Invalidate()
+	h.refreshStale(r)
 	if q.FromTurn != 0 {
 		// The miss it was made from is dealt with: out of the open inbox.
 		if err := h.store.SetReviewed(r.Context(), q.FromTurn, sessionOf(r.Context()).user, true); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -151,7 +151,7 @@ func (h *handler) updateGolden(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.opts.Stale.Invalidate()
+	h.refreshStale(r)
 	redirect(w, r, "/golden", "golden")
 }
 
@@ -161,6 +161,6 @@ func (h *handler) deleteGolden(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.opts.Stale.Invalidate()
+	h.refreshStale(r)
 	redirect(w, r, "/golden", "deleted")
 }

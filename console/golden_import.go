@@ -46,7 +46,7 @@ func (h *handler) importGolden(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.opts.Stale.Invalidate()
+	h.refreshStale(r)
 	redirect(w, r, "/golden", "imported")
 }
 

@@ -24,10 +24,10 @@ import (
 	offlineans "github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/connectors/files"
-	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/llm/offline"
 	"github.com/docent-hq/docent/search"
 	"github.com/docent-hq/docent/search/searchtest"
+	"github.com/docent-hq/docent/stale"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -112,6 +112,9 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	idx := searchtest.NewMemory()
 	emb := hashOnly{offline.NewEmbedder(offline.Options{Dim: 64})}
 	engine := connectors.NewEngine(db, idx, emb, search.Chunker{TargetTokens: 200, OverlapTokens: 20}, nil, connectors.EngineOptions{StageDir: t.TempDir()})
+	// The documents' stale state is derived in the sync's corpus pass.
+	chk := stale.New(db, stale.Options{Now: clk.Now, ExcludePlatform: "eval", MaxAgeDays: func(string) int { return 365 }})
+	engine.Derive(chk)
 	src := files.New("handbook", corpus, files.Options{WebURL: "http://localhost:8080/docs/handbook/{path}"})
 	if _, err := engine.Sync(ctx, src, nil); err != nil {
 		t.Fatal(err)
@@ -142,8 +145,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	var logMu sync.Mutex
 	o := Options{
 		Store: db, Asker: rec, Answerer: pipe, Index: idx, Embedder: emb, Scheduler: sched,
-		Stale: stale.New(db, idx, stale.Options{Now: clk.Now, ExcludePlatform: "eval",
-			MaxAgeDays: func(string) int { return 365 }}),
+		Stale:   chk,
 		Sources: []Source{{Name: "handbook", Type: "bundled", Schedule: "@every 1h", StaleAfterDays: 365}},
 		Auth:    AuthOptions{Admins: []Admin{{User: "alice", Hash: string(hash)}}, SessionIdle: time.Hour},
 		Config:  func() string { return "index:\n  fusion: score\nllm:\n  gemini:\n    api_key: REDACTED\n" },

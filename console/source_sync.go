@@ -22,7 +22,6 @@ func (h *handler) syncSource(w http.ResponseWriter, r *http.Request) {
 	err := h.opts.Scheduler.RunNow(name)
 	switch {
 	case err == nil:
-		h.opts.Stale.Invalidate()
 		redirect(w, r, "/sources", "sync")
 	case errors.Is(err, connectors.ErrSyncBusy):
 		h.renderError(w, r, http.StatusConflict, "A sync of "+name+" is already queued or running.")

@@ -1,11 +1,13 @@
 package console
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/stale"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -17,7 +19,7 @@ func (h *handler) showStale(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	p := templates.StalePage{Meta: h.meta(r, "Stale documents", "stale"), Report: rep,
+	p := templates.StalePage{Meta: h.meta(r, "Stale documents", "stale"), WindowDays: int(rep.Window.Hours() / 24), Generated: rep.Generated,
 		ShowAcked: r.URL.Query().Get("acked") == "1", DefaultUntil: h.now().AddDate(0, 3, 0).Format("2006-01-02")}
 	for _, it := range rep.Items {
 		if it.Ack != nil {
@@ -26,7 +28,7 @@ func (h *handler) showStale(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		p.Items = append(p.Items, it)
+		p.Items = append(p.Items, staleRow(it))
 	}
 	h.render(w, r, templates.StaleListPage(p))
 }
@@ -44,7 +46,6 @@ func (h *handler) ackStale(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.opts.Stale.Invalidate()
 	redirect(w, r, "/stale", "acked")
 }
 
@@ -54,6 +55,25 @@ func (h *handler) unackStale(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.opts.Stale.Invalidate()
 	redirect(w, r, "/stale?acked=1", "unacked")
+}
+
+// refreshStale derives the documents' stored state again after the
+// golden set changed (which gone documents are still expected). The
+// change itself is saved: a failure is logged, and the next sync derives
+// it.
+func (h *handler) refreshStale(r *http.Request) {
+	if err := h.opts.Stale.Refresh(r.Context()); err != nil {
+		h.log.ErrorContext(r.Context(), "refresh stale state", slog.Any("error", err))
+	}
+}
+
+// staleRow is the view of one flagged document.
+func staleRow(it stale.Item) templates.StaleRow {
+	row := templates.StaleRow{Doc: it.Doc, AgeDays: it.AgeDays, MaxAgeDays: it.MaxAgeDays,
+		Cited: it.Cited, NotHelpful: it.NotHelpful, Impact: it.Impact, Ack: it.Ack}
+	for _, f := range it.Findings {
+		row.Findings = append(row.Findings, templates.StaleFinding{Kind: f.Kind, Label: stale.Label(f.Kind), Detail: f.Detail})
+	}
+	return row
 }

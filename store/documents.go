@@ -13,7 +13,7 @@ import (
 )
 
 const docColumns = `id, source, path, url, title, space, labels, owner, author, content_hash,
-	updated_at, first_seen, last_seen, deleted_at, chunk_ids`
+	updated_at, first_seen, last_seen, deleted_at, chunk_ids, stale`
 
 // Documents returns the live (not deleted) documents of source, by ID.
 func (db *DB) Documents(ctx context.Context, source string) (map[string]docent.DocRecord, error) {
@@ -131,6 +131,67 @@ func (db *DB) MarkDeleted(ctx context.Context, ids []string) error {
 	return nil
 }
 
+// DocumentsByID returns the records of the given IDs that the registry
+// holds, live or deleted, by ID; unknown IDs are left out. It is a point
+// read per ID: what the chat path's stale flags use.
+func (db *DB) DocumentsByID(ctx context.Context, ids []string) (map[string]docent.DocRecord, error) {
+	out := make(map[string]docent.DocRecord, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	q := `SELECT ` + docColumns + ` FROM documents WHERE id IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
+	list, err := queryList(ctx, db.r, q, args, scanDoc)
+	if err != nil {
+		return nil, fmt.Errorf("store: documents by id: %w", err)
+	}
+	for _, rec := range list {
+		out[rec.ID] = rec
+	}
+	return out, nil
+}
+
+// SetStaleStates stores the derived state of each document in states
+// (by ID), in one transaction; documents not named keep theirs, unknown
+// IDs are ignored. A zero state clears the document's.
+func (db *DB) SetStaleStates(ctx context.Context, states map[string]docent.StaleState) error {
+	if len(states) == 0 {
+		return nil
+	}
+	enc := make(map[string]string, len(states))
+	for id, st := range states {
+		if st.After.IsZero() && st.MaxAgeDays == 0 && len(st.Findings) == 0 {
+			enc[id] = ""
+			continue
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("store: set stale state of %q: %w", id, err)
+		}
+		enc[id] = string(b)
+	}
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `UPDATE documents SET stale = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for id, v := range enc {
+			if _, err := stmt.ExecContext(ctx, v, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: set stale states: %w", err)
+	}
+	return nil
+}
+
 // DocState selects documents by whether they are live.
 type DocState string
 
@@ -220,11 +281,16 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanDoc(s scanner) (docent.DocRecord, error) {
 	var rec docent.DocRecord
-	var labels, chunks string
+	var labels, chunks, stale string
 	var updated, first, last, deleted sql.NullString
 	if err := s.Scan(&rec.ID, &rec.Source, &rec.Path, &rec.URL, &rec.Title, &rec.Space, &labels,
-		&rec.Owner, &rec.Author, &rec.ContentHash, &updated, &first, &last, &deleted, &chunks); err != nil {
+		&rec.Owner, &rec.Author, &rec.ContentHash, &updated, &first, &last, &deleted, &chunks, &stale); err != nil {
 		return rec, err
+	}
+	if stale != "" {
+		if err := json.Unmarshal([]byte(stale), &rec.Stale); err != nil {
+			return rec, fmt.Errorf("stale state of %q: %w", rec.ID, err)
+		}
 	}
 	if err := unmarshalList(labels, &rec.Labels); err != nil {
 		return rec, fmt.Errorf("labels of %q: %w", rec.ID, err)

@@ -361,4 +361,10 @@ var migrations = []string{
 		UNIQUE (platform, thread)
 	);
 	CREATE INDEX forum_resolutions_forum ON forum_resolutions (platform, forum, resolved_at);`,
+
+	// v18 (document_stale): the state a sync derives for each document
+	// (package stale), stored with its record as JSON: when it turns
+	// older than its source's policy, and its conflict and
+	// gone-while-expected findings ('' before the first derivation).
+	`ALTER TABLE documents ADD COLUMN stale TEXT NOT NULL DEFAULT '';`,
 }

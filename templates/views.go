@@ -21,7 +21,6 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/gaps"
-	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
 )
@@ -271,12 +270,41 @@ type GoldenImport struct {
 // StalePage lists flagged documents.
 type StalePage struct {
 	Meta
-	Report    stale.Report
-	Items     []stale.Item
+	// WindowDays is how far back the answers citing a document count;
+	// Generated is when the list was made.
+	WindowDays int
+	Generated  time.Time
+	// Items are the rows shown; Acked counts the acknowledged documents,
+	// listed only with ShowAcked.
+	Items     []StaleRow
 	ShowAcked bool
 	Acked     int
 	// DefaultUntil is the acknowledgement date the form proposes.
 	DefaultUntil string
+}
+
+// StaleRow is one flagged document.
+type StaleRow struct {
+	// Doc is the registry record.
+	Doc docent.DocRecord
+	// AgeDays is how long ago it last changed; MaxAgeDays its source's policy.
+	AgeDays, MaxAgeDays int
+	// Findings are why it is flagged.
+	Findings []StaleFinding
+	// Cited counts the answers in the window that cited it; NotHelpful
+	// those rated not helpful.
+	Cited, NotHelpful int
+	// Impact ranks the list.
+	Impact float64
+	// Ack is the acknowledgement in force, nil when there is none.
+	Ack *docent.StaleAck
+}
+
+// StaleFinding is one reason a document is flagged.
+type StaleFinding struct {
+	// Kind is the machine name ("old", "conflict"); Label says it in a
+	// few words; Detail in a sentence.
+	Kind, Label, Detail string
 }
 
 // SourceRow is one source's sync state.
@@ -682,9 +710,6 @@ func Query(path string, kv ...string) string {
 	}
 	return path + "?" + v.Encode()
 }
-
-// KindText describes a stale finding kind.
-func KindText(k stale.Kind) string { return k.Label() }
 
 // F1 formats a float with one decimal.
 func F1(f float64) string {

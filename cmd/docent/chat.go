@@ -74,9 +74,9 @@ func (m *Main) openChats(ctx context.Context) ([]chatAdapter, error) {
 	return out, nil
 }
 
-// staleChecker is the console's stale report, through which the chat
-// adapters flag a stale source next to it; nil (no flags) before the
-// console is wired.
+// staleChecker reads the documents' stored stale state, through which
+// the chat adapters flag a stale source next to it; nil (no flags)
+// before the wiring made it.
 func (m *Main) staleChecker() bot.StaleChecker {
 	if m.Stale == nil {
 		return nil

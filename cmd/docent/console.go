@@ -22,7 +22,6 @@ import (
 
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/console"
-	"github.com/docent-hq/docent/console/stale"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/examples/handbook"
 )
@@ -179,10 +178,6 @@ func (m *Main) webHandler(ctx context.Context, addr string, api http.Handler, sc
 		return nil, nil, err
 	}
 	m.sayAccess(addr, acc)
-	m.Stale = stale.New(m.Store, m.Index, stale.Options{MaxAgeDays: m.Config.StaleAfterDays, ExcludePlatform: eval.GoldenPlatform})
-	// Conflicts are found in the sync's corpus pass, which the chat
-	// path's flags read.
-	m.Engine.Derive(m.Stale)
 	var sources []console.Source
 	for _, sc := range m.Config.Sources {
 		spec := sc.Schedule

@@ -77,12 +77,7 @@ func (m *Main) Serve(ctx context.Context, args []string) error {
 	m.ready = ready.Loaded // the console's playground and the chat adapters wait for it too
 	server := api.New(m.Recorder, answer.Format, m.Metrics.Registry, docs, m.Log,
 		api.Options{Admission: adm, OnShed: m.shedNotReady("api"), Ready: ready, Feedback: m.Store,
-			Flags: func(ctx context.Context, ids []string) (map[string]string, error) {
-				if m.Stale == nil { // set up with the console, before serving
-					return nil, nil
-				}
-				return m.Stale.Flagged(ctx, ids)
-			}})
+			Flags: m.Stale.Flagged})
 	server.AddCheck(m.Store.WriteHealth) // not ready while writes keep failing (a full disk)
 	sched := connectors.NewScheduler(ready.Syncer(m.syncer()), m.Log, connectors.SchedulerOptions{
 		Workers: m.Config.Sync.Workers,

@@ -20,11 +20,12 @@ import (
 	"github.com/docent-hq/docent/config"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console"
-	"github.com/docent-hq/docent/console/stale"
+	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/internal/redact"
 	"github.com/docent-hq/docent/llm"
 	"github.com/docent-hq/docent/metrics"
 	"github.com/docent-hq/docent/search"
+	"github.com/docent-hq/docent/stale"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -102,7 +103,8 @@ type App struct {
 	// Pipeline answers questions; Recorder answers and stores each turn.
 	Pipeline *answer.Pipeline
 	Recorder *answer.Recorder
-	// Stale flags stale documents (the console's page; chat answers).
+	// Stale derives each document's stale state in the sync and reads it
+	// back (the console's page; chat answers).
 	Stale *stale.Checker
 
 	// docLinks signs the /docs links of chat answers when /docs needs a
@@ -219,8 +221,11 @@ func (m *Main) open(ctx context.Context, dataDir string) error {
 		// Staged documents go to the data dir's disk, not a tmpfs /tmp.
 		StageDir: dataDir,
 	})
-	// The answerer's corpus statistics come from the sync's corpus pass.
-	m.Engine.Derive(m.Corpus)
+	// The answerer's corpus statistics and each document's stale state
+	// (stored with its record, which chat and the console read) come
+	// from the sync's corpus pass, in every mode (serve, sync).
+	m.Stale = stale.New(db, stale.Options{MaxAgeDays: cfg.StaleAfterDays, ExcludePlatform: eval.GoldenPlatform, Log: m.Log})
+	m.Engine.Derive(m.Corpus, m.Stale)
 
 	m.Retriever, err = search.NewRetriever(idx, emb, search.RetrieverOptions{
 		Fusion: search.Fusion{

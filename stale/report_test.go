@@ -11,16 +11,14 @@ import (
 	"github.com/docent-hq/docent/store"
 )
 
-// chunkList is an index's chunks for Scan.
-type chunkList []docent.Chunk
-
-func (l chunkList) Scan(ctx context.Context, fn func(docent.Chunk) error) error {
-	for _, c := range l {
-		if err := fn(c); err != nil {
-			return err
-		}
+// mustPass feeds chunks to c as the sync engine's corpus pass does.
+func mustPass(tb testing.TB, c *Checker, chunks []docent.Chunk) {
+	tb.Helper()
+	add, done := c.BeginPass()
+	for _, ch := range chunks {
+		add(ch)
 	}
-	return nil
+	done(nil)
 }
 
 func day(s string) time.Time {
@@ -82,7 +80,7 @@ func TestReport(t *testing.T) {
 			}
 		}
 	}
-	chunks := chunkList{
+	chunks := []docent.Chunk{
 		{ID: "e1", DocID: "hb:expense.md", UpdatedAt: day("2026-01-15"), Title: "Travel and Expense Policy", Section: []string{"Meal per diem"},
 			Text: "Travel and Expense Policy > Meal per diem\n\n| United States | $75 |\n| Europe | €60 |"},
 		{ID: "e2", DocID: "hb:expense-2021.md", UpdatedAt: day("2021-03-01"), Title: "Travel and Expense Policy (2021)", Section: []string{"Meal per diem"},
@@ -97,13 +95,19 @@ func TestReport(t *testing.T) {
 			Text: "Taxis > Rides\n\nKeep 1 receipt for every ride you take."},
 	}
 	policy := map[string]int{"hb": 365, "wiki": 90}
-	c := New(db, chunks, Options{MaxAgeDays: func(s string) int { return policy[s] }, ExcludePlatform: "eval",
+	c := New(db, Options{MaxAgeDays: func(s string) int { return policy[s] }, ExcludePlatform: "eval",
 		Now: func() time.Time { return now }})
+	// Before any pass only what the sync does not derive: the feedback,
+	// and the golden question's page no source has.
+	if rep, err := c.Report(ctx); err != nil || len(rep.Items) != 2 || rep.Items[0].Doc.ID != "hb:fresh.md" || rep.Items[1].Doc.ID != "renamed.md" {
+		t.Fatalf("before any pass: %+v, %v; want the page rated not helpful and the golden question's unknown page", rep.Items, err)
+	}
+	mustPass(t, c, chunks)
 	rep, err := c.Report(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]Kind{}
+	got := map[string][]string{}
 	var order []string
 	for _, it := range rep.Items {
 		for _, f := range it.Findings {
@@ -111,7 +115,7 @@ func TestReport(t *testing.T) {
 		}
 		order = append(order, it.Doc.ID)
 	}
-	want := map[string][]Kind{
+	want := map[string][]string{
 		"hb:old.md":          {Old},
 		"hb:expense-2021.md": {Old, Conflict},
 		"hb:fresh.md":        {NotHelpful},
@@ -146,25 +150,42 @@ func TestReport(t *testing.T) {
 		}
 	}
 
+	// The stored state, as chat reads it: the sync's findings, not the
+	// feedback's (the fresh page rated not helpful is the console's).
 	flagged, err := c.Stale(ctx, []string{"hb:old.md", "hb:expense.md", "hb:fresh.md"})
-	if err != nil || !reflect.DeepEqual(flagged, map[string]bool{"hb:old.md": true, "hb:fresh.md": true}) {
+	if err != nil || !reflect.DeepEqual(flagged, map[string]bool{"hb:old.md": true}) {
 		t.Fatalf("Stale = %v, %v", flagged, err)
 	}
-	why, err := c.Flagged(ctx, []string{"hb:old.md", "hb:expense.md", "hb:fresh.md", "hb:expense-2021.md"})
-	if want := map[string]string{"hb:old.md": "older than its source's policy", "hb:fresh.md": "cited in answers rated not helpful",
+	why, err := c.Flagged(ctx, []string{"hb:old.md", "hb:expense.md", "hb:fresh.md", "hb:expense-2021.md", "hb:expense-2021.md"})
+	if want := map[string]string{"hb:old.md": "older than its source's policy",
 		"hb:expense-2021.md": "older than its source's policy; conflicts with a newer page"}; err != nil || !reflect.DeepEqual(why, want) {
 		t.Fatalf("Flagged = %v, %v\nwant %v", why, err, want)
 	}
-	// An acknowledgement keeps the document listed but no longer stale,
-	// once the cached report is dropped.
+	rec, err := db.Document(ctx, "hb:expense-2021.md")
+	if err != nil || rec.Stale.MaxAgeDays != 365 || !rec.Stale.After.Equal(day("2022-03-02")) || len(rec.Stale.Findings) != 1 ||
+		rec.Stale.Findings[0].Kind != Conflict {
+		t.Errorf("stored state of the 2021 policy = %+v, %v", rec.Stale, err)
+	}
+	// An acknowledgement keeps the document listed but no longer stale.
 	if err := db.AckStale(ctx, docent.StaleAck{DocID: "hb:old.md", Until: now.Add(24 * time.Hour), By: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	if flagged, _ := c.Stale(ctx, []string{"hb:old.md"}); !flagged["hb:old.md"] {
-		t.Error("the cached report changed before Invalidate")
-	}
-	c.Invalidate()
 	if flagged, _ := c.Stale(ctx, []string{"hb:old.md"}); flagged["hb:old.md"] {
 		t.Error("an acknowledged document is still stale")
+	}
+	// The golden set changed: Refresh derives gone-while-expected again
+	// and keeps the pass's conflicts.
+	if err := db.ImportGolden(ctx, []docent.GoldenQuestion{{ID: "q-old", Question: "?", Kind: "exact",
+		Expect: []docent.GoldenExpect{{Doc: "old.md"}}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := db.Document(ctx, "hb:gone.md"); err != nil || len(rec.Stale.Findings) != 0 {
+		t.Errorf("gone page no golden question expects: state %+v, %v", rec.Stale, err)
+	}
+	if why, err := c.Flagged(ctx, []string{"hb:expense-2021.md"}); err != nil || why["hb:expense-2021.md"] != "older than its source's policy; conflicts with a newer page" {
+		t.Errorf("after Refresh: %v, %v", why, err)
 	}
 }
