@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/answer/offline"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -36,7 +35,7 @@ func (f *conflictFinder) add(ch docent.Chunk) {
 		f.byTerm = map[string][]int{}
 	}
 	ch.Vector = nil
-	h := offline.HeadingTerms(ch)
+	h := search.HeadingTerms(ch)
 	for t := range h {
 		f.byTerm[t] = append(f.byTerm[t], len(f.chunks))
 	}
@@ -76,7 +75,7 @@ func (f *conflictFinder) find() map[string][]Finding {
 			if a.DocID == b.DocID {
 				continue
 			}
-			similar, onlyA, onlyB := offline.Versions(a, b)
+			similar, onlyA, onlyB := search.Versions(a, b)
 			if !similar {
 				continue
 			}

@@ -2,102 +2,13 @@ package offline
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
-
-// minHeadingJaccard is how alike two chunks' headings must be (Jaccard
-// similarity of their title and section words) to be versions of the same
-// content.
-const minHeadingJaccard = 0.5
-
-// headingTerms are the analyzed words of a chunk's title and section path,
-// numbers left out (so "Expense policy (2021)" matches "Expense policy").
-func headingTerms(c docent.Chunk) map[string]bool {
-	set := termSet(c.Title + " " + strings.Join(c.Section, " "))
-	for t := range set {
-		if isNumber(t) {
-			delete(set, t)
-		}
-	}
-	return set
-}
-
-// similarHeadings reports whether two chunks from different documents have
-// headings alike enough to be versions of the same content.
-func similarHeadings(a, b docent.Chunk) bool {
-	if docKey(a) == docKey(b) {
-		return false
-	}
-	ha, hb := headingTerms(a), headingTerms(b)
-	if len(ha) == 0 || len(hb) == 0 {
-		return false
-	}
-	inter := 0
-	for t := range ha {
-		if hb[t] {
-			inter++
-		}
-	}
-	return float64(inter)/float64(len(ha)+len(hb)-inter) >= minHeadingJaccard
-}
-
-var amountRE = regexp.MustCompile(`(?i)([$€£])?\s?(\d[\d,]*(?:\.\d+)?)\s?(%|percent\b|k\b|(?:business |working |calendar )?days?\b|weeks?\b|months?\b|years?\b|hours?\b|nights?\b|minutes?\b|per [a-z]+\b)?`)
-
-// amounts returns the normalized amounts in text: numbers with their
-// currency and unit ("$250", "30 day", "15%"). Numbers glued to letters or
-// hyphens (error codes like VPN-E12, dates like 2026-01-05) and bare years
-// (1900-2099 without a currency or unit) are left out.
-func amounts(text string) map[string]bool {
-	set := map[string]bool{}
-	for _, m := range amountRE.FindAllStringSubmatchIndex(text, -1) {
-		numStart := m[4]
-		if m[2] >= 0 {
-			numStart = m[2]
-		}
-		if numStart > 0 {
-			prev, _ := utf8.DecodeLastRuneInString(text[:numStart])
-			if unicode.IsLetter(prev) || unicode.IsDigit(prev) || strings.ContainsRune("-_./:#", prev) {
-				continue
-			}
-		}
-		num := strings.ReplaceAll(text[m[4]:m[5]], ",", "")
-		if next := m[5]; m[6] < 0 && next < len(text) {
-			r, _ := utf8.DecodeRuneInString(text[next:])
-			if unicode.IsLetter(r) || r == '-' {
-				continue
-			}
-		}
-		cur, unit := "", ""
-		if m[2] >= 0 {
-			cur = text[m[2]:m[3]]
-		}
-		if m[6] >= 0 {
-			unit = strings.ToLower(text[m[6]:m[7]])
-			unit = strings.TrimSuffix(unit, "s")
-			if unit == "percent" {
-				unit = "%"
-			}
-		}
-		if cur == "" && unit == "" && len(num) == 4 && (strings.HasPrefix(num, "19") || strings.HasPrefix(num, "20")) {
-			continue
-		}
-		a := cur + num
-		if unit == "%" {
-			a += "%"
-		} else if unit != "" {
-			a += " " + unit
-		}
-		set[a] = true
-	}
-	return set
-}
 
 // statesAmount reports whether text states an amount with a currency or
 // a unit ("$75", "14 days", "15%"); a bare number may be a code.
@@ -108,15 +19,6 @@ func statesAmount(text string) bool {
 		}
 	}
 	return false
-}
-
-func isNumber(t string) bool {
-	for _, r := range t {
-		if !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return t != ""
 }
 
 // Conflicts are judged on the units that answer the question: those that
@@ -184,16 +86,7 @@ func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
 	return false, nil, nil
 }
 
-func minus(a, b map[string]bool) []string {
-	var out []string
-	for k := range a {
-		if !b[k] {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func minus(a, b map[string]bool) []string { return search.Minus(a, b) }
 
 // detectConflict finds the first pair of sources (in rank order) that
 // conflict and returns it with a description for Trace.Conflict. One of

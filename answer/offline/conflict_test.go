@@ -8,6 +8,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
 
 func TestAmounts(t *testing.T) {
@@ -80,17 +81,17 @@ func TestSimilarHeadings(t *testing.T) {
 			}
 		})
 	}
-	if h := HeadingTerms(wkDuesOld); h["2022"] || !h["due"] || !h["rate"] {
+	if h := search.HeadingTerms(wkDuesOld); h["2022"] || !h["due"] || !h["rate"] {
 		t.Errorf("HeadingTerms = %v, want the words without the year", h)
 	}
 }
 
 func TestVersions(t *testing.T) {
-	similar, onlyA, onlyB := Versions(wkDues, wkDuesOld)
+	similar, onlyA, onlyB := search.Versions(wkDues, wkDuesOld)
 	if !similar || !slices.Equal(onlyA, []string{"$45", "$90"}) || !slices.Equal(onlyB, []string{"$35", "$80"}) {
 		t.Errorf("Versions = %v %q %q", similar, onlyA, onlyB)
 	}
-	if similar, a, b := Versions(wkDues, wkLockers); similar || a != nil || b != nil {
+	if similar, a, b := search.Versions(wkDues, wkLockers); similar || a != nil || b != nil {
 		t.Errorf("Versions of two topics = %v %q %q", similar, a, b)
 	}
 }

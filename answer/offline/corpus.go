@@ -170,48 +170,6 @@ func mostFrequent(counts map[string]int) counted {
 	return best
 }
 
-// compounds returns the lower-cased compound words of text: words
-// written in parts joined by hyphens ("wi-fi", "on-call", "sign-on") or
-// with a bracketed part ("401(k)").
-func compounds(text string) []string {
-	var out []string
-	rs := []rune(text)
-	alnum := func(i int) bool { return i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
-	for i := 0; i < len(rs); {
-		if !alnum(i) || (i > 0 && alnum(i-1)) {
-			i++
-			continue
-		}
-		start, j, parts := i, i, 0
-		for {
-			for alnum(j) {
-				j++
-			}
-			parts++
-			switch {
-			case j+1 < len(rs) && rs[j] == '-' && alnum(j+1):
-				j++
-				continue
-			case j+2 < len(rs) && rs[j] == '(' && alnum(j+1):
-				k := j + 1
-				for alnum(k) {
-					k++
-				}
-				if k < len(rs) && rs[k] == ')' {
-					j = k + 1
-					parts++
-				}
-			}
-			break
-		}
-		if parts > 1 {
-			out = append(out, strings.ToLower(string(rs[start:j])))
-		}
-		i = j + 1
-	}
-	return out
-}
-
 // headingAcronyms returns, for every run of two to five consecutive words
 // of a heading, the run's initials with the run as written in lower case:
 // "Paid Time Off and Leave" gives "pto" for "paid time off" among others.
@@ -401,16 +359,6 @@ func (s *CorpusStats) load(ctx context.Context) (*Corpus, error) {
 		return nil, fmt.Errorf("answer: corpus statistics: %w", err)
 	}
 	return b.build(), nil
-}
-
-// joinCompound writes a compound word without its hyphens and brackets.
-func joinCompound(w string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '(' || r == ')' {
-			return -1
-		}
-		return r
-	}, w)
 }
 
 // holdsAll reports whether every analyzed term of s is in some chunk.

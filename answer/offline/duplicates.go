@@ -1,25 +1,24 @@
 package offline
 
-import "github.com/docent-hq/docent"
+import (
+	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
+)
 
-// Versions compares two chunks of different documents the way answers
-// flag conflicting sources, without a question: Similar reports that
-// their headings (title and section words, numbers left out) are alike
-// enough to be versions of the same content, and OnlyA and OnlyB list
-// the amounts ("$75", "30 day", "15%") each states that the other does
-// not. The console's stale-documents page uses it to find conflicting
-// near-duplicates.
-func Versions(a, b docent.Chunk) (similar bool, onlyA, onlyB []string) {
-	if !similarHeadings(a, b) {
-		return false, nil, nil
-	}
-	aa, ab := amounts(a.Text), amounts(b.Text)
-	return true, minus(aa, ab), minus(ab, aa)
-}
+// The comparison of versions lives in package search (search.Versions),
+// shared with stale detection; these are the answerer's names for it.
 
-// HeadingTerms returns the analyzed words of a chunk's title and section
-// path, numbers left out: what Versions compares.
-func HeadingTerms(c docent.Chunk) map[string]bool { return headingTerms(c) }
+func termSet(text string) map[string]bool         { return search.TermSet(text) }
+func compounds(text string) []string              { return search.Compounds(text) }
+func joinCompound(w string) string                { return search.JoinCompound(w) }
+func headingTerms(c docent.Chunk) map[string]bool { return search.HeadingTerms(c) }
+func similarHeadings(a, b docent.Chunk) bool      { return search.SimilarHeadings(a, b) }
+func amounts(text string) map[string]bool         { return search.Amounts(text) }
+func isNumber(t string) bool                      { return search.IsNumber(t) }
+
+// minHeadingJaccard is how alike two chunks' headings must be to be
+// versions of the same content (search.MinHeadingJaccard).
+const minHeadingJaccard = search.MinHeadingJaccard
 
 func docKey(c docent.Chunk) string {
 	if c.DocID != "" {

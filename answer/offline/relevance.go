@@ -2,7 +2,6 @@ package offline
 
 import (
 	"regexp"
-	"strings"
 
 	"github.com/kljensen/snowball/english"
 
@@ -74,20 +73,6 @@ func queryTerms(text string) []string {
 		terms = append(terms, t)
 	})
 	return terms
-}
-
-// termSet returns the set of analyzed terms in text.
-func termSet(text string) map[string]bool {
-	set := map[string]bool{}
-	search.AnalyzeFunc(text, func(t string) { set[t] = true })
-	// A compound written in parts also matches its joined spelling:
-	// "break-glass" holds "breakglass", "401(k)" holds "401k".
-	if strings.ContainsAny(text, "-(") {
-		for _, w := range compounds(text) {
-			set[english.Stem(joinCompound(w), true)] = true
-		}
-	}
-	return set
 }
 
 // scorer measures how much of one question's terms a set or unit holds.

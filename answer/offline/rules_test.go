@@ -149,12 +149,13 @@ package offline
 //     moneyAskRE), asksList, asksCommand ...... TestExtractiveAsksForAnAmount
 //   joinAnd, quote, splitCited ............... TestJoinAndQuote
 //
-// conflict.go, duplicates.go — versions and conflicts
+// conflict.go, duplicates.go — versions and conflicts (the comparison
+// itself in search/versions.go, shared with package stale)
 //   amounts (currencies, units, %, k, per X, commas; codes, dates, years
 //     and numbers glued to letters left out) . TestAmounts
 //   statesAmount .............................. TestStatesAmount
-//   headingTerms, similarHeadings (minHeadingJaccard), HeadingTerms ... TestSimilarHeadings
-//   Versions .................................. TestVersions
+//   headingTerms, similarHeadings (minHeadingJaccard), search.HeadingTerms ... TestSimilarHeadings
+//   search.Versions ........................... TestVersions
 //   answeringUnits (conflictCoverage, keepRatio) ... TestAnsweringUnits
 //   conflicts (minAlike, amounts on both sides) ... TestConflicts
 //   detectConflict: a lead source, newer by date, a tie by rank, shared
