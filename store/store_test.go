@@ -619,3 +619,55 @@ func TestRuns(t *testing.T) {
 		t.Errorf("FinishRun(999) = %v, want ErrNotFound", err)
 	}
 }
+
+// TestStaleStates: the state a sync derives is stored with the record,
+// read back by every reader of records, kept by the next PutDocument (a
+// re-sync) and MarkDeleted, and cleared by a zero state; DocumentsByID
+// reads only the IDs named.
+func TestStaleStates(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	for _, r := range []docent.DocRecord{{ID: "hb:a.md", Source: "hb", Path: "a.md"}, {ID: "hb:b.md", Source: "hb", Path: "b.md"}} {
+		if err := db.PutDocument(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := docent.StaleState{After: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), MaxAgeDays: 90,
+		Findings: []docent.StaleFinding{{Kind: "conflict", Detail: "says $50", Other: "hb:b.md"}}}
+	if err := db.SetStaleStates(ctx, map[string]docent.StaleState{"hb:a.md": st, "hb:unknown": st}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, want docent.StaleState) {
+		t.Helper()
+		one, err := db.Document(ctx, "hb:a.md")
+		if err != nil || !reflect.DeepEqual(one.Stale, want) {
+			t.Errorf("%s: Document state %+v, %v; want %+v", when, one.Stale, err, want)
+		}
+		list, err := db.ListDocuments(ctx, DocFilter{State: DocAny})
+		if err != nil || len(list) != 2 {
+			t.Fatalf("%s: ListDocuments %d, %v", when, len(list), err)
+		}
+		for _, r := range list {
+			if r.ID == "hb:a.md" && !reflect.DeepEqual(r.Stale, want) || r.ID == "hb:b.md" && !reflect.DeepEqual(r.Stale, docent.StaleState{}) {
+				t.Errorf("%s: ListDocuments %s state %+v", when, r.ID, r.Stale)
+			}
+		}
+	}
+	check("set", st)
+	byID, err := db.DocumentsByID(ctx, []string{"hb:a.md", "hb:none"})
+	if err != nil || len(byID) != 1 || !reflect.DeepEqual(byID["hb:a.md"].Stale, st) {
+		t.Errorf("DocumentsByID = %+v, %v", byID, err)
+	}
+	if err := db.PutDocument(ctx, docent.DocRecord{ID: "hb:a.md", Source: "hb", Path: "a.md", ContentHash: "h2"}); err != nil {
+		t.Fatal(err)
+	}
+	check("re-synced", st)
+	if err := db.MarkDeleted(ctx, []string{"hb:a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted", st)
+	if err := db.SetStaleStates(ctx, map[string]docent.StaleState{"hb:a.md": {}}); err != nil {
+		t.Fatal(err)
+	}
+	check("cleared", docent.StaleState{})
+}
