@@ -236,7 +236,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	default:
 		hits, err = r.hybrid(ctx, req, keywords, res.Vector, k, mode == ModeDefault)
 		if err == nil && r.opts.SectionDepth > 0 {
-			hits, err = r.refine(ctx, req.Text, hits)
+			hits, err = r.refine(ctx, req.Text, req.Filter, hits)
 		}
 		hits = cut(hits, k)
 	}

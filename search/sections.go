@@ -29,7 +29,7 @@ const (
 // out exact copies of a chunk ranked above (listing them on it, as
 // Hit.Duplicates), and puts the chunks of each page in the order of what
 // their own section says about the query.
-func (r *Retriever) refine(ctx context.Context, query string, hits []docent.Hit) ([]docent.Hit, error) {
+func (r *Retriever) refine(ctx context.Context, query string, filter docent.Filter, hits []docent.Hit) ([]docent.Hit, error) {
 	depth := min(len(hits), r.opts.SectionDepth)
 	if depth == 0 {
 		return hits, nil
@@ -38,6 +38,9 @@ func (r *Retriever) refine(ctx context.Context, query string, hits []docent.Hit)
 		return nil, err
 	}
 	head := collapseCopies(hits[:depth])
+	if err := r.listCopies(ctx, filter, head); err != nil {
+		return nil, err
+	}
 	if r.opts.SectionWeight > 0 {
 		if err := r.orderSections(ctx, query, head); err != nil {
 			return nil, err
@@ -71,6 +74,49 @@ func collapseCopies(hits []docent.Hit) []docent.Hit {
 		out = append(out, h)
 	}
 	return out
+}
+
+// listCopies names on each hit the chunks an index that folds copies
+// (Folder) indexed once under it, after the copies the ranking itself
+// held (collapseCopies); copies the filter does not let through are left
+// out.
+func (r *Retriever) listCopies(ctx context.Context, filter docent.Filter, hits []docent.Hit) error {
+	f, ok := r.idx.(Folder)
+	if !ok {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Chunk.ID
+	}
+	copies, err := f.Copies(ctx, ids)
+	if err != nil || len(copies) == 0 {
+		return err
+	}
+	var want []string
+	for _, cs := range copies {
+		want = append(want, cs...)
+	}
+	chunks, err := r.idx.Chunks(ctx, want)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]docent.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	for i := range hits {
+		for _, id := range copies[hits[i].Chunk.ID] {
+			c, ok := byID[id]
+			if !ok || !filter.Match(c) || slices.ContainsFunc(hits[i].Duplicates, func(d docent.ChunkRef) bool { return d.ID == id }) {
+				continue
+			}
+			hits[i].Duplicates = append(hits[i].Duplicates, docent.ChunkRef{
+				ID: c.ID, DocID: c.DocID, Title: c.Title, Section: c.Section, URL: c.URL,
+			})
+		}
+	}
+	return nil
 }
 
 // orderSections reorders, in place, the chunks of each page among hits:
