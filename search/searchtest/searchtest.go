@@ -78,6 +78,7 @@ func RunIndexSuite(t *testing.T, open Opener, caps Capabilities) {
 	t.Run("LargeBatch", s.testLargeBatch)
 	t.Run("FieldAware", s.testFieldAware)
 	t.Run("Duplicates", s.testDuplicates)
+	t.Run("NearCopies", s.testNearCopies)
 	t.Run("SectionOrder", s.testSectionOrder)
 	if caps.FoldsCopies {
 		t.Run("FoldedCopies", s.testFoldedCopies)
