@@ -107,6 +107,14 @@ type RetrieverOptions struct {
 	// keywords. Zero means DefaultLongQueryTerms, negative treats no
 	// query as long.
 	LongQueryTerms int
+	// NearCopyJaccard is the share of body terms from which two sections
+	// are near-identical: the last stage keeps one of them among the
+	// first NearCopyTop hits and moves the other after those; zero means
+	// DefaultNearCopyJaccard, negative keeps them both.
+	NearCopyJaccard float64
+	// NearCopyTop is how many first places hold one of each group of
+	// near-identical sections; zero means DefaultNearCopyTop.
+	NearCopyTop int
 }
 
 // DefaultLongQueryTerms: see RetrieverOptions.LongQueryTerms.
@@ -142,6 +150,12 @@ func (o RetrieverOptions) withDefaults() RetrieverOptions {
 	}
 	if o.LongQueryTerms == 0 {
 		o.LongQueryTerms = DefaultLongQueryTerms
+	}
+	if o.NearCopyJaccard == 0 {
+		o.NearCopyJaccard = DefaultNearCopyJaccard
+	}
+	if o.NearCopyTop <= 0 {
+		o.NearCopyTop = DefaultNearCopyTop
 	}
 	return o
 }
@@ -236,7 +250,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	default:
 		hits, err = r.hybrid(ctx, req, keywords, res.Vector, k, mode == ModeDefault)
 		if err == nil && r.opts.SectionDepth > 0 {
-			hits, err = r.refine(ctx, req.Text, hits)
+			hits, err = r.refine(ctx, req.Text, req.Filter, hits)
 		}
 		hits = cut(hits, k)
 	}

@@ -189,6 +189,18 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("search: upsert: %d documents failed, first %s: %v", len(ids), ids[0], e.Failed[ids[0]])
 }
 
+// Folder is an Index that indexes exact copies once: of the chunks whose
+// bodies (docent.Chunk.Body) are the same text, with the same source,
+// space and labels, it stores every one (its document still lists it) but
+// searches only the first, and lists the others as its copies. The
+// Retriever names the copies' documents on the hit it returns
+// (Hit.Duplicates), so every page that holds the text can be cited.
+type Folder interface {
+	// Copies returns, for each given chunk ID that is searched and has
+	// copies, the IDs of its copies; other IDs are left out.
+	Copies(ctx context.Context, ids []string) (map[string][]string, error)
+}
+
 // HealthChecker is an Index that can tell whether it can serve queries
 // now (a remote cluster with a leader and its collection in place).
 // Readiness probes (/readyz) consult it when the backend offers it.

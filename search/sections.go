@@ -22,14 +22,23 @@ const (
 	// log can. (At 32 or 64 it cut SciFact's long-context queries, nDCG@10
 	// 0.7755 to 0.7438 and 0.7715.)
 	DefaultMaxQueryTerms = 128
+	// DefaultNearCopyJaccard is the share of body terms two sections
+	// share from which the last stage keeps one of them among the first
+	// DefaultNearCopyTop hits (see foldNear).
+	DefaultNearCopyJaccard = 0.8
+	// DefaultNearCopyTop is how many first places hold one of each group
+	// of near-identical sections.
+	DefaultNearCopyTop = 5
 )
 
 // refine is the Retriever's last stage over the fused ranking (see
 // Retriever): it loads the chunks of the first SectionDepth hits, leaves
 // out exact copies of a chunk ranked above (listing them on it, as
-// Hit.Duplicates), and puts the chunks of each page in the order of what
-// their own section says about the query.
-func (r *Retriever) refine(ctx context.Context, query string, hits []docent.Hit) ([]docent.Hit, error) {
+// Hit.Duplicates, with the copies an index folded into one), puts the
+// chunks of each page in the order of what their own section says about
+// the query, and keeps one of each group of near-identical sections among
+// the first places (foldNear).
+func (r *Retriever) refine(ctx context.Context, query string, filter docent.Filter, hits []docent.Hit) ([]docent.Hit, error) {
 	depth := min(len(hits), r.opts.SectionDepth)
 	if depth == 0 {
 		return hits, nil
@@ -38,10 +47,16 @@ func (r *Retriever) refine(ctx context.Context, query string, hits []docent.Hit)
 		return nil, err
 	}
 	head := collapseCopies(hits[:depth])
+	if err := r.listCopies(ctx, filter, head); err != nil {
+		return nil, err
+	}
 	if r.opts.SectionWeight > 0 {
 		if err := r.orderSections(ctx, query, head); err != nil {
 			return nil, err
 		}
+	}
+	if r.opts.NearCopyJaccard > 0 {
+		head = foldNear(head, r.opts.NearCopyJaccard, r.opts.NearCopyTop)
 	}
 	return append(head, hits[depth:]...), nil
 }
@@ -69,6 +84,97 @@ func collapseCopies(hits []docent.Hit) []docent.Hit {
 		}
 		first[key] = len(out)
 		out = append(out, h)
+	}
+	return out
+}
+
+// listCopies names on each hit the chunks an index that folds copies
+// (Folder) indexed once under it, after the copies the ranking itself
+// held (collapseCopies); copies the filter does not let through are left
+// out.
+func (r *Retriever) listCopies(ctx context.Context, filter docent.Filter, hits []docent.Hit) error {
+	f, ok := r.idx.(Folder)
+	if !ok {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Chunk.ID
+	}
+	copies, err := f.Copies(ctx, ids)
+	if err != nil || len(copies) == 0 {
+		return err
+	}
+	var want []string
+	for _, cs := range copies {
+		want = append(want, cs...)
+	}
+	chunks, err := r.idx.Chunks(ctx, want)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]docent.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	for i := range hits {
+		for _, id := range copies[hits[i].Chunk.ID] {
+			c, ok := byID[id]
+			if !ok || !filter.Match(c) || slices.ContainsFunc(hits[i].Duplicates, func(d docent.ChunkRef) bool { return d.ID == id }) {
+				continue
+			}
+			hits[i].Duplicates = append(hits[i].Duplicates, docent.ChunkRef{
+				ID: c.ID, DocID: c.DocID, Title: c.Title, Section: c.Section, URL: c.URL,
+			})
+		}
+	}
+	return nil
+}
+
+// foldNear keeps one of each group of near-identical sections among the
+// first top hits: a hit whose body shares at least jaccard of its terms
+// (search.Jaccard of the analyzed body terms) with a hit kept above it
+// moves to just after the first top hits, in its order. The same option
+// written for TCP and for UDP, or a deprecated middleware's page beside
+// its successor's, so holds one of the first places, not two, and the
+// places go to other sections. Scores stay with the places, so Score
+// still orders the hits.
+func foldNear(hits []docent.Hit, jaccard float64, top int) []docent.Hit {
+	if top <= 0 || len(hits) <= top {
+		return hits
+	}
+	sets := make([]map[string]bool, len(hits))
+	set := func(i int) map[string]bool {
+		if sets[i] == nil {
+			sets[i] = map[string]bool{}
+			AnalyzeKeywords(hits[i].Chunk.Body(), func(t string) { sets[i][t] = true })
+		}
+		return sets[i]
+	}
+	var keep, moved []int
+	for i := range hits {
+		if len(keep) >= top {
+			keep = append(keep, i)
+			continue
+		}
+		if slices.ContainsFunc(keep, func(j int) bool { return Jaccard(set(i), set(j)) >= jaccard }) {
+			moved = append(moved, i)
+			continue
+		}
+		keep = append(keep, i)
+		if len(keep) == top {
+			keep = append(keep, moved...)
+			moved = nil
+		}
+	}
+	keep = append(keep, moved...)
+	if len(moved) == 0 && slices.IsSorted(keep) {
+		return hits
+	}
+	out := make([]docent.Hit, len(hits))
+	for k, i := range keep {
+		out[k] = hits[i]
+		out[k].Score = hits[k].Score
 	}
 	return out
 }

@@ -58,7 +58,7 @@ func TestIndexSuiteANN(t *testing.T) {
 			t.Fatalf("Open: %v", err)
 		}
 		return ix
-	}, searchtest.Capabilities{ExactTies: true, Stemming: true, LargeBatch: 1000, TermStats: true})
+	}, searchtest.Capabilities{ExactTies: true, Stemming: true, LargeBatch: 1000, TermStats: true, FoldsCopies: true})
 }
 
 func TestMemoryIndex(t *testing.T) {

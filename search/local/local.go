@@ -75,6 +75,7 @@ type Index struct {
 var (
 	_ search.Index     = (*Index)(nil)
 	_ search.TermStats = (*Index)(nil)
+	_ search.Folder    = (*Index)(nil)
 )
 
 // schema is the current layout; schemaVersion is recorded in meta. Version
@@ -283,25 +284,29 @@ func (ix *Index) load(ctx context.Context) (*vectorStore, *bm25.Index, int64, er
 	}
 	vs.vecs = make([]float32, 0, n*vs.dim)
 	vs.meta = make([]slotMeta, 0, n)
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, vector, terms FROM chunks ORDER BY rowid`)
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, doc_id, source, space, labels, updated_at, title, section, text, vector, terms FROM chunks ORDER BY rowid`)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			c      docent.Chunk
-			rowid  int64
-			labels string
-			upd    int64
-			blob   []byte
-			terms  []byte
+			c       docent.Chunk
+			rowid   int64
+			labels  string
+			section string
+			upd     int64
+			blob    []byte
+			terms   []byte
 		)
-		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &blob, &terms); err != nil {
+		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &c.Title, &section, &c.Text, &blob, &terms); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 		}
 		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: chunk %s labels: %w", c.ID, err)
+		}
+		if err := json.Unmarshal([]byte(section), &c.Section); err != nil {
+			return nil, nil, 0, fmt.Errorf("local: chunk %s section: %w", c.ID, err)
 		}
 		c.UpdatedAt = fromUnixNano(upd)
 		if len(blob) != 4*vs.dim {
@@ -316,6 +321,9 @@ func (ix *Index) load(ctx context.Context) (*vectorStore, *bm25.Index, int64, er
 		vs.slotOf[c.ID] = slot
 		vs.ofRow[rowid] = slot
 		vs.chunks[m.doc]++
+		if key, ok := foldKey(c); !vs.join(slot, key, ok) {
+			continue // a copy: indexed once, under the first of its group
+		}
 		if err := keyword.Add(rowid, terms); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: chunk %s terms: %w", c.ID, err)
 		}
@@ -498,10 +506,15 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		return err
 	}
 	for i, c := range chunks {
-		vs.add(c, rowids[i])
+		if !vs.add(c, rowids[i]) {
+			continue // a copy: indexed once, under the first of its group
+		}
 		if err := ix.keyword.Add(rowids[i], terms[i]); err != nil {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
+	}
+	if err := ix.promote(ctx); err != nil {
+		return err
 	}
 	vs.reindex()
 	return nil
@@ -534,6 +547,9 @@ func (ix *Index) DeleteDocs(ctx context.Context, docIDs ...string) error {
 	if err := ix.forget(removed); err != nil {
 		return err
 	}
+	if err := ix.promote(ctx); err != nil {
+		return err
+	}
 	ix.vectors.reindex()
 	return nil
 }
@@ -564,7 +580,9 @@ type removedChunk struct {
 	terms []byte
 }
 
-// forget drops committed deletions from memory.
+// forget drops committed deletions from memory (a copy of another chunk
+// was never in the keyword index, whose Remove ignores it); a deleted
+// first of a fold group leaves its next copy queued for promote.
 func (ix *Index) forget(removed []removedChunk) error {
 	for _, r := range removed {
 		ix.vectors.delete(r.id)

@@ -18,5 +18,5 @@ func TestIndexSuite(t *testing.T) {
 			t.Fatalf("Open: %v", err)
 		}
 		return ix
-	}, searchtest.Capabilities{ExactTies: true, Stemming: true, TermStats: true})
+	}, searchtest.Capabilities{ExactTies: true, Stemming: true, TermStats: true, FoldsCopies: true})
 }

@@ -110,7 +110,7 @@ func (ix *Index) keywordSearch(text string, f docent.Filter, depth int) []docent
 	found := ix.keyword.Search(q)
 	hits := make([]docent.Hit, len(found))
 	for i, h := range found {
-		m := &vs.meta[vs.ofRow[h.Key]]
+		m := &vs.meta[cf.hitSlot(vs.ofRow[h.Key])]
 		hits[i] = docent.Hit{Chunk: docent.Chunk{ID: m.id, DocID: vs.names[m.doc]}, KeywordScore: h.Score}
 	}
 	return hits
@@ -151,9 +151,10 @@ func (ix *Index) vectorSearch(v []float32, f docent.Filter, depth int) ([]docent
 		return nil, nil
 	}
 	found := vs.search(q, depth, f)
+	cf := vs.compile(f)
 	hits := make([]docent.Hit, len(found))
 	for i, s := range found {
-		m := &vs.meta[s.slot]
+		m := &vs.meta[cf.hitSlot(s.slot)]
 		hits[i] = docent.Hit{Chunk: docent.Chunk{ID: m.id, DocID: vs.names[m.doc]}, VectorScore: float64(s.score)}
 	}
 	return hits, nil
@@ -251,7 +252,7 @@ func (ix *Index) Facets(ctx context.Context, f docent.Filter) (search.Facets, er
 	if !cf.impossible {
 		for i := range vs.meta {
 			m := &vs.meta[i]
-			if !cf.match(m) {
+			if !cf.matchMeta(m) {
 				continue
 			}
 			sources[[2]int32{m.source, m.doc}] = true

@@ -121,7 +121,8 @@ func TestRefreshWhileWriting(t *testing.T) {
 		for b := range batches {
 			var chunks []docent.Chunk
 			for i := range perBatch {
-				chunks = append(chunks, chunkOf(fmt.Sprintf("b%d-%d", b, i), "batch words", i))
+				// texts of their own: copies would fold into one
+				chunks = append(chunks, chunkOf(fmt.Sprintf("b%d-%d", b, i), fmt.Sprintf("batch words %d %d", b, i), i))
 			}
 			if err := writer.Upsert(ctx, chunks); err != nil {
 				t.Error(err)

@@ -22,6 +22,11 @@ type slotMeta struct {
 	space   int32 // interned
 	labels  []int32
 	updated int64 // unix nanoseconds, 0 when unknown
+	// key is the chunk's fold group (see fold.go) when keyed; folded
+	// marks a copy of the group's first chunk, which is not searched.
+	key    [32]byte
+	keyed  bool
+	folded bool
 }
 
 // vectorStore keeps every vector in memory in one contiguous slice
@@ -35,8 +40,12 @@ type vectorStore struct {
 	slotOf map[string]int
 	ofRow  map[int64]int // rowid -> slot
 	intern map[string]int32
-	names  []string      // interned ID -> value
-	chunks map[int32]int // interned document ID -> chunks stored
+	names  []string              // interned ID -> value
+	chunks map[int32]int         // interned document ID -> chunks stored
+	groups map[[32]byte][]string // fold key -> chunk IDs, first searched
+	// promoted are chunks that became the first of their group since the
+	// keyword index was last told (see Index.promote).
+	promoted []string
 
 	ivf       *ivf // nil below the ANN threshold
 	threshold int
@@ -49,6 +58,7 @@ func newVectorStore(threshold, nprobe int) *vectorStore {
 		ofRow:     map[int64]int{},
 		intern:    map[string]int32{},
 		chunks:    map[int32]int{},
+		groups:    map[[32]byte][]string{},
 		threshold: threshold,
 		nprobe:    nprobe,
 	}
@@ -78,9 +88,10 @@ func (s *vectorStore) metaOf(c docent.Chunk) slotMeta {
 	return m
 }
 
-// add stores or replaces the chunk's vector, stored in chunks row rowid.
+// add stores or replaces the chunk's vector, stored in chunks row rowid,
+// and reports whether the chunk is searched (the first of its fold group).
 // len(c.Vector) must equal dim.
-func (s *vectorStore) add(c docent.Chunk, rowid int64) {
+func (s *vectorStore) add(c docent.Chunk, rowid int64) bool {
 	if slot, ok := s.slotOf[c.ID]; ok {
 		s.remove(slot)
 	}
@@ -92,9 +103,12 @@ func (s *vectorStore) add(c docent.Chunk, rowid int64) {
 	s.slotOf[c.ID] = slot
 	s.ofRow[rowid] = slot
 	s.chunks[m.doc]++
+	key, ok := foldKey(c)
+	searched := s.join(slot, key, ok)
 	if s.ivf != nil {
 		s.ivf.add(s, slot)
 	}
+	return searched
 }
 
 // hasDoc reports whether any chunk of the document is stored.
@@ -111,6 +125,7 @@ func (s *vectorStore) delete(id string) {
 }
 
 func (s *vectorStore) remove(slot int) {
+	s.leave(slot)
 	last := len(s.meta) - 1
 	if s.ivf != nil {
 		s.ivf.remove(slot)
@@ -159,10 +174,13 @@ type compiledFilter struct {
 	hasAfter      bool
 	hasBefore     bool
 	impossible    bool
+	// store resolves fold groups: a date filter may let a copy through
+	// where the chunk searched for its group is outside the dates.
+	store *vectorStore
 }
 
 func (s *vectorStore) compile(f docent.Filter) compiledFilter {
-	cf := compiledFilter{zero: f.IsZero()}
+	cf := compiledFilter{zero: f.IsZero(), store: s}
 	lookup := func(vals []string) []int32 {
 		out := []int32{}
 		for _, v := range vals {
@@ -193,7 +211,51 @@ func (s *vectorStore) compile(f docent.Filter) compiledFilter {
 	return cf
 }
 
+// match reports whether a searched chunk passes the filter, or, under a
+// date filter, one of its copies does (see fold.go, and as); copies of
+// another chunk never match themselves.
 func (cf *compiledFilter) match(m *slotMeta) bool {
+	if m.folded {
+		return false
+	}
+	if cf.matchMeta(m) {
+		return true
+	}
+	_, ok := cf.as(m)
+	return ok
+}
+
+// as returns the slot of the first copy of m's fold group that passes a
+// date filter m itself fails, and whether there is one. Copies share
+// source, space and labels, so only dates can tell them apart.
+func (cf *compiledFilter) as(m *slotMeta) (int, bool) {
+	if cf.zero || cf.impossible || !(cf.hasAfter || cf.hasBefore) || !m.keyed || cf.store == nil {
+		return 0, false
+	}
+	g := cf.store.groups[m.key]
+	for _, id := range g[min(1, len(g)):] {
+		if slot, ok := cf.store.slotOf[id]; ok && cf.matchMeta(&cf.store.meta[slot]) {
+			return slot, true
+		}
+	}
+	return 0, false
+}
+
+// hitSlot is the slot a hit on slot reports: itself, or the copy that
+// passes the date filter in its place (see as).
+func (cf *compiledFilter) hitSlot(slot int) int {
+	m := &cf.store.meta[slot]
+	if cf.matchMeta(m) {
+		return slot
+	}
+	if c, ok := cf.as(m); ok {
+		return c
+	}
+	return slot
+}
+
+// matchMeta reports whether the chunk's metadata passes the filter.
+func (cf *compiledFilter) matchMeta(m *slotMeta) bool {
 	if cf.zero {
 		return true
 	}

@@ -1,6 +1,7 @@
 package searchtest
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,9 +28,10 @@ type ChunkAudit struct {
 	OpenFences []string
 	// Duplicates counts the chunks whose body (Text after the heading
 	// line) is exactly the body of an earlier chunk of the same document;
-	// Copies those that repeat a chunk of another document (each stored
-	// with its own document; a ranking keeps one and lists the others).
-	Duplicates, Copies int
+	// Copies those that repeat a chunk of another document and are
+	// indexed apart from it; Folded those an index that folds copies
+	// (search.Folder) indexes once, under the first of them.
+	Duplicates, Copies, Folded int
 	// Tiny are chunks whose body is under search.DefaultMinSectionChars.
 	Tiny []string
 }
@@ -46,8 +48,39 @@ var (
 	auditSpanRE    = regexp.MustCompile("(`+)[^`]*?(`+)")
 )
 
-// AuditChunks audits chunks.
+// AuditChunks audits chunks, each indexed on its own.
 func AuditChunks(chunks []docent.Chunk) ChunkAudit {
+	return auditChunks(chunks, nil)
+}
+
+// AuditIndex audits the chunks ix stores (Scan), and returns them: the
+// copies a folding index (search.Folder) indexes once count as Folded,
+// not as Copies.
+func AuditIndex(ctx context.Context, ix search.Index) (ChunkAudit, []docent.Chunk, error) {
+	var chunks []docent.Chunk
+	if err := ix.Scan(ctx, func(c docent.Chunk) error { chunks = append(chunks, c); return nil }); err != nil {
+		return ChunkAudit{}, nil, err
+	}
+	folded := map[string]bool{}
+	if f, ok := ix.(search.Folder); ok {
+		ids := make([]string, len(chunks))
+		for i, c := range chunks {
+			ids[i] = c.ID
+		}
+		copies, err := f.Copies(ctx, ids)
+		if err != nil {
+			return ChunkAudit{}, nil, err
+		}
+		for _, cs := range copies {
+			for _, id := range cs {
+				folded[id] = true
+			}
+		}
+	}
+	return auditChunks(chunks, folded), chunks, nil
+}
+
+func auditChunks(chunks []docent.Chunk, folded map[string]bool) ChunkAudit {
 	a := ChunkAudit{Chunks: len(chunks)}
 	seen := map[string]bool{}     // bodies
 	inDoc := map[[2]string]bool{} // document and body
@@ -73,13 +106,17 @@ func AuditChunks(chunks []docent.Chunk) ChunkAudit {
 			a.Comments = append(a.Comments, c.ID)
 		}
 		switch {
+		case folded[c.ID]:
+			a.Folded++
 		case inDoc[[2]string{c.DocID, body}]:
 			a.Duplicates++
 		case seen[body]:
 			a.Copies++
 		}
-		seen[body] = true
-		inDoc[[2]string{c.DocID, body}] = true
+		if !folded[c.ID] {
+			seen[body] = true
+			inDoc[[2]string{c.DocID, body}] = true
+		}
 		if len(body) < search.DefaultMinSectionChars {
 			a.Tiny = append(a.Tiny, c.ID)
 		}
@@ -115,9 +152,10 @@ func proseOf(body string) (string, bool) {
 }
 
 // Check fails tb when any chunk has an anchor in its section path, a raw
-// tag, a comment or an open fence, or when duplicates within a document or
-// tiny chunks are more than the given shares of all chunks. It logs an
-// example of each problem found, and the copies across documents.
+// tag, a comment or an open fence, or when the bodies indexed more than
+// once (Duplicates and Copies) or tiny chunks are more than the given
+// shares of all chunks. It logs an example of each problem found, and the
+// copies folded.
 func (a ChunkAudit) Check(tb testing.TB, chunks []docent.Chunk, maxDuplicates, maxTiny float64) {
 	tb.Helper()
 	byID := make(map[string]docent.Chunk, len(chunks))
@@ -137,11 +175,12 @@ func (a ChunkAudit) Check(tb testing.TB, chunks []docent.Chunk, maxDuplicates, m
 	if a.Chunks == 0 {
 		return
 	}
-	if share := float64(a.Duplicates) / float64(a.Chunks); share > maxDuplicates {
-		tb.Errorf("%d of %d chunks (%.1f%%) repeat a body of their own document, over %.1f%%", a.Duplicates, a.Chunks, 100*share, 100*maxDuplicates)
+	if share := float64(a.Duplicates+a.Copies) / float64(a.Chunks); share > maxDuplicates {
+		tb.Errorf("%d of %d chunks (%.1f%%) repeat a body indexed before them (%d of their own document, %d of another), over %.1f%%",
+			a.Duplicates+a.Copies, a.Chunks, 100*share, a.Duplicates, a.Copies, 100*maxDuplicates)
 	}
-	tb.Logf("%d chunks, %d repeat a body of another document (%.1f%%), %d under %d characters",
-		a.Chunks, a.Copies, 100*float64(a.Copies)/float64(a.Chunks), len(a.Tiny), search.DefaultMinSectionChars)
+	tb.Logf("%d chunks, %d indexed once under a copy of another document (%.1f%%), %d indexed apart, %d under %d characters",
+		a.Chunks, a.Folded, 100*float64(a.Folded)/float64(a.Chunks), a.Copies, len(a.Tiny), search.DefaultMinSectionChars)
 	if share := float64(len(a.Tiny)) / float64(a.Chunks); share > maxTiny {
 		c := byID[a.Tiny[0]]
 		tb.Errorf("%d of %d chunks (%.1f%%) have a body under %d characters, over %.1f%%, e.g. %s %q",

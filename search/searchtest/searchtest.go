@@ -46,6 +46,9 @@ type Capabilities struct {
 	LargeBatch int
 	// TermStats: the index implements search.TermStats.
 	TermStats bool
+	// FoldsCopies: the index implements search.Folder, indexing chunks
+	// with the same body, source, space and labels once (local).
+	FoldsCopies bool
 }
 
 // RunIndexSuite runs the contract tests against the backend that open opens.
@@ -75,7 +78,11 @@ func RunIndexSuite(t *testing.T, open Opener, caps Capabilities) {
 	t.Run("LargeBatch", s.testLargeBatch)
 	t.Run("FieldAware", s.testFieldAware)
 	t.Run("Duplicates", s.testDuplicates)
+	t.Run("NearCopies", s.testNearCopies)
 	t.Run("SectionOrder", s.testSectionOrder)
+	if caps.FoldsCopies {
+		t.Run("FoldedCopies", s.testFoldedCopies)
+	}
 	if caps.TermStats {
 		t.Run("TermStats", s.testTermStats)
 	}
@@ -92,6 +99,15 @@ type suite struct {
 type handle struct {
 	search.Index
 	closed bool
+}
+
+// Copies forwards to the index when it folds copies (search.Folder), so
+// that a Retriever over the handle sees them; otherwise it lists none.
+func (h *handle) Copies(ctx context.Context, ids []string) (map[string][]string, error) {
+	if f, ok := h.Index.(search.Folder); ok {
+		return f.Copies(ctx, ids)
+	}
+	return nil, nil
 }
 
 func (h *handle) close(t *testing.T) {
@@ -809,7 +825,8 @@ func (s *suite) testFilterInsideRetrievers(t *testing.T) {
 	const crowd = 520
 	var chunks []docent.Chunk
 	for i := range crowd {
-		c := chunk(fmt.Sprintf("crowd%03d", i), 0, "invoice invoice invoice approval", Vec(0, 1, float64(i)*1e-4))
+		// each text its own, so that no index folds them as copies
+		c := chunk(fmt.Sprintf("crowd%03d", i), 0, fmt.Sprintf("invoice invoice invoice approval n%03d", i), Vec(0, 1, float64(i)*1e-4))
 		c.UpdatedAt = day0.AddDate(0, 0, 100)
 		chunks = append(chunks, c)
 	}

@@ -2,6 +2,7 @@ package searchtest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -79,6 +80,52 @@ func (s *suite) testDuplicates(t *testing.T) {
 	i := slices.IndexFunc(hits, func(h docent.Hit) bool { return h.Chunk.ID == "guide#0" })
 	if i < 0 || len(hits[i].Duplicates) != 0 || len(hits) != 2 {
 		t.Errorf("filtered to guides: %v, want guide's copy, with no copy of another source", ids(hits))
+	}
+}
+
+// testNearCopies: of two near-identical sections (the same text written
+// for TCP and for UDP), the Retriever keeps one among the first five hits
+// and moves the other after them; with the rule off both stay on top.
+func (s *suite) testNearCopies(t *testing.T) {
+	ix := s.openNamed(t, s.name(t))
+	wrr := "The weighted round robin load balances the requests between several services based on their weights, " +
+		"and is only available between services, not between the servers of one service, for %s."
+	mustUpsert(t, ix,
+		sectionChunk("services", "wiki", 0, "Services", []string{"TCP", "Weighted Round Robin"}, fmt.Sprintf(wrr, "TCP"), Vec(0, 1, 0)),
+		sectionChunk("services", "wiki", 1, "Services", []string{"UDP", "Weighted Round Robin"}, fmt.Sprintf(wrr, "UDP"), Vec(0, 1, 0.05)),
+		sectionChunk("mirror", "wiki", 0, "Mirroring", []string{"Options"}, "Mirroring sends a copy of the requests to other services, each with a percentage.", Vec(0, 1, 0.1)),
+		sectionChunk("failover", "wiki", 0, "Failover", []string{"Options"}, "A failover service forwards requests to a fallback when the main service is down.", Vec(0, 1, 0.2)),
+		sectionChunk("sticky", "wiki", 0, "Sticky sessions", []string{"Cookie"}, "Sticky sessions send the requests of one client to the same server, by cookie.", Vec(0, 1, 0.3)),
+		sectionChunk("health", "wiki", 0, "Health check", []string{"Interval"}, "The health check polls each server of a service and drops the failing ones.", Vec(0, 1, 0.4)),
+		sectionChunk("servers", "wiki", 0, "Servers", []string{"Load balancer"}, "The servers load balancer spreads requests across the servers of one service.", Vec(0, 1, 0.5)),
+	)
+	req := search.Request{Text: "weighted round robin between services weights requests", Vector: Vec(0, 1, 0), K: 10}
+	twins := func(hits []docent.Hit) (top, later int) {
+		for i, h := range hits {
+			if h.Chunk.DocID == "services" {
+				if i < 5 {
+					top++
+				} else {
+					later++
+				}
+			}
+		}
+		return top, later
+	}
+	hits := retrieve(t, ix, req)
+	if top, later := twins(hits); len(hits) < 7 || top != 1 || later != 1 || hits[0].Chunk.DocID != "services" {
+		t.Errorf("hits %v: want one of the TCP and UDP twins first and the other after the first five", ids(hits))
+	}
+	r, err := search.NewRetriever(ix, nil, search.RetrieverOptions{NearCopyJaccard: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Retrieve(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top, _ := twins(res.Hits); top != 2 {
+		t.Errorf("rule off: hits %v, want both twins among the first five (the case proves nothing otherwise)", ids(res.Hits))
 	}
 }
 
