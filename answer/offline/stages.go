@@ -52,12 +52,13 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -2.6658,
+	Bias: -3.258,
 	Weights: map[string]float64{
-		"passage": 1.2077, "runner": 0.5523, "coverage": 0.0068, "chunk": 0.2166, "page": 0.8266,
-		"cosine": 1.4474, "keyword": 0.4013, "agreement": 0.4274, "asks": 0.0002, "kind": -0.023,
-		"missing": -2.8532, "unknown": -1.4582, "gap": -0.2063, "length": -0.0605,
+		"passage": 1.4472, "runner": 0.5005, "coverage": 0.0272, "chunk": 0.1168, "page": 0.9347,
+		"cosine": 1.5004, "keyword": 0.3705, "agreement": 0.4008, "asks": -0.0195, "kind": -0.022,
+		"missing": -3.2515, "unknown": -1.7613, "gap": -0.1324, "length": -0.124, "precision": 1.4357,
+		"words": 0.6119,
 	},
-	AnswerAt:   0.4635,
-	NotFoundAt: 0.1231,
+	AnswerAt:   0.4808,
+	NotFoundAt: 0.0958,
 }
