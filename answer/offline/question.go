@@ -122,11 +122,10 @@ func (q *question) scorer() *scorer {
 func (q *question) coverage(set map[string]bool) float64 { return q.sc.coverage(set, nil, 0) }
 
 // precision returns the share of u's own terms that are terms of the
-// question (the passage's side of the overlap), and u's number of terms
-// over lengthScale, at most 1.
-func (q *question) precision(u unit) (share, words float64) {
+// question: the passage's side of the overlap.
+func (q *question) precision(u unit) float64 {
 	if len(u.Terms) == 0 {
-		return 0, 0
+		return 0
 	}
 	held := 0
 	for t := range u.Terms {
@@ -134,7 +133,7 @@ func (q *question) precision(u unit) (share, words float64) {
 			held++
 		}
 	}
-	return float64(held) / float64(len(u.Terms)), min(1, float64(len(u.Terms))/lengthScale)
+	return float64(held) / float64(len(u.Terms))
 }
 
 // unitCoverage is the IDF share of the question's terms in a unit, its

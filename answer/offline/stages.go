@@ -52,13 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -3.258,
+	Bias: -3.0542,
 	Weights: map[string]float64{
-		"passage": 1.4472, "runner": 0.5005, "coverage": 0.0272, "chunk": 0.1168, "page": 0.9347,
-		"cosine": 1.5004, "keyword": 0.3705, "agreement": 0.4008, "asks": -0.0195, "kind": -0.022,
-		"missing": -3.2515, "unknown": -1.7613, "gap": -0.1324, "length": -0.124, "precision": 1.4357,
-		"words": 0.6119,
+		"passage": 1.5136, "runner": 0.4772, "coverage": 0.0246, "chunk": 0.1803, "page": 0.9289,
+		"cosine": 1.504, "keyword": 0.3623, "agreement": 0.4258, "asks": -0.0098, "kind": -0.012,
+		"missing": -3.2342, "unknown": -1.791, "gap": -0.1131, "length": -0.0555, "precision": 1.2063,
 	},
-	AnswerAt:   0.4808,
-	NotFoundAt: 0.0958,
+	AnswerAt:   0.4876,
+	NotFoundAt: 0.1053,
 }
