@@ -74,11 +74,11 @@ var PassageFeatureNames = []string{"own", "cover", "heading", "chunk", "rank", "
 // docs/answerer.md).
 var DefaultPassage = PassageModel{
 	Weights: map[string]float64{
-		"own": -1.4612, "cover": 1.1033, "heading": -0.7816, "chunk": -1.2663, "rank": 1.9348,
-		"fused": 3.6066, "keyword": -0.9989, "cosine": -2.9759, "kind": 0.6177, "lacks": -0.3881,
-		"entry": 0.2683, "keyed": -20.6493, "codes": 0.0831, "meta": -0.6428, "early": -1.3866,
-		"lead": 0.5469, "length": 0.8662, "page": 1.5425, "pagerank": 1.2472, "listed": -0.3221,
-		"steps": -1.0854, "sim": 1.9186, "score": 4.1506, "pairs": 0.5658, "chunkpairs": 1.9732,
+		"own": -1.2272, "cover": 0.7732, "heading": -0.903, "chunk": -1.5343, "rank": 1.8312,
+		"fused": 3.8292, "keyword": -0.9391, "cosine": -2.8044, "kind": 0.6212, "lacks": -0.3922,
+		"entry": 0.2638, "keyed": -19.5777, "codes": 0.525, "meta": -0.7241, "early": -1.3987,
+		"lead": 0.5317, "length": 0.7082, "page": 1.5896, "pagerank": 1.2439, "listed": -0.3629,
+		"steps": -0.9967, "sim": 1.8119, "score": 4.375, "pairs": 0.0809, "chunkpairs": 2.1713,
 	},
 }
 

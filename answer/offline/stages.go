@@ -52,12 +52,12 @@ func NewStages(retriever answer.Retriever, opts Options) answer.Stages {
 // is not set: fitted with DefaultPassage on the same development sets
 // (see docs/answerer.md for how).
 var DefaultDecision = answer.Logistic{
-	Bias: -3.0542,
+	Bias: -2.6658,
 	Weights: map[string]float64{
-		"passage": 1.5136, "runner": 0.4772, "coverage": 0.0246, "chunk": 0.1803, "page": 0.9289,
-		"cosine": 1.504, "keyword": 0.3623, "agreement": 0.4258, "asks": -0.0098, "kind": -0.012,
-		"missing": -3.2342, "unknown": -1.791, "gap": -0.1131, "length": -0.0555, "precision": 1.2063,
+		"passage": 1.2077, "runner": 0.5523, "coverage": 0.0068, "chunk": 0.2166, "page": 0.8266,
+		"cosine": 1.4474, "keyword": 0.4013, "agreement": 0.4274, "asks": 0.0002, "kind": -0.023,
+		"missing": -2.8532, "unknown": -1.4582, "gap": -0.2063, "length": -0.0605,
 	},
-	AnswerAt:   0.4876,
-	NotFoundAt: 0.1053,
+	AnswerAt:   0.4635,
+	NotFoundAt: 0.1231,
 }
