@@ -53,11 +53,17 @@ type Features struct {
 	// Length is the number of the question's content terms over 30
 	// (at most 1): long, pasted questions cover less of themselves.
 	Length float64 `json:"length"`
+	// Precision is the share of the best passage's own content terms
+	// that the question holds: a passage about what the question is about
+	// shares most of its words with it, one that merely mentions a word
+	// of a long question does not. It reads the passage's side, so it does
+	// not fall with the question's length as Coverage does.
+	Precision float64 `json:"precision"`
 }
 
 // FeatureNames are the names of the features, in the order Values
 // returns them: the keys of a Logistic rule's weights.
-var FeatureNames = []string{"passage", "runner", "coverage", "chunk", "page", "cosine", "keyword", "agreement", "asks", "kind", "missing", "unknown", "gap", "length"}
+var FeatureNames = []string{"passage", "runner", "coverage", "chunk", "page", "cosine", "keyword", "agreement", "asks", "kind", "missing", "unknown", "gap", "length", "precision"}
 
 // Values returns the features in the order of FeatureNames.
 func (f Features) Values() []float64 {
@@ -71,7 +77,7 @@ func (f Features) Values() []float64 {
 // fields points at the features in the order of FeatureNames.
 func (f *Features) fields() []*float64 {
 	return []*float64{&f.Passage, &f.Runner, &f.Coverage, &f.Chunk, &f.Page, &f.Cosine, &f.Keyword, &f.Agreement,
-		&f.Asks, &f.Kind, &f.Missing, &f.Unknown, &f.Gap, &f.Length}
+		&f.Asks, &f.Kind, &f.Missing, &f.Unknown, &f.Gap, &f.Length, &f.Precision}
 }
 
 // Inputs returns what a Logistic rule weighs, in the order of

@@ -229,6 +229,7 @@ func (m measurement) features() answer.Features {
 	if h.KeywordRank > 0 {
 		f.Keyword = 1 / float64(h.KeywordRank)
 	}
+	f.Precision = q.precision(p.best.u)
 	for _, o := range m.pages {
 		if o != p {
 			f.Runner = max(f.Runner, o.best.score)

@@ -121,6 +121,21 @@ func (q *question) scorer() *scorer {
 // scorer.coverage).
 func (q *question) coverage(set map[string]bool) float64 { return q.sc.coverage(set, nil, 0) }
 
+// precision returns the share of u's own terms that are terms of the
+// question: the passage's side of the overlap.
+func (q *question) precision(u unit) float64 {
+	if len(u.Terms) == 0 {
+		return 0
+	}
+	held := 0
+	for t := range u.Terms {
+		if _, ok := q.sc.idf[t]; ok {
+			held++
+		}
+	}
+	return float64(held) / float64(len(u.Terms))
+}
+
 // unitCoverage is the IDF share of the question's terms in a unit, its
 // section headings and its title (see scorer.unitCoverage).
 func (q *question) unitCoverage(u unit) float64 { return q.sc.unitCoverage(u) }

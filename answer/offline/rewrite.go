@@ -160,12 +160,33 @@ func (r Standalone) respell(q string, corp *Corpus) (string, []string) {
 		}
 		if terms := search.Analyze(w.w); len(terms) == 1 && corp.DF(terms[0]) == 0 && !fillers[terms[0]] {
 			if v, ok := corp.firstHeld(r.Related(w.w, "n")); ok {
-				emit(w.start, w.end, v)
+				if r.relatesBack(v, terms[0]) {
+					emit(w.start, w.end, v)
+				} else {
+					// A broader word ("acupuncture" → "treatment") finds
+					// the pages about the kind of thing, but the question
+					// still asks about this one: the word stays, so that
+					// the decision sees a detail the docs lack.
+					emit(w.start, w.end, w.w+" "+v)
+				}
 			}
 		}
 	}
 	b.WriteString(q[last:])
 	return b.String(), changed
+}
+
+// relatesBack reports whether general English relates v back to the word
+// whose analyzed form is term: a synonym or a derived form relates both
+// ways ("kids" and "child"), the general kind of a thing does not
+// ("treatment" lists no "acupuncture").
+func (r Standalone) relatesBack(v, term string) bool {
+	for _, l := range r.Related(v, "n") {
+		if a := search.Analyze(l); len(a) == 1 && a[0] == term {
+			return true
+		}
+	}
+	return false
 }
 
 // singleWords keeps the one-word lemmas of ls.

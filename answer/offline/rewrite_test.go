@@ -46,8 +46,11 @@ func newRelated() *related {
 		"switch off/v":  {"turn off", "disable"},
 		"shut down/v":   {"power down", "halt"}, // neither held as one word
 		"shut/n":        {"lid"},
-		"lisbon/n":      {"locker"}, // a name: never asked
-		"performance/n": {"lounge"}, // a word the docs hold: never asked
+		"lid/n":         {"shut"},      // relates back: a synonym
+		"locker/n":      {"cubbyhole"}, // relates back: a synonym
+		"grandparent/n": {"ancestor"},  // the general kind: grandma not among its words
+		"lisbon/n":      {"locker"},    // a name: never asked
+		"performance/n": {"lounge"},    // a word the docs hold: never asked
 	}}
 }
 
@@ -89,10 +92,10 @@ func TestStandaloneRespell(t *testing.T) {
 			"ask in #perf or @wifi or /cubby", "ask in #perf or @wifi or /cubby", ""},
 		{"a name the docs lack is a detail",
 			"are there lockers in Lisbon", "are there lockers in Lisbon", ""},
-		{"general English for a noun the docs never use",
+		{"general English for a noun the docs never use: a synonym replaces it",
 			"how much is a cubbyhole", "how much is a locker", "respelled cubbyhole → locker"},
-		{"the first related word the docs hold",
-			"can my grandma visit", "can my grandparent visit", "respelled grandma → grandparent"},
+		{"the first related word the docs hold; a broader word is added and the word kept (a detail the docs lack)",
+			"can my grandma visit", "can my grandma grandparent visit", "respelled grandma → grandma grandparent"},
 		{"a phrasal verb is extended by a one-word verb the docs hold",
 			"can I switch off the fan", "can I switch off disable the fan", "respelled switch off → switch off disable"},
 		{"a phrasal verb without a held meaning falls back to its noun",

@@ -100,6 +100,11 @@ func splitUnits(c docent.Chunk) []unit {
 		item     []string
 		sub      bool // the current item is indented
 		paras    int  // paragraphs so far
+		// leadIn is set when a code block has just closed after a unit
+		// that introduces it (ends in ":"): a paragraph that then opens
+		// in lower case finishes that unit's sentence ("If a push is
+		// blocked: <block> remove the secret and push again.").
+		leadIn bool
 	)
 	ctx := func(extra string) map[string]bool { return termSet(headCtx + " " + inner + " " + extra) }
 	add := func(text string, kind unitKind, extra, key string) {
@@ -122,8 +127,19 @@ func splitUnits(c docent.Chunk) []unit {
 	}
 	flushPara := func() {
 		if len(para) > 0 {
+			sentences := search.SplitSentences(strings.Join(para, " "))
+			if leadIn && len(sentences) > 0 && opensLower(sentences[0]) {
+				last := &units[len(units)-1]
+				rest := cleanInline(sentences[0])
+				last.Text, last.Code = last.display()+" "+rest, nil
+				for t := range termSet(rest) {
+					last.Terms[t] = true
+				}
+				sentences = sentences[1:]
+			}
+			leadIn = false
 			paras++
-			for _, s := range search.SplitSentences(strings.Join(para, " ")) {
+			for _, s := range sentences {
 				add(s, kindSentence, "", "")
 			}
 			para = nil
@@ -156,6 +172,7 @@ func splitUnits(c docent.Chunk) []unit {
 			}
 			inCode = false
 			attachCode(units, code)
+			leadIn = len(units) > 0 && units[len(units)-1].Kind == kindSentence && strings.HasSuffix(units[len(units)-1].Text, ":")
 			continue
 		}
 		if inCode {
@@ -169,10 +186,12 @@ func splitUnits(c docent.Chunk) []unit {
 			flushAll()
 		case headingRE.MatchString(line):
 			flushAll()
+			leadIn = false
 			inner, inGroup = headingRE.ReplaceAllString(line, ""), false
 		case strings.HasPrefix(line, "|"):
 			flushPara()
 			flushItem()
+			leadIn = false
 			if tableSep.MatchString(line) {
 				continue
 			}
@@ -185,6 +204,7 @@ func splitUnits(c docent.Chunk) []unit {
 		case listRE.MatchString(line):
 			flushPara()
 			flushItem()
+			leadIn = false
 			item = []string{listRE.ReplaceAllString(line, "")}
 			sub = raw != line && strings.TrimLeft(raw, " \t") != raw
 		case item != nil && raw != line: // indented continuation of an item
@@ -280,6 +300,20 @@ func cleanInline(s string) string {
 	s = italicRE.ReplaceAllString(s, "$1$2")
 	s = strings.ReplaceAll(s, "`", "")
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// opensLower reports whether s starts with a lower-case letter (after
+// any markup): it continues a sentence rather than starting one.
+func opensLower(s string) bool {
+	for _, r := range cleanInline(s) {
+		if unicode.IsLetter(r) {
+			return unicode.IsLower(r)
+		}
+		if !unicode.IsPunct(r) && !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return false
 }
 
 func hasLetterOrDigit(s string) bool {

@@ -213,3 +213,33 @@ func TestChunkCacheBounded(t *testing.T) {
 		t.Errorf("cache holds %d entries, want at most %d", n, maxCachedChunks)
 	}
 }
+
+// A sentence that introduces a code block and goes on after it, in lower
+// case, is one unit: quoting the lead-in alone ("If the alarm sounds:")
+// would restate the problem and leave out what to do.
+func TestSplitUnitsSentenceAcrossCode(t *testing.T) {
+	page := wikiPage("kiln-alarm", "shop/alarm.md", "Kiln alarm", []string{"Alarms"}, "2025-01-01", 0,
+		"If the controller shows this:\n\n```text\nE42 overheat\nzone 2\nzone 3\nhold\n```\n\n"+
+			"turn the kiln off and open the vent. Then tell a steward.\n\n"+
+			"Start a firing with:\n\n```\nkilnctl start\n```\n\nand wait for the beep.\n\n"+
+			"Check the log with:\n\n```\nkilnctl log\n```\n\nIt lists every firing.\n\n"+
+			"Before you leave:\n\n- close the lid\n")
+	got := unitTexts(splitUnits(page))
+	want := []string{
+		"If the controller shows this: turn the kiln off and open the vent.",
+		"Then tell a steward.",
+		"Start a firing with: `kilnctl start` and wait for the beep.",
+		"Check the log with: `kilnctl log`",
+		"It lists every firing.",
+		"Before you leave:",
+		"close the lid",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("units:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, u := range splitUnits(page) {
+		if strings.HasPrefix(u.Text, "If the controller") && !u.Terms["vent"] {
+			t.Errorf("the continued sentence's words are not among its terms: %v", u.Terms)
+		}
+	}
+}
