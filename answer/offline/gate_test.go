@@ -281,6 +281,12 @@ func TestGateFeatures(t *testing.T) {
 		if want := 2.0 / lengthScale; math.Abs(f.Length-want) > 1e-9 {
 			t.Errorf("length %v, want %v", f.Length, want)
 		}
+		// Precision reads the passage's side: of its own terms, the share
+		// the question holds (padlock, of padlock, sold, desk).
+		terms := termSet("Padlocks are sold at the desk.")
+		if want := 1 / float64(len(terms)); len(terms) < 2 || math.Abs(f.Precision-want) > 1e-9 {
+			t.Errorf("precision %v, want %v (terms %v)", f.Precision, want, terms)
+		}
 	})
 	t.Run("no keyword rank, a negative cosine", func(t *testing.T) {
 		ev := mustGate(t, g, q, []docent.Hit{candidate(lockA, 1, 0, -0.2)})

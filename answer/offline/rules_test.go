@@ -40,6 +40,8 @@ package offline
 //     (Sub), continuation lines, blockquotes, rules, short code blocks
 //     joined to the sentence ending in ":" (at most maxCodeLines), code
 //     words among the terms, meta sentences ... TestSplitUnits
+//   a sentence that goes on in lower case after the code block it
+//     introduces is one unit ............... TestSplitUnitsSentenceAcrossCode
 //   groups: each list and table its own ..... TestSplitUnitsNewGroups
 //   itemKey (at most five words before : or –) ... TestItemKey
 //   renderRow (one, two, more columns) ....... TestRenderRow
@@ -79,8 +81,10 @@ package offline
 //     capitalised names not ................. TestStandaloneRespell, TestRespellAcronymsAndCodes
 //   channels, handles, paths and names the docs lack are not respelled,
 //     WordNet is not asked about them, nor about fillers or held words ... TestStandaloneRespell
-//   WordNet nouns (first related word the docs hold), phrasal verbs
-//     extended by a one-word verb, else the noun ... TestStandaloneRespell, TestStandaloneWithWordNet
+//   WordNet nouns (first related word the docs hold: a synonym or
+//     derived form that relates back replaces the word, a broader word is
+//     added beside it), phrasal verbs extended by a one-word verb, else
+//     the noun ... TestStandaloneRespell, TestStandaloneWithWordNet
 //   Detail, no corpus, no WordNet, corpus error ... TestStandaloneRespell, TestStandaloneWithoutData
 //   splitAsks: strong breaks (?, ., :, dash) with askRE, weak breaks
 //     (comma, semicolon, and) with weakAskRE, quotes, leading context,
@@ -93,7 +97,8 @@ package offline
 //   features: Passage, Runner, Coverage, Chunk, Page, Cosine (clamped),
 //     Keyword (1/rank), Agreement (first agreementTop), Asks, Kind,
 //     Missing, Unknown, Gap (the weightiest term the page lacks, a word
-//     in parts as one), Length (lengthScale) ... TestGateFeatures, TestGateClosestPage
+//     in parts as one), Length (lengthScale), Precision (the passage's
+//     terms the question holds) ... TestGateFeatures, TestGateClosestPage
 //   sources: the best chunk, chunksPerPage of its page at sourceShare,
 //     one chunk of each further page at sourceShare in rank order,
 //     MaxSources, superseded pages left out ... TestGateSources
