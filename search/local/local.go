@@ -79,7 +79,9 @@ var (
 
 // schema is the current layout; schemaVersion is recorded in meta. Version
 // 1 (before the in-memory keyword index) had an FTS5 table and a labels
-// table and no terms column; Open migrates it.
+// table and no terms column; version 2 had no injection column (the
+// passage of the text that addresses an AI assistant, search.InjectionOf,
+// derived on upsert). Open migrates both.
 const (
 	schema = `
 CREATE TABLE IF NOT EXISTS chunks (
@@ -96,7 +98,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 	url        TEXT NOT NULL,
 	text       TEXT NOT NULL,
 	vector     BLOB NOT NULL,
-	terms      BLOB NOT NULL DEFAULT x''
+	terms      BLOB NOT NULL DEFAULT x'',
+	injection  TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source);
@@ -105,7 +108,7 @@ CREATE TABLE IF NOT EXISTS meta (
 	value TEXT NOT NULL
 );
 `
-	schemaVersion = "2"
+	schemaVersion = "3"
 	// termsVersion names how the terms column was analyzed (bm25's fields
 	// and search.AnalyzeKeywords); Open re-analyzes every stored chunk
 	// when it differs. "" (before it was recorded): title, section, text
@@ -149,18 +152,20 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	if ix.insert, err = db.PrepareContext(ctx, `INSERT INTO chunks
-		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms, injection)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("local: prepare: %w", err)
 	}
 	return ix, nil
 }
 
-// migrate brings a version 1 database to the current schema in one
+// migrate brings a version 1 or 2 database to the current schema in one
 // transaction: it adds the terms column, analyzes every stored chunk into
-// it, and drops the FTS5 and labels tables. A database whose terms were
-// analyzed another way (termsVersion) has them analyzed again.
+// it, and drops the FTS5 and labels tables (version 1), and adds the
+// injection column with every stored chunk's flag (versions 1 and 2). A
+// database whose terms were analyzed another way (termsVersion) has them
+// analyzed again.
 func (ix *Index) migrate(ctx context.Context) error {
 	v, err := ix.metaValue(ctx, "schema")
 	if err != nil {
@@ -219,6 +224,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 			return fmt.Errorf("local: migrate: %w", err)
 		}
 	}
+	if err := addInjectionTx(ctx, tx); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS fts`,
 		`DROP TABLE IF EXISTS labels`,
@@ -239,6 +247,52 @@ func (ix *Index) migrate(ctx context.Context) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// addInjectionTx adds the injection column to a table made before it (the
+// schema's CREATE TABLE IF NOT EXISTS leaves an old table as it is) and
+// fills it in from every stored chunk's text.
+func addInjectionTx(ctx context.Context, tx *sql.Tx) error {
+	var has bool
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('chunks') WHERE name = 'injection'`).Scan(&has); err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE chunks ADD COLUMN injection TEXT NOT NULL DEFAULT ''`); err != nil {
+		return err
+	}
+	type flag struct {
+		rowid int64
+		text  string
+	}
+	var flags []flag
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, text FROM chunks`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var rowid int64
+		var text string
+		if err := rows.Scan(&rowid, &text); err != nil {
+			rows.Close()
+			return err
+		}
+		if f := search.InjectionOf(docent.Chunk{Text: text}); f != "" {
+			flags = append(flags, flag{rowid, f})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range flags {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET injection = ? WHERE rowid = ?`, f.text, f.rowid); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -414,8 +468,10 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	chunks = lastOfEachID(chunks)
 	// Analysis needs no lock.
 	terms := make([][]byte, len(chunks))
+	flags := make([]string, len(chunks))
 	for i, c := range chunks {
 		terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
+		flags[i] = search.InjectionOf(c)
 	}
 
 	ix.mu.Lock()
@@ -469,7 +525,7 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		section, _ := json.Marshal(nonNil(c.Section))
 		encodeVector(blob, c.Vector)
 		res, err := ins.ExecContext(ctx, c.ID, c.DocID, c.Ord, c.Source, c.Space, string(labels),
-			unixNano(c.UpdatedAt), c.Title, string(section), c.URL, c.Text, blob, terms[i])
+			unixNano(c.UpdatedAt), c.Title, string(section), c.URL, c.Text, blob, terms[i], flags[i])
 		if err != nil {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
@@ -639,7 +695,7 @@ func (ix *Index) ChunkIDs(ctx context.Context, source string) (map[string][]stri
 	return out, nil
 }
 
-const chunkColumns = `id, doc_id, ord, source, space, labels, updated_at, title, section, url, text`
+const chunkColumns = `id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, injection`
 
 func scanChunk(sc interface{ Scan(...any) error }) (docent.Chunk, error) {
 	var (
@@ -647,7 +703,7 @@ func scanChunk(sc interface{ Scan(...any) error }) (docent.Chunk, error) {
 		labels, section string
 		upd             int64
 	)
-	if err := sc.Scan(&c.ID, &c.DocID, &c.Ord, &c.Source, &c.Space, &labels, &upd, &c.Title, &section, &c.URL, &c.Text); err != nil {
+	if err := sc.Scan(&c.ID, &c.DocID, &c.Ord, &c.Source, &c.Space, &labels, &upd, &c.Title, &section, &c.URL, &c.Text, &c.Injection); err != nil {
 		return c, err
 	}
 	c.UpdatedAt = fromUnixNano(upd)
