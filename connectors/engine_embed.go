@@ -569,12 +569,22 @@ func (r *run) rebuildStaged(ctx context.Context, rb search.Rebuilder, skip map[s
 	if r.stage == nil {
 		return nil
 	}
-	return r.stage.each(func(p *pendingDoc) error {
+	var group []*pendingDoc
+	err = r.stage.each(func(p *pendingDoc) error {
 		if !landed[p.Doc.ID] {
 			return nil
 		}
-		return r.landed(ctx, p)
+		if group = append(group, p); len(group) < e.opts.BatchSize {
+			return nil
+		}
+		err := r.landed(ctx, group)
+		group = nil
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return r.landed(ctx, group)
 }
 
 // writeInto embeds a group of staged documents and writes their chunks
