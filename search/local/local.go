@@ -20,9 +20,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docent-hq/docent"
@@ -474,13 +476,22 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		}
 	}
 	chunks = lastOfEachID(chunks)
-	// Analysis needs no lock.
+	// Analysis needs no lock, and each chunk's is its own: it runs on
+	// every core while the sync engine waits for the write.
 	terms := make([][]byte, len(chunks))
 	flags := make([]string, len(chunks))
-	for i, c := range chunks {
-		terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
-		flags[i] = search.InjectionOf(c)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(chunks)+15)/16) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(chunks); i = int(next.Add(1)) - 1 {
+				c := chunks[i]
+				terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
+				flags[i] = search.InjectionOf(c)
+			}
+		})
 	}
+	wg.Wait()
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
