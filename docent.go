@@ -91,6 +91,13 @@ type Chunk struct {
 	URL string `json:"url"`
 	// Text is the chunk body with "Title > Section > Subsection" prepended.
 	Text string `json:"text"`
+	// Injection is the passage of Text that addresses an AI assistant
+	// rather than a reader (see Hit.Injection), "" when there is none. It
+	// is derived from Text when the chunk is indexed: index backends set
+	// it on Upsert (search.InjectionOf) and return it with the chunk, so
+	// that no search scans chunk text for it; a chunk handed to Upsert
+	// need not set it.
+	Injection string `json:"injection,omitempty"`
 	// Vector is the chunk embedding; empty until the embedder has run.
 	Vector []float32 `json:"-"`
 }

@@ -699,6 +699,7 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 	if err != nil {
 		return err
 	}
+	landed := embedded[:0:0]
 	for _, p := range embedded {
 		if err := refused[p.Doc.ID]; err != nil {
 			// The index refused some of its chunks (a remote backend's
@@ -708,26 +709,33 @@ func (r *run) flush(ctx context.Context, group []*pendingDoc) error {
 			r.skip(p.Doc.ID, fmt.Errorf("index: %w", err), true)
 			continue
 		}
-		if err := r.landed(ctx, p); err != nil {
-			return err
-		}
+		landed = append(landed, p)
 	}
-	return nil
+	return r.landed(ctx, landed)
 }
 
-// landed records p, whose chunks the index holds, in the registry and
-// counts it as added or updated.
-func (r *run) landed(ctx context.Context, p *pendingDoc) error {
-	if err := r.writeRecord(ctx, p); err != nil {
+// landed records the documents, whose chunks the index holds, in the
+// registry (one write) and counts each as added or updated.
+func (r *run) landed(ctx context.Context, docs []*pendingDoc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	recs := make([]docent.DocRecord, len(docs))
+	for i, p := range docs {
+		recs[i] = r.record(p)
+	}
+	if err := r.e.reg.PutDocuments(ctx, recs); err != nil {
 		return err
 	}
-	if p.Exists {
-		r.res.Updated++
-	} else {
-		r.res.Added++
+	for _, p := range docs {
+		if p.Exists {
+			r.res.Updated++
+		} else {
+			r.res.Added++
+		}
+		r.done++
+		r.report()
 	}
-	r.done++
-	r.report()
 	return nil
 }
 
@@ -762,19 +770,19 @@ func (r *run) writeIndex(ctx context.Context, docs []*pendingDoc) (map[string]er
 	return nil, nil
 }
 
-// writeRecord stores the registry record of a document whose chunks are
-// in the index.
-func (r *run) writeRecord(ctx context.Context, p *pendingDoc) error {
+// record is the registry record of a document whose chunks are in the
+// index.
+func (r *run) record(p *pendingDoc) docent.DocRecord {
 	ids := make([]string, len(p.Chunks))
 	for i, c := range p.Chunks {
 		ids[i] = c.ID
 	}
 	d := p.Doc
-	return r.e.reg.PutDocument(ctx, docent.DocRecord{
+	return docent.DocRecord{
 		ID: d.ID, Source: r.name, Path: d.Path, URL: d.URL, Title: d.Title, Space: d.Space,
 		Labels: d.Labels, Owner: d.Owner, Author: d.Author, ContentHash: p.Hash,
 		UpdatedAt: d.UpdatedAt.UTC(), ChunkIDs: ids,
-	})
+	}
 }
 
 // chunk splits doc into at most MaxChunksPerDoc chunks; rest is how many

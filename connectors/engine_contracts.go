@@ -11,8 +11,9 @@ import (
 type Registry interface {
 	// Documents returns the live (not deleted) documents of source by ID.
 	Documents(ctx context.Context, source string) (map[string]docent.DocRecord, error)
-	// PutDocument inserts or replaces a document record and marks it live.
-	PutDocument(ctx context.Context, rec docent.DocRecord) error
+	// PutDocuments inserts or replaces document records and marks them
+	// live, in one write: all of them or, on error, none.
+	PutDocuments(ctx context.Context, recs []docent.DocRecord) error
 	// MarkDeleted marks documents as gone from their source. Unknown IDs
 	// are not an error.
 	MarkDeleted(ctx context.Context, ids []string) error

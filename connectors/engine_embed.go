@@ -161,6 +161,7 @@ func (r *run) indexStaged(ctx context.Context, gone []string) error {
 	}
 	b := batcher{size: e.opts.BatchSize}
 	err = r.stage.each(func(p *pendingDoc) error {
+		r.passStaged(p)
 		return r.flush(ctx, b.add(p))
 	})
 	if err != nil {
@@ -186,16 +187,13 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 	if r.pass == nil {
 		r.e.passMu.Unlock()
 	}
-	see := func(c docent.Chunk) {
-		pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
-		if r.pass != nil {
-			r.pass.add(c)
-		}
-	}
+	// The staged chunks join the pass when they are read back to be
+	// embedded (passStaged), after the fit: the derivers' state then does
+	// not sit in memory beside the training matrices.
 	if r.stage != nil {
 		err := r.stage.each(func(p *pendingDoc) error {
 			for _, c := range p.Chunks {
-				see(c)
+				pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
 			}
 			return nil
 		})
@@ -205,7 +203,10 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 	}
 	err := r.e.idx.Scan(ctx, func(c docent.Chunk) error {
 		if !r.stagedIDs[c.DocID] && !gone[c.DocID] {
-			see(c)
+			pieces = append(pieces, piece{c.DocID, c.Ord, c.Text})
+			if r.pass != nil {
+				r.pass.add(c)
+			}
 		}
 		return nil
 	})
@@ -220,6 +221,18 @@ func (r *run) corpus(ctx context.Context, gone map[string]bool) ([]string, error
 		corpus[i] = p.text
 	}
 	return corpus, nil
+}
+
+// passStaged adds a staged document's chunks to the run's corpus pass (see
+// corpus), as the document is read back to be embedded. A document that
+// then fails to land fails the pass (endPass scans the index instead).
+func (r *run) passStaged(p *pendingDoc) {
+	if r.pass == nil {
+		return
+	}
+	for _, c := range p.Chunks {
+		r.pass.add(c)
+	}
 }
 
 // batcher groups documents so that each group's chunks fill about one
@@ -557,7 +570,7 @@ func (r *run) rebuildStaged(ctx context.Context, rb search.Rebuilder, skip map[s
 		}
 		b := batcher{size: e.opts.BatchSize}
 		add := func(group []*pendingDoc) error { return r.writeInto(ctx, group, write, landed) }
-		if err := r.stage.each(func(p *pendingDoc) error { return add(b.add(p)) }); err != nil {
+		if err := r.stage.each(func(p *pendingDoc) error { r.passStaged(p); return add(b.add(p)) }); err != nil {
 			return err
 		}
 		return add(b.rest())
@@ -569,12 +582,22 @@ func (r *run) rebuildStaged(ctx context.Context, rb search.Rebuilder, skip map[s
 	if r.stage == nil {
 		return nil
 	}
-	return r.stage.each(func(p *pendingDoc) error {
+	var group []*pendingDoc
+	err = r.stage.each(func(p *pendingDoc) error {
 		if !landed[p.Doc.ID] {
 			return nil
 		}
-		return r.landed(ctx, p)
+		if group = append(group, p); len(group) < e.opts.BatchSize {
+			return nil
+		}
+		err := r.landed(ctx, group)
+		group = nil
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return r.landed(ctx, group)
 }
 
 // writeInto embeds a group of staged documents and writes their chunks

@@ -103,3 +103,61 @@ func TestSyncCorpusPass(t *testing.T) {
 		})
 	}
 }
+
+// fitWatcher is a Trainable embedder that records, at each Fit, how many
+// chunks the watched deriver's pass under way had been given.
+type fitWatcher struct {
+	*connectorstest.Trainable
+	d     *countingDeriver
+	atFit []int
+}
+
+func (f *fitWatcher) Fit(ctx context.Context, corpus []string) (bool, error) {
+	f.atFit = append(f.atFit, f.d.adding)
+	return f.Trainable.Fit(ctx, corpus)
+}
+
+// countingDeriver counts the chunks of the pass under way (adding) and of
+// the last completed one (last).
+type countingDeriver struct{ adding, last int }
+
+func (d *countingDeriver) BeginPass() (func(docent.Chunk), func(error)) {
+	d.adding = 0
+	return func(docent.Chunk) { d.adding++ }, func(err error) {
+		if err == nil {
+			d.last = d.adding
+		}
+	}
+}
+
+// TestPassTakesStagedChunksAfterFit: with a Trainable embedder the
+// changed documents' chunks reach the derivers as they are read back to be
+// embedded, after the fit, so that the derivers' state is not held beside
+// the training; the stored chunks of the documents the run keeps are in
+// the pass by the fit (the fit corpus's scan), and the completed pass
+// holds every chunk once.
+func TestPassTakesStagedChunksAfterFit(t *testing.T) {
+	env := newEnv(t, nil)
+	d := &countingDeriver{}
+	emb := &fitWatcher{Trainable: &connectorstest.Trainable{}, d: d}
+	env.emb = emb
+	eng := connectors.NewEngine(env.db, env.idx, emb, env.ch, nil, env.opts)
+	eng.Derive(d)
+	env.src.Put(doc("a.md", "Alpha one.\n\nAlpha two."), doc("b.md", "Bravo."))
+	if _, err := eng.Sync(context.Background(), env.src, nil); err != nil {
+		t.Fatal(err)
+	}
+	stored := len(env.chunkIDs()["hb:a.md"]) + len(env.chunkIDs()["hb:b.md"])
+	env.src.Put(doc("a.md", "Alpha one.\n\nAlpha three. Alpha")) // b.md kept
+	if _, err := eng.Sync(context.Background(), env.src, nil); err != nil {
+		t.Fatal(err)
+	}
+	kept := len(env.chunkIDs()["hb:b.md"])
+	total := len(env.chunkIDs()["hb:a.md"]) + kept
+	if want := []int{0, kept}; !slices.Equal(emb.atFit, want) {
+		t.Errorf("chunks in the pass at each fit = %v, want %v (none staged before the fit)", emb.atFit, want)
+	}
+	if d.last != total || stored == 0 {
+		t.Errorf("completed pass had %d chunks, want %d", d.last, total)
+	}
+}

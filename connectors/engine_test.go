@@ -919,3 +919,31 @@ func TestSyncOnChange(t *testing.T) {
 		}
 	}
 }
+
+// The registry records each embedding batch's documents in one write, not
+// one write a document: 20 one-chunk documents in batches of 8 are three
+// record writes (and the cursor), and the run converges.
+func TestSyncRecordsEachBatchInOneWrite(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, connectorstest.NewEmbedder("v1"))
+	e.opts.BatchSize = 8
+	var docs []docent.Document
+	for i := range 20 {
+		d := doc(fmt.Sprintf("d%02d.md", i), fmt.Sprintf("Page %d says one thing.", i))
+		e.src.Put(d)
+		docs = append(docs, d)
+	}
+	regWrites := connectorstest.NewFaults(-1, false)
+	eng := connectors.NewEngine(connectorstest.FaultRegistry{Registry: e.db, Faults: regWrites}, e.idx, e.emb, e.ch, nil, e.opts)
+	res, err := eng.Sync(ctx, e.src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 20 {
+		t.Fatalf("added %d, want 20", res.Added)
+	}
+	if got := regWrites.Writes(); got != 3+1 {
+		t.Errorf("%d registry writes, want 4: one per batch of 8 documents, then the cursor", got)
+	}
+	e.converged(docs)
+}

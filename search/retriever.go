@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/internal/injection"
 )
 
 // Feedback defaults, chosen on the BEIR SciFact train split through the
@@ -261,7 +260,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("search: retrieve: %w", err)
 	}
 	for i := range hits {
-		hits[i].Injection = injection.Find(hits[i].Chunk.Text)
+		hits[i].Injection = hits[i].Chunk.Injection // derived at Upsert
 	}
 	res.Hits = hits
 	return res, nil

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/injection"
 )
 
 // Sentinel errors every backend returns (wrapped) for the same conditions.
@@ -137,7 +138,9 @@ type Index interface {
 	// approximate on large indexes.
 	VectorSearch(ctx context.Context, q VectorQuery) ([]docent.Hit, error)
 	// Chunks returns the stored chunks with the given IDs (Vector empty),
-	// in the order asked; unknown IDs are left out.
+	// in the order asked; unknown IDs are left out. Each carries the
+	// Injection derived from its Text when it was upserted (InjectionOf),
+	// whatever the chunk handed to Upsert said; Scan's chunks too.
 	Chunks(ctx context.Context, ids []string) ([]docent.Chunk, error)
 	// Vectors returns the stored vectors of the given chunk IDs; unknown
 	// IDs are left out. The caller must not modify the returned slices.
@@ -162,6 +165,12 @@ type Index interface {
 	// Close releases the index.
 	Close() error
 }
+
+// InjectionOf is the Injection an index stores with c: the passage of its
+// Text that addresses an AI assistant (internal/injection), or "". Every
+// backend derives it on Upsert, once per chunk, so that searches read a
+// stored flag instead of scanning every hit's text.
+func InjectionOf(c docent.Chunk) string { return injection.Find(c.Text) }
 
 // PartialError is returned by Upsert on a backend that writes in
 // batches without a transaction (Typesense's JSONL import): the chunks of

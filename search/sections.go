@@ -219,6 +219,9 @@ func (r *Retriever) orderSections(ctx context.Context, query string, hits []doce
 	}
 	own := make([]float64, len(hits))
 	for i, h := range hits {
+		if len(byDoc[h.Chunk.DocID]) < 2 {
+			continue // a page with one chunk among the hits stays as it is
+		}
 		c := h.Chunk
 		leaf := ""
 		if len(c.Section) > 0 {

@@ -68,23 +68,44 @@ func (db *DB) DocumentByURL(ctx context.Context, url string) (docent.DocRecord, 
 	return rec, nil
 }
 
-// PutDocument inserts or replaces the record rec.ID and marks it live.
-// FirstSeen is set when the ID is new (and kept otherwise), LastSeen always;
-// the FirstSeen, LastSeen and DeletedAt fields of rec are ignored.
+// PutDocument inserts or replaces the record rec.ID and marks it live
+// (see PutDocuments).
 func (db *DB) PutDocument(ctx context.Context, rec docent.DocRecord) error {
-	if rec.ID == "" || rec.Source == "" {
-		return errors.New("store: put document: ID and Source are required")
+	return db.PutDocuments(ctx, []docent.DocRecord{rec})
+}
+
+// PutDocuments inserts or replaces the records and marks them live, in
+// one transaction: all of them or, on error, none. FirstSeen is set when
+// an ID is new (and kept otherwise), LastSeen always; the FirstSeen,
+// LastSeen and DeletedAt fields of the records are ignored. The sync
+// engine records each embedding batch's documents in one call, not one
+// commit a page.
+func (db *DB) PutDocuments(ctx context.Context, recs []docent.DocRecord) error {
+	if len(recs) == 0 {
+		return nil
 	}
-	labels, err := marshalList(rec.Labels)
-	if err != nil {
-		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+	type row struct {
+		rec            docent.DocRecord
+		labels, chunks string
 	}
-	chunks, err := marshalList(rec.ChunkIDs)
-	if err != nil {
-		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+	rows := make([]row, len(recs))
+	for i, rec := range recs {
+		if rec.ID == "" || rec.Source == "" {
+			return errors.New("store: put document: ID and Source are required")
+		}
+		labels, err := marshalList(rec.Labels)
+		if err != nil {
+			return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+		}
+		chunks, err := marshalList(rec.ChunkIDs)
+		if err != nil {
+			return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+		}
+		rows[i] = row{rec, labels, chunks}
 	}
 	now := db.stamp()
-	_, err = db.exec(ctx, `INSERT INTO documents (id, source, path, url, title, space, labels,
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO documents (id, source, path, url, title, space, labels,
 			owner, author, content_hash, updated_at, first_seen, last_seen, deleted_at, chunk_count, chunk_ids)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET source = excluded.source, path = excluded.path,
@@ -92,12 +113,23 @@ func (db *DB) PutDocument(ctx context.Context, rec docent.DocRecord) error {
 			labels = excluded.labels, owner = excluded.owner, author = excluded.author,
 			content_hash = excluded.content_hash, updated_at = excluded.updated_at,
 			last_seen = excluded.last_seen, deleted_at = NULL,
-			chunk_count = excluded.chunk_count, chunk_ids = excluded.chunk_ids`,
-		rec.ID, rec.Source, rec.Path, rec.URL, rec.Title, rec.Space, labels,
-		rec.Owner, rec.Author, rec.ContentHash, formatTime(rec.UpdatedAt), now, now,
-		len(rec.ChunkIDs), chunks)
+			chunk_count = excluded.chunk_count, chunk_ids = excluded.chunk_ids`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, r := range rows {
+			rec := r.rec
+			if _, err := stmt.ExecContext(ctx, rec.ID, rec.Source, rec.Path, rec.URL, rec.Title, rec.Space, r.labels,
+				rec.Owner, rec.Author, rec.ContentHash, formatTime(rec.UpdatedAt), now, now,
+				len(rec.ChunkIDs), r.chunks); err != nil {
+				return fmt.Errorf("document %q: %w", rec.ID, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("store: put document %q: %w", rec.ID, err)
+		return fmt.Errorf("store: put documents: %w", err)
 	}
 	return nil
 }

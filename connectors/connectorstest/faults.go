@@ -94,12 +94,12 @@ type FaultRegistry struct {
 	Faults *Faults
 }
 
-// PutDocument fails or panics when Faults says so, and otherwise writes.
-func (r FaultRegistry) PutDocument(ctx context.Context, rec docent.DocRecord) error {
+// PutDocuments fails or panics when Faults says so, and otherwise writes.
+func (r FaultRegistry) PutDocuments(ctx context.Context, recs []docent.DocRecord) error {
 	if err := r.Faults.hit(); err != nil {
 		return err
 	}
-	return r.Registry.PutDocument(ctx, rec)
+	return r.Registry.PutDocuments(ctx, recs)
 }
 
 // MarkDeleted fails or panics when Faults says so, and otherwise writes.

@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -263,6 +264,11 @@ func (e *Embedder) Fit(ctx context.Context, corpus []string) (bool, error) {
 			slog.Float64("doc_drift", docDrift), slog.Float64("mass_drift", massDrift))
 	}
 	m, err := train(ctx, st, e.opts, e.pr)
+	// Training left its matrices (several times the model's size) as
+	// garbage: hand their pages back to the system now, so that the
+	// process's resident memory falls back once a fit is through instead
+	// of holding the training peak while it serves.
+	debug.FreeOSMemory()
 	if err != nil {
 		return false, err
 	}

@@ -20,9 +20,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docent-hq/docent"
@@ -80,7 +82,9 @@ var (
 
 // schema is the current layout; schemaVersion is recorded in meta. Version
 // 1 (before the in-memory keyword index) had an FTS5 table and a labels
-// table and no terms column; Open migrates it.
+// table and no terms column; version 2 had no injection column (the
+// passage of the text that addresses an AI assistant, search.InjectionOf,
+// derived on upsert). Open migrates both.
 const (
 	schema = `
 CREATE TABLE IF NOT EXISTS chunks (
@@ -97,7 +101,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 	url        TEXT NOT NULL,
 	text       TEXT NOT NULL,
 	vector     BLOB NOT NULL,
-	terms      BLOB NOT NULL DEFAULT x''
+	terms      BLOB NOT NULL DEFAULT x'',
+	injection  TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source);
@@ -106,7 +111,7 @@ CREATE TABLE IF NOT EXISTS meta (
 	value TEXT NOT NULL
 );
 `
-	schemaVersion = "2"
+	schemaVersion = "3"
 	// termsVersion names how the terms column was analyzed (bm25's fields
 	// and search.AnalyzeKeywords); Open re-analyzes every stored chunk
 	// when it differs. "" (before it was recorded): title, section, text
@@ -115,11 +120,19 @@ CREATE TABLE IF NOT EXISTS meta (
 	termsVersion = "2"
 )
 
+// mmapSize is how much of the database file SQLite reads through a
+// memory map. The mapped pages are the system's page cache, shared and
+// reclaimable, not the process's heap.
+const mmapSize = 256 << 20
+
 // Open opens (creating if needed) the index database at path, or an
 // in-memory one for ":memory:", and loads every stored vector.
 func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	opts = opts.withDefaults()
-	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	// Reads go through a memory map of the file (up to mmapSize), not a
+	// read call per page: loading a query's chunks was most of its time.
+	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+		fmt.Sprintf("&_pragma=mmap_size(%d)", mmapSize)
 	if path == ":memory:" {
 		dsn = ":memory:"
 	}
@@ -150,18 +163,20 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	if ix.insert, err = db.PrepareContext(ctx, `INSERT INTO chunks
-		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms, injection)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("local: prepare: %w", err)
 	}
 	return ix, nil
 }
 
-// migrate brings a version 1 database to the current schema in one
+// migrate brings a version 1 or 2 database to the current schema in one
 // transaction: it adds the terms column, analyzes every stored chunk into
-// it, and drops the FTS5 and labels tables. A database whose terms were
-// analyzed another way (termsVersion) has them analyzed again.
+// it, and drops the FTS5 and labels tables (version 1), and adds the
+// injection column with every stored chunk's flag (versions 1 and 2). A
+// database whose terms were analyzed another way (termsVersion) has them
+// analyzed again.
 func (ix *Index) migrate(ctx context.Context) error {
 	v, err := ix.metaValue(ctx, "schema")
 	if err != nil {
@@ -220,6 +235,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 			return fmt.Errorf("local: migrate: %w", err)
 		}
 	}
+	if err := addInjectionTx(ctx, tx); err != nil {
+		return fmt.Errorf("local: migrate: %w", err)
+	}
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS fts`,
 		`DROP TABLE IF EXISTS labels`,
@@ -240,6 +258,52 @@ func (ix *Index) migrate(ctx context.Context) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("local: migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// addInjectionTx adds the injection column to a table made before it (the
+// schema's CREATE TABLE IF NOT EXISTS leaves an old table as it is) and
+// fills it in from every stored chunk's text.
+func addInjectionTx(ctx context.Context, tx *sql.Tx) error {
+	var has bool
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('chunks') WHERE name = 'injection'`).Scan(&has); err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE chunks ADD COLUMN injection TEXT NOT NULL DEFAULT ''`); err != nil {
+		return err
+	}
+	type flag struct {
+		rowid int64
+		text  string
+	}
+	var flags []flag
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, text FROM chunks`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var rowid int64
+		var text string
+		if err := rows.Scan(&rowid, &text); err != nil {
+			rows.Close()
+			return err
+		}
+		if f := search.InjectionOf(docent.Chunk{Text: text}); f != "" {
+			flags = append(flags, flag{rowid, f})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range flags {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET injection = ? WHERE rowid = ?`, f.text, f.rowid); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -420,11 +484,22 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		}
 	}
 	chunks = lastOfEachID(chunks)
-	// Analysis needs no lock.
+	// Analysis needs no lock, and each chunk's is its own: it runs on
+	// every core while the sync engine waits for the write.
 	terms := make([][]byte, len(chunks))
-	for i, c := range chunks {
-		terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
+	flags := make([]string, len(chunks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(chunks)+15)/16) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(chunks); i = int(next.Add(1)) - 1 {
+				c := chunks[i]
+				terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
+				flags[i] = search.InjectionOf(c)
+			}
+		})
 	}
+	wg.Wait()
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -477,7 +552,7 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		section, _ := json.Marshal(nonNil(c.Section))
 		encodeVector(blob, c.Vector)
 		res, err := ins.ExecContext(ctx, c.ID, c.DocID, c.Ord, c.Source, c.Space, string(labels),
-			unixNano(c.UpdatedAt), c.Title, string(section), c.URL, c.Text, blob, terms[i])
+			unixNano(c.UpdatedAt), c.Title, string(section), c.URL, c.Text, blob, terms[i], flags[i])
 		if err != nil {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
@@ -657,7 +732,7 @@ func (ix *Index) ChunkIDs(ctx context.Context, source string) (map[string][]stri
 	return out, nil
 }
 
-const chunkColumns = `id, doc_id, ord, source, space, labels, updated_at, title, section, url, text`
+const chunkColumns = `id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, injection`
 
 func scanChunk(sc interface{ Scan(...any) error }) (docent.Chunk, error) {
 	var (
@@ -665,7 +740,7 @@ func scanChunk(sc interface{ Scan(...any) error }) (docent.Chunk, error) {
 		labels, section string
 		upd             int64
 	)
-	if err := sc.Scan(&c.ID, &c.DocID, &c.Ord, &c.Source, &c.Space, &labels, &upd, &c.Title, &section, &c.URL, &c.Text); err != nil {
+	if err := sc.Scan(&c.ID, &c.DocID, &c.Ord, &c.Source, &c.Space, &labels, &upd, &c.Title, &section, &c.URL, &c.Text, &c.Injection); err != nil {
 		return c, err
 	}
 	c.UpdatedAt = fromUnixNano(upd)

@@ -97,6 +97,7 @@ func (m *Memory) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 		c.Vector = slices.Clone(c.Vector)
 		c.Labels = slices.Clone(c.Labels)
 		c.Section = slices.Clone(c.Section)
+		c.Injection = search.InjectionOf(c)
 		mc := memChunk{c: c, terms: map[string]int{}}
 		for _, field := range []string{c.Title, fmt.Sprint(c.Section), c.Text} {
 			search.AnalyzeFunc(field, func(t string) {

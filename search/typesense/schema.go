@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // Field names of a chunk document.
@@ -75,6 +76,7 @@ func collectionSchema(name string, dim int) schemaSpec {
 			{Name: "updated_at", Type: "int64"},
 			{Name: "gen", Type: "string"},
 			{Name: "content_hash", Type: "string", Index: &no, Optional: true},
+			{Name: "injection", Type: "string", Index: &no, Optional: true},
 			{Name: fieldEmbedding, Type: "float[]", NumDim: dim},
 		},
 		TokenSeparators: tokenSeparators,
@@ -83,32 +85,37 @@ func collectionSchema(name string, dim int) schemaSpec {
 
 // chunkDoc is a chunk as a Typesense document.
 type chunkDoc struct {
-	ID          string    `json:"id"`
-	ChunkID     string    `json:"chunk_id"`
-	ChunkKey    string    `json:"chunk_key"`
-	DocID       string    `json:"doc_id"`
-	DocKey      string    `json:"doc_key"`
-	Ord         int       `json:"ord"`
-	DocHead     bool      `json:"doc_head"`
-	Source      string    `json:"source"`
-	SourceKey   string    `json:"source_key"`
-	SourceType  string    `json:"source_type,omitempty"`
-	Space       string    `json:"space"`
-	SpaceKey    string    `json:"space_key"`
-	Labels      []string  `json:"labels"`
-	LabelKeys   []string  `json:"label_keys"`
-	Title       string    `json:"title"`
-	Section     []string  `json:"section"`
-	URL         string    `json:"url"`
-	Text        string    `json:"text"`
-	UpdatedAt   int64     `json:"updated_at"`
-	Gen         string    `json:"gen"`
-	ContentHash string    `json:"content_hash"`
-	Embedding   []float32 `json:"embedding,omitempty"`
+	ID          string   `json:"id"`
+	ChunkID     string   `json:"chunk_id"`
+	ChunkKey    string   `json:"chunk_key"`
+	DocID       string   `json:"doc_id"`
+	DocKey      string   `json:"doc_key"`
+	Ord         int      `json:"ord"`
+	DocHead     bool     `json:"doc_head"`
+	Source      string   `json:"source"`
+	SourceKey   string   `json:"source_key"`
+	SourceType  string   `json:"source_type,omitempty"`
+	Space       string   `json:"space"`
+	SpaceKey    string   `json:"space_key"`
+	Labels      []string `json:"labels"`
+	LabelKeys   []string `json:"label_keys"`
+	Title       string   `json:"title"`
+	Section     []string `json:"section"`
+	URL         string   `json:"url"`
+	Text        string   `json:"text"`
+	UpdatedAt   int64    `json:"updated_at"`
+	Gen         string   `json:"gen"`
+	ContentHash string   `json:"content_hash"`
+	// Injection is search.InjectionOf the chunk, derived on upsert; nil
+	// on a document written before the field existed, whose flag is then
+	// derived as it is read.
+	Injection *string   `json:"injection,omitempty"`
+	Embedding []float32 `json:"embedding,omitempty"`
 }
 
 func (x *Index) toDoc(c docent.Chunk, head bool, gen string) chunkDoc {
 	labels, section := c.Labels, c.Section
+	flag := search.InjectionOf(c)
 	if labels == nil {
 		labels = []string{}
 	}
@@ -120,7 +127,7 @@ func (x *Index) toDoc(c docent.Chunk, head bool, gen string) chunkDoc {
 		Source: c.Source, SourceKey: key(c.Source), SourceType: x.opts.SourceTypes[c.Source],
 		Space: c.Space, SpaceKey: key(c.Space), Labels: labels, LabelKeys: keys(labels),
 		Title: c.Title, Section: section, URL: c.URL, Text: c.Text, UpdatedAt: c.UpdatedAt.UnixNano(),
-		Gen: gen, ContentHash: ContentHash(c), Embedding: c.Vector,
+		Gen: gen, ContentHash: ContentHash(c), Injection: &flag, Embedding: c.Vector,
 	}
 }
 
@@ -134,6 +141,11 @@ func (d chunkDoc) chunk() docent.Chunk {
 	}
 	if len(d.Section) > 0 {
 		c.Section = d.Section
+	}
+	if d.Injection != nil {
+		c.Injection = *d.Injection
+	} else {
+		c.Injection = search.InjectionOf(c)
 	}
 	return c
 }
