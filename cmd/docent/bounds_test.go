@@ -107,6 +107,7 @@ func folderConfig(t *testing.T, dir, root, extra string) string {
 // chunks, fewer than the default 2000) and says in the run that the rest
 // was left out.
 func TestSyncHundredThousandHeadings(t *testing.T) {
+	t.Parallel()
 	bin := docentBinary(t)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "docs")
@@ -146,6 +147,7 @@ func TestSyncHundredThousandHeadings(t *testing.T) {
 // twenty on c60df2c) add little to serve's peak memory: renders run a
 // few at a time and the rest are told to retry.
 func TestDocsPathologicalRendersBounded(t *testing.T) {
+	t.Parallel()
 	bin := docentBinary(t)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "docs")
@@ -419,6 +421,7 @@ func openPTY(t *testing.T) (ctl, term *os.File) {
 // file for stdout it landed in the log; the file case is
 // TestServeDemoOnLocalhost).
 func TestOneTimePasswordOnlyToATerminal(t *testing.T) {
+	t.Parallel()
 	ctl, term := openPTY(t)
 	data := handbookData(t)
 	var logs syncBuffer
