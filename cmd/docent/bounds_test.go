@@ -109,6 +109,9 @@ func folderConfig(t *testing.T, dir, root, extra string) string {
 // than the default 2000) and says in the run that the rest was left out.
 // The second page gives each heading a line of text (1.1 MB, under a
 // raised sync.max_doc_bytes): the chunker stops at the cap there too.
+// It does not run in parallel: the child's peak depends on its collector
+// keeping up, which the package's parallel tests slow (409 MB beside them
+// on a busy machine).
 func TestSyncHundredThousandHeadings(t *testing.T) {
 	cutShort := regexp.MustCompile(`cut short local:headings\.md: indexed as its first 500 chunks, the cap per document; at least [1-9][0-9]* more were left out`)
 	bin := docentBinary(t)
@@ -159,6 +162,7 @@ func TestSyncHundredThousandHeadings(t *testing.T) {
 // twenty on c60df2c) add little to serve's peak memory: renders run a
 // few at a time and the rest are told to retry.
 func TestDocsPathologicalRendersBounded(t *testing.T) {
+	t.Parallel()
 	bin := docentBinary(t)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "docs")
@@ -432,6 +436,7 @@ func openPTY(t *testing.T) (ctl, term *os.File) {
 // file for stdout it landed in the log; the file case is
 // TestServeDemoOnLocalhost).
 func TestOneTimePasswordOnlyToATerminal(t *testing.T) {
+	t.Parallel()
 	ctl, term := openPTY(t)
 	data := handbookData(t)
 	var logs syncBuffer

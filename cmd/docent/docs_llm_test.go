@@ -46,6 +46,7 @@ var (
 // provider's API, really answers through that model: the handbook is
 // embedded by it and the answer is written by the model the block names.
 func TestDocsLLMConfigs(t *testing.T) {
+	t.Parallel()
 	blocks := docLLMBlocks(t)
 	if len(blocks) != 3 {
 		t.Fatalf("%d YAML blocks in the Language models section, want Gemini, Ollama and OpenAI", len(blocks))
@@ -58,17 +59,21 @@ func TestDocsLLMConfigs(t *testing.T) {
 		}
 		provider, model := pm[1], mm[1]
 		t.Run(provider+"-"+model, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
+			env := map[string]string{"DOCENT_DATA": filepath.Join(dir, "data")}
 			for k, v := range testKeys {
-				t.Setenv(k, v)
+				env[k] = v
 			}
-			t.Setenv("DOCENT_DATA", filepath.Join(dir, "data"))
 			path := filepath.Join(dir, "docent.yaml")
 			if err := os.WriteFile(path, []byte(block), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := run(context.Background(), []string{"--config", path, "config"}, &out, io.Discard); err != nil {
+			cm := &Main{ConfigPath: path, Stdout: &out, Stderr: io.Discard, Getenv: envOf(env)}
+			err := cm.PrintConfig(context.Background(), nil)
+			cm.Close()
+			if err != nil {
 				t.Fatalf("docent config on the docs block: %v\n%s", err, block)
 			}
 			for _, want := range []string{
@@ -103,10 +108,6 @@ func TestDocsLLMConfigs(t *testing.T) {
 			}
 			if err := os.WriteFile(path, []byte(local), 0o644); err != nil {
 				t.Fatal(err)
-			}
-			env := map[string]string{"DOCENT_DATA": filepath.Join(dir, "data")}
-			for k, v := range testKeys {
-				env[k] = v
 			}
 			m := &Main{ConfigPath: path, Stdout: io.Discard, Stderr: io.Discard, Getenv: envOf(env), Retry: fastRetry}
 			ctx := context.Background()

@@ -535,7 +535,7 @@ func TestEvalGolden(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": t.TempDir()})}
-	err := m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml"})
+	err := m.Eval(context.Background(), []string{"--golden", "../../examples/handbook/golden.yaml", "--index-dir", handbookData(t)})
 	m.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -60,13 +60,8 @@ func writeConfig(t *testing.T, dataDir string, c *typesensetest.Cluster, backend
 // /readyz follows the cluster's health.
 func TestReindexToTypesense(t *testing.T) {
 	ctx := context.Background()
-	dataDir := t.TempDir()
+	dataDir := handbookData(t) // the handbook synced with the local index
 	var stdout, stderr bytes.Buffer
-	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: envOf(map[string]string{"DOCENT_DATA": dataDir})}
-	if err := m.Sync(ctx, nil); err != nil {
-		t.Fatalf("sync: %v\n%s", err, stderr.String())
-	}
-	m.Close()
 
 	c, err := typesensetest.New(3, typesensetest.Options{})
 	if err != nil {
