@@ -59,6 +59,15 @@ func (f *conflictFinder) find() map[string][]Finding {
 		words[i] = w
 		return w
 	}
+	amounts := map[int]map[string]bool{}
+	amountsOf := func(i int) map[string]bool {
+		if a, ok := amounts[i]; ok {
+			return a
+		}
+		a := search.Amounts(chunks[i].Text)
+		amounts[i] = a
+		return a
+	}
 	for i := range chunks {
 		cands := map[int]bool{}
 		for t := range heads[i] {
@@ -75,10 +84,13 @@ func (f *conflictFinder) find() map[string][]Finding {
 			if a.DocID == b.DocID {
 				continue
 			}
-			similar, onlyA, onlyB := search.Versions(a, b)
-			if !similar {
+			// search.Versions, over the heading terms and amounts
+			// measured once per chunk rather than once per pair.
+			if search.Jaccard(heads[i], heads[j]) < search.MinHeadingJaccard {
 				continue
 			}
+			ai, aj := amountsOf(i), amountsOf(j)
+			onlyA, onlyB := search.Minus(ai, aj), search.Minus(aj, ai)
 			onlyA, onlyB = sameKind(onlyA, onlyB)
 			numbers := len(onlyA) > 0 && len(onlyB) > 0
 			dates := !a.UpdatedAt.Equal(b.UpdatedAt) && search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
