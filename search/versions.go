@@ -103,24 +103,14 @@ func HeadingTerms(c docent.Chunk) map[string]bool {
 // SimilarHeadings reports whether two chunks from different documents have
 // headings alike enough to be versions of the same content.
 func SimilarHeadings(a, b docent.Chunk) bool {
-	if chunkDoc(a) == chunkDoc(b) {
+	if ChunkDoc(a) == ChunkDoc(b) {
 		return false
 	}
-	ha, hb := HeadingTerms(a), HeadingTerms(b)
-	if len(ha) == 0 || len(hb) == 0 {
-		return false
-	}
-	inter := 0
-	for t := range ha {
-		if hb[t] {
-			inter++
-		}
-	}
-	return float64(inter)/float64(len(ha)+len(hb)-inter) >= MinHeadingJaccard
+	return Jaccard(HeadingTerms(a), HeadingTerms(b)) >= MinHeadingJaccard
 }
 
-// chunkDoc is a chunk's document, or the chunk itself without one.
-func chunkDoc(c docent.Chunk) string {
+// ChunkDoc is a chunk's document, or the chunk itself without one.
+func ChunkDoc(c docent.Chunk) string {
 	if c.DocID != "" {
 		return c.DocID
 	}
@@ -186,20 +176,6 @@ func IsNumber(t string) bool {
 		}
 	}
 	return t != ""
-}
-
-// Versions compares two chunks of different documents the way answers
-// flag conflicting sources, without a question: similar reports that
-// their headings (title and section words, numbers left out) are alike
-// enough to be versions of the same content, and onlyA and onlyB list,
-// sorted, the amounts ("$75", "30 day", "15%") each states that the
-// other does not.
-func Versions(a, b docent.Chunk) (similar bool, onlyA, onlyB []string) {
-	if !SimilarHeadings(a, b) {
-		return false, nil, nil
-	}
-	aa, ab := Amounts(a.Text), Amounts(b.Text)
-	return true, Minus(aa, ab), Minus(ab, aa)
 }
 
 // Minus returns the members of a that b lacks, sorted.

@@ -84,7 +84,7 @@ func (f *conflictFinder) find() map[string][]Finding {
 			if a.DocID == b.DocID {
 				continue
 			}
-			// search.Versions, over the heading terms and amounts
+			// Versions of one content: alike headings and other amounts,
 			// measured once per chunk rather than once per pair.
 			if search.Jaccard(heads[i], heads[j]) < search.MinHeadingJaccard {
 				continue

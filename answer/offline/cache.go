@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // Chunk IDs are content hashes (a chunk with the same ID has the same
@@ -58,7 +59,7 @@ var chunkCache = struct {
 // without an ID are not cached.
 func cached(c docent.Chunk) *chunkInfo {
 	if c.ID == "" {
-		return &chunkInfo{chunk: c, terms: termSet(c.Text)}
+		return &chunkInfo{chunk: c, terms: search.TermSet(c.Text)}
 	}
 	chunkCache.Lock()
 	ci := chunkCache.m[c.ID]
@@ -66,7 +67,7 @@ func cached(c docent.Chunk) *chunkInfo {
 	if ci != nil && ci.same(c) {
 		return ci
 	}
-	ci = &chunkInfo{title: c.Title, text: c.Text, section: c.Section, chunk: c, terms: termSet(c.Text)}
+	ci = &chunkInfo{title: c.Title, text: c.Text, section: c.Section, chunk: c, terms: search.TermSet(c.Text)}
 	chunkCache.Lock()
 	if len(chunkCache.m) >= maxCachedChunks {
 		chunkCache.m = map[string]*chunkInfo{}

@@ -13,8 +13,8 @@ import (
 // statesAmount reports whether text states an amount with a currency or
 // a unit ("$75", "14 days", "15%"); a bare number may be a code.
 func statesAmount(text string) bool {
-	for a := range amounts(text) {
-		if !isNumber(a) {
+	for a := range search.Amounts(text) {
+		if !search.IsNumber(a) {
 			return true
 		}
 	}
@@ -44,7 +44,7 @@ func answeringUnits(c docent.Chunk, sc *scorer) []unit {
 	}
 	var out []unit
 	for i, u := range units {
-		if len(amounts(u.Text)) > 0 && covs[i] >= conflictCoverage && covs[i] >= keepRatio*best {
+		if len(search.Amounts(u.Text)) > 0 && covs[i] >= conflictCoverage && covs[i] >= keepRatio*best {
 			out = append(out, u)
 		}
 	}
@@ -55,7 +55,7 @@ func answeringUnits(c docent.Chunk, sc *scorer) []unit {
 func wordsOnly(u unit) map[string]bool {
 	out := map[string]bool{}
 	for t := range u.Terms {
-		if !isNumber(t) {
+		if !search.IsNumber(t) {
 			out[t] = true
 		}
 	}
@@ -68,7 +68,7 @@ func wordsOnly(u unit) map[string]bool {
 // an amount the other does not. It returns the amounts only a's unit has
 // and only b's has.
 func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
-	if !similarHeadings(a, b) {
+	if !search.SimilarHeadings(a, b) {
 		return false, nil, nil
 	}
 	for _, ua := range answeringUnits(a, sc) {
@@ -76,8 +76,8 @@ func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
 			if jaccard(wordsOnly(ua), wordsOnly(ub)) < minAlike {
 				continue
 			}
-			aa, ab := amounts(ua.Text), amounts(ub.Text)
-			onlyA, onlyB := minus(aa, ab), minus(ab, aa)
+			aa, ab := search.Amounts(ua.Text), search.Amounts(ub.Text)
+			onlyA, onlyB := search.Minus(aa, ab), search.Minus(ab, aa)
 			if len(onlyA) > 0 && len(onlyB) > 0 {
 				return true, onlyA, onlyB
 			}
@@ -85,8 +85,6 @@ func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
 	}
 	return false, nil, nil
 }
-
-func minus(a, b map[string]bool) []string { return search.Minus(a, b) }
 
 // detectConflict finds the first pair of sources (in rank order) that
 // conflict and returns it with a description for Trace.Conflict. One of
@@ -111,8 +109,8 @@ func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answe
 				onlyA, onlyB = onlyB, onlyA
 			}
 			var shared []string
-			hb := headingTerms(b.Hit.Chunk)
-			for t := range headingTerms(a.Hit.Chunk) {
+			hb := search.HeadingTerms(b.Hit.Chunk)
+			for t := range search.HeadingTerms(a.Hit.Chunk) {
 				if hb[t] {
 					shared = append(shared, t)
 				}

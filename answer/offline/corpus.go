@@ -83,8 +83,8 @@ func (b *corpusBuilder) add(c docent.Chunk) {
 			b.words[w]++
 		}
 	}
-	for _, w := range compounds(c.Text) {
-		key := english.Stem(joinCompound(w), true)
+	for _, w := range search.Compounds(c.Text) {
+		key := english.Stem(search.JoinCompound(w), true)
 		if b.joined[key] == nil {
 			b.joined[key] = map[string]int{}
 		}

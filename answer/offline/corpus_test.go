@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 // spellingChunks hold the spellings a Corpus learns: hyphenated and
@@ -149,7 +150,7 @@ func TestCompounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			if got := compounds(tt.text); !slices.Equal(got, tt.want) {
+			if got := search.Compounds(tt.text); !slices.Equal(got, tt.want) {
 				t.Errorf("compounds = %q, want %q", got, tt.want)
 			}
 		})

@@ -107,7 +107,7 @@ func (e *Extractive) Generate(_ context.Context, req answer.GenerateRequest) (an
 			score := probs[k]
 			if !command && len(u.Code) > 0 {
 				// "Install it with:" without its command says little.
-				u.Code, u.Terms = nil, termSet(u.Text)
+				u.Code, u.Terms = nil, search.TermSet(u.Text)
 				u.kinds = unitKinds(u)
 				score *= 0.5
 			}
@@ -656,20 +656,20 @@ func matchCodes(units []scoredUnit, codes [][]string) []scoredUnit {
 // sorted by score.
 func alikePair(newer, older []scoredUnit) (scoredUnit, scoredUnit, bool) {
 	for _, a := range newer {
-		aa := amounts(a.Text)
+		aa := search.Amounts(a.Text)
 		if len(aa) == 0 {
 			continue
 		}
 		best, bestSim := -1, minAlike
 		for i, b := range older {
-			ab := amounts(b.Text)
+			ab := search.Amounts(b.Text)
 			sim := jaccard(wordsOnly(a.unit), wordsOnly(b.unit))
 			if a.Key != "" && b.Key != "" {
 				// Two rows or items: alike when their keys are ("United
 				// States (all cities)" and "United States").
-				sim = max(sim, jaccard(termSet(a.Key), termSet(b.Key)))
+				sim = max(sim, jaccard(search.TermSet(a.Key), search.TermSet(b.Key)))
 			}
-			if len(ab) == 0 || sim < bestSim || len(minus(aa, ab)) == 0 || len(minus(ab, aa)) == 0 {
+			if len(ab) == 0 || sim < bestSim || len(search.Minus(aa, ab)) == 0 || len(search.Minus(ab, aa)) == 0 {
 				continue
 			}
 			best, bestSim = i, sim
@@ -688,11 +688,11 @@ func alikePair(newer, older []scoredUnit) (scoredUnit, scoredUnit, bool) {
 // same thing (the same table row, say). Without such a unit it returns the
 // best unit. units must be sorted by score.
 func differing(units []scoredUnit, other string, like map[string]bool) scoredUnit {
-	theirs := amounts(other)
+	theirs := search.Amounts(other)
 	best, bestShared := -1, -1
 	for i, u := range units {
 		differs := false
-		for a := range amounts(u.Text) {
+		for a := range search.Amounts(u.Text) {
 			if !theirs[a] {
 				differs = true
 				break

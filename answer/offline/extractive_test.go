@@ -8,6 +8,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
 
 // answerFrom runs the gate and the Extractive generator on a question, as
@@ -302,7 +303,7 @@ func TestAlikePair(t *testing.T) {
 		// Given the other side's quoted terms, the unit sharing most.
 		a := wikiPage("df-a", "a.md", "Fees", nil, "", 0, "Kiln firings cost $8. Lathe hire costs $12.")
 		b := wikiPage("df-b", "b.md", "Fees", nil, "", 0, "Kiln firings cost $6. Lathe hire costs $10.")
-		lathe := termSet("Lathe hire costs $10.")
+		lathe := search.TermSet("Lathe hire costs $10.")
 		if got := differing(scored(a, 0), b.Text, lathe); got.Text != "Lathe hire costs $12." {
 			t.Errorf("differing like the other side = %q", got.Text)
 		}

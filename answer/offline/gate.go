@@ -11,6 +11,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
 
 // GateOptions tune the offline Gate. Zero values take the defaults.
@@ -369,7 +370,7 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, ps *passages)
 	var out []*page
 	byKey := map[string]*page{}
 	for i, h := range hits {
-		k := docKey(h.Chunk)
+		k := search.ChunkDoc(h.Chunk)
 		p := byKey[k]
 		if p == nil {
 			p = &page{key: k, terms: map[string]bool{}, best: unitHit{hit: i, cov: 0, score: -1}}
@@ -503,7 +504,7 @@ func pageStats(q *question, hits []docent.Hit, sets []map[string]bool) ([]int, [
 	byKey := map[string]int{}
 	var union []map[string]bool
 	for i, h := range hits {
-		k := docKey(h.Chunk)
+		k := search.ChunkDoc(h.Chunk)
 		r, ok := byKey[k]
 		if !ok {
 			r = len(union)
@@ -612,7 +613,7 @@ func (g *Gate) sources(m measurement) []answer.Source {
 	texts := map[string]bool{}
 	add := func(i int) {
 		h := m.hits[i]
-		seen[docKey(h.Chunk)] = true
+		seen[search.ChunkDoc(h.Chunk)] = true
 		if texts[sameText(h.Chunk)] {
 			return // a copy of a source's text tells the generator nothing more
 		}
@@ -638,7 +639,7 @@ func (g *Gate) sources(m measurement) []answer.Source {
 		add(p.best.hit)
 	}
 	for i, h := range m.hits {
-		if seen[docKey(h.Chunk)] {
+		if seen[search.ChunkDoc(h.Chunk)] {
 			continue
 		}
 		for _, s := range srcs {
@@ -662,8 +663,8 @@ func (g *Gate) omitted(m measurement, srcs []answer.Source) map[string]string {
 		if _, ok := texts[sameText(s.Hit.Chunk)]; !ok {
 			texts[sameText(s.Hit.Chunk)] = s.N
 		}
-		if _, ok := pageSent[docKey(s.Hit.Chunk)]; !ok {
-			pageSent[docKey(s.Hit.Chunk)] = s.N
+		if _, ok := pageSent[search.ChunkDoc(s.Hit.Chunk)]; !ok {
+			pageSent[search.ChunkDoc(s.Hit.Chunk)] = s.N
 		}
 	}
 	pageOf := map[int]*page{}
@@ -765,7 +766,7 @@ func superseded(p *page, m measurement) bool {
 	c := m.hits[p.hits[0]].Chunk
 	for _, o := range m.pages {
 		oc := m.hits[o.hits[0]].Chunk
-		if o.key != p.key && oc.UpdatedAt.After(c.UpdatedAt) && jaccard(titleTerms(c.Title), titleTerms(oc.Title)) >= minHeadingJaccard {
+		if o.key != p.key && oc.UpdatedAt.After(c.UpdatedAt) && jaccard(titleTerms(c.Title), titleTerms(oc.Title)) >= search.MinHeadingJaccard {
 			return true
 		}
 	}

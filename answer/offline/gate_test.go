@@ -11,6 +11,7 @@ import (
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
+	"github.com/docent-hq/docent/search"
 )
 
 // earlyModel scores every passage of a chunk alike, by the chunk's
@@ -283,7 +284,7 @@ func TestGateFeatures(t *testing.T) {
 		}
 		// Precision reads the passage's side: of its own terms, the share
 		// the question holds (padlock, of padlock, sold, desk).
-		terms := termSet("Padlocks are sold at the desk.")
+		terms := search.TermSet("Padlocks are sold at the desk.")
 		if want := 1 / float64(len(terms)); len(terms) < 2 || math.Abs(f.Precision-want) > 1e-9 {
 			t.Errorf("precision %v, want %v (terms %v)", f.Precision, want, terms)
 		}

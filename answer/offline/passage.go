@@ -183,8 +183,8 @@ func hasCode(q *question) bool {
 // title does not hold: what the section is about within its page ("VPN
 // error codes" on the VPN page is about error codes).
 func sectionTerms(c docent.Chunk) map[string]bool {
-	set := termSet(strings.Join(c.Section, " "))
-	for t := range termSet(c.Title) {
+	set := search.TermSet(strings.Join(c.Section, " "))
+	for t := range search.TermSet(c.Title) {
 		delete(set, t)
 	}
 	return set

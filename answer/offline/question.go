@@ -347,7 +347,7 @@ func (t answerType) matches(u unit) bool {
 // names its unit).
 func unitStatesAmount(u unit) bool {
 	if u.Kind == kindRow {
-		return len(amounts(u.Text)) > 0
+		return len(search.Amounts(u.Text)) > 0
 	}
 	return statesAmount(u.Text) || countRE.MatchString(u.Text)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/search"
 )
 
 func TestIsSalient(t *testing.T) {
@@ -153,7 +154,7 @@ func TestExpectedType(t *testing.T) {
 
 // sentence returns a sentence unit of text, as splitUnits makes it.
 func sentence(text string) unit {
-	return unit{Text: text, Kind: kindSentence, Terms: termSet(text), Context: map[string]bool{}, Title: map[string]bool{}}
+	return unit{Text: text, Kind: kindSentence, Terms: search.TermSet(text), Context: map[string]bool{}, Title: map[string]bool{}}
 }
 
 // row returns a table row unit of text keyed by key.
@@ -359,8 +360,8 @@ func TestTermSetJoinsCompounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			if got := termSet(tt.text)[tt.want]; got != tt.has {
-				t.Errorf("termSet(%q)[%q] = %v, want %v", tt.text, tt.want, got, tt.has)
+			if got := search.TermSet(tt.text)[tt.want]; got != tt.has {
+				t.Errorf("search.TermSet(%q)[%q] = %v, want %v", tt.text, tt.want, got, tt.has)
 			}
 		})
 	}

@@ -50,12 +50,12 @@ func (PageOrder) Rerank(_ context.Context, req answer.RerankRequest) (answer.Rer
 		if i >= pageDepth {
 			break
 		}
-		k := docKey(h.Chunk) + "\x00" + leafHeading(h.Chunk)
+		k := search.ChunkDoc(h.Chunk) + "\x00" + leafHeading(h.Chunk)
 		if _, ok := counted[k]; ok {
 			continue
 		}
 		counted[k] = max(h.Score, 0)
-		sum[docKey(h.Chunk)] += max(h.Score, 0)
+		sum[search.ChunkDoc(h.Chunk)] += max(h.Score, 0)
 	}
 	type scored struct {
 		i     int
@@ -64,8 +64,8 @@ func (PageOrder) Rerank(_ context.Context, req answer.RerankRequest) (answer.Rer
 	order := make([]scored, len(hits))
 	for i, h := range hits {
 		// what the chunk's own heading added is not its page's support
-		own := counted[docKey(h.Chunk)+"\x00"+leafHeading(h.Chunk)]
-		order[i] = scored{i, h.Score + pageWeight*(sum[docKey(h.Chunk)]-own)}
+		own := counted[search.ChunkDoc(h.Chunk)+"\x00"+leafHeading(h.Chunk)]
+		order[i] = scored{i, h.Score + pageWeight*(sum[search.ChunkDoc(h.Chunk)]-own)}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].score > order[b].score })
 	out := make([]docent.Hit, len(hits))
@@ -87,7 +87,7 @@ func newerFirst(hits []docent.Hit) []docent.Hit {
 	var docs []doc
 	seen := map[string]bool{}
 	for _, h := range hits {
-		if k := docKey(h.Chunk); !seen[k] {
+		if k := search.ChunkDoc(h.Chunk); !seen[k] {
 			seen[k] = true
 			docs = append(docs, doc{titleTerms(h.Chunk.Title), h.Chunk})
 		}
@@ -95,10 +95,10 @@ func newerFirst(hits []docent.Hit) []docent.Hit {
 	newer := map[string]string{} // older doc -> newer doc
 	for _, a := range docs {
 		for _, b := range docs {
-			if docKey(a.chunk) != docKey(b.chunk) && b.chunk.UpdatedAt.After(a.chunk.UpdatedAt) &&
-				jaccard(a.title, b.title) >= minHeadingJaccard {
-				if cur, ok := newer[docKey(a.chunk)]; !ok || cur > docKey(b.chunk) {
-					newer[docKey(a.chunk)] = docKey(b.chunk)
+			if search.ChunkDoc(a.chunk) != search.ChunkDoc(b.chunk) && b.chunk.UpdatedAt.After(a.chunk.UpdatedAt) &&
+				jaccard(a.title, b.title) >= search.MinHeadingJaccard {
+				if cur, ok := newer[search.ChunkDoc(a.chunk)]; !ok || cur > search.ChunkDoc(b.chunk) {
+					newer[search.ChunkDoc(a.chunk)] = search.ChunkDoc(b.chunk)
 				}
 			}
 		}
@@ -115,12 +115,12 @@ func newerFirst(hits []docent.Hit) []docent.Hit {
 		delete(held, k)
 		for _, h := range rest {
 			out = append(out, h)
-			placed[docKey(h.Chunk)] = true
-			flush(docKey(h.Chunk))
+			placed[search.ChunkDoc(h.Chunk)] = true
+			flush(search.ChunkDoc(h.Chunk))
 		}
 	}
 	for _, h := range hits {
-		k := docKey(h.Chunk)
+		k := search.ChunkDoc(h.Chunk)
 		if n, ok := newer[k]; ok && !placed[n] {
 			held[n] = append(held[n], h)
 			continue
@@ -143,9 +143,9 @@ func leafHeading(c docent.Chunk) string {
 
 // titleTerms are the analyzed words of a title, numbers left out.
 func titleTerms(title string) map[string]bool {
-	set := termSet(title)
+	set := search.TermSet(title)
 	for t := range set {
-		if isNumber(t) {
+		if search.IsNumber(t) {
 			delete(set, t)
 		}
 	}

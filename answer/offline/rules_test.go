@@ -159,8 +159,8 @@ package offline
 //   amounts (currencies, units, %, k, per X, commas; codes, dates, years
 //     and numbers glued to letters left out) . TestAmounts
 //   statesAmount .............................. TestStatesAmount
-//   headingTerms, similarHeadings (minHeadingJaccard), search.HeadingTerms ... TestSimilarHeadings
-//   search.Versions ........................... TestVersions
+//   search.HeadingTerms, search.SimilarHeadings (search.MinHeadingJaccard) ... TestSimilarHeadings
+//   versions: SimilarHeadings and the amounts each side lacks ... TestVersions
 //   answeringUnits (conflictCoverage, keepRatio) ... TestAnsweringUnits
 //   conflicts (minAlike, amounts on both sides) ... TestConflicts
 //   detectConflict: a lead source, newer by date, a tie by rank, shared

@@ -89,7 +89,7 @@ func splitUnits(c docent.Chunk) []unit {
 		units    []unit
 		para     []string
 		headCtx  = strings.Join(c.Section, " ")
-		title    = termSet(c.Title)
+		title    = search.TermSet(c.Title)
 		inner    string // in-chunk heading
 		header   []string
 		group    int      // current table or list number
@@ -106,13 +106,13 @@ func splitUnits(c docent.Chunk) []unit {
 		// blocked: <block> remove the secret and push again.").
 		leadIn bool
 	)
-	ctx := func(extra string) map[string]bool { return termSet(headCtx + " " + inner + " " + extra) }
+	ctx := func(extra string) map[string]bool { return search.TermSet(headCtx + " " + inner + " " + extra) }
 	add := func(text string, kind unitKind, extra, key string) {
 		text = cleanInline(text)
 		if text == "" || !hasLetterOrDigit(text) {
 			return
 		}
-		u := unit{Text: text, Kind: kind, Ord: len(units), Terms: termSet(text), Context: ctx(extra), Title: title}
+		u := unit{Text: text, Kind: kind, Ord: len(units), Terms: search.TermSet(text), Context: ctx(extra), Title: title}
 		if kind != kindSentence {
 			if !inGroup || kind != lastKind {
 				group++
@@ -132,7 +132,7 @@ func splitUnits(c docent.Chunk) []unit {
 				last := &units[len(units)-1]
 				rest := cleanInline(sentences[0])
 				last.Text, last.Code = last.display()+" "+rest, nil
-				for t := range termSet(rest) {
+				for t := range search.TermSet(rest) {
 					last.Terms[t] = true
 				}
 				sentences = sentences[1:]
@@ -246,7 +246,7 @@ func attachCode(units []unit, code []string) {
 		return
 	}
 	last.Code = append([]string(nil), code...)
-	for t := range termSet(strings.Join(code, " ")) {
+	for t := range search.TermSet(strings.Join(code, " ")) {
 		last.Terms[t] = true
 	}
 }
