@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/templates"
 )
 
@@ -54,9 +55,18 @@ func (h *handler) showGolden(w http.ResponseWriter, r *http.Request) {
 func runView(run docent.GoldenRun) (templates.GoldenRunView, error) {
 	v := templates.GoldenRunView{Run: run}
 	if len(run.Report) > 0 {
-		if err := json.Unmarshal(run.Report, &v.Report); err != nil {
+		var rep eval.GoldenReport
+		if err := json.Unmarshal(run.Report, &rep); err != nil {
 			return v, fmt.Errorf("console: report of golden run %d: %w", run.ID, err)
 		}
+		v.Report = reportView(rep)
 	}
 	return v, nil
+}
+
+// reportView is the view of a run's report: the figures the pages show.
+func reportView(r eval.GoldenReport) templates.RunReport {
+	return templates.RunReport{Questions: r.Questions, Passed: r.Passed, HitAt1: r.HitAt1, HitAt5: r.HitAt5, MRR10: r.MRR10,
+		NotFoundAccuracy: r.NotFoundAccuracy, DeclinedRate: r.DeclinedRate, FalseNotFoundRate: r.FalseNotFoundRate,
+		CitationPrecision: r.CitationPrecision}
 }

@@ -313,15 +313,16 @@ func (h *handler) showGoldenRun(w http.ResponseWriter, r *http.Request) {
 			h.serverError(w, r, err)
 			return
 		}
-		p.Calibration, p.CalibrationConfig = &fit, b.String()
+		c := calibrationView(fit)
+		p.Calibration, p.CalibrationConfig = &c, b.String()
 	}
 	for _, row := range rows {
-		rv := templates.GoldenRowView{GoldenRunRow: row}
-		if err := json.Unmarshal(row.Row, &rv.Outcome); err != nil {
+		var o eval.GoldenRow
+		if err := json.Unmarshal(row.Row, &o); err != nil {
 			h.serverError(w, r, fmt.Errorf("console: row %s of golden run %d: %w", row.QuestionID, id, err))
 			return
 		}
-		p.Rows = append(p.Rows, rv)
+		p.Rows = append(p.Rows, templates.GoldenRowView{GoldenRunRow: row, Outcome: outcomeView(o)})
 	}
 	runs, err := h.store.ListGoldenRuns(r.Context(), 50)
 	if err != nil {
@@ -334,4 +335,25 @@ func (h *handler) showGoldenRun(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.render(w, r, templates.GoldenRunDetail(p))
+}
+
+// calibrationView is the view of a fit: what the fitted rule and the
+// rule in force give, set by set.
+func calibrationView(f eval.Fit) templates.Calibration {
+	outcomes := func(in []eval.Outcome) []templates.RuleOutcome {
+		var out []templates.RuleOutcome
+		for _, o := range in {
+			out = append(out, templates.RuleOutcome{Answerable: o.Answerable, Unanswerable: o.Unanswerable,
+				AnsweredCorrect: o.AnsweredCorrect, AnsweredWrong: o.AnsweredWrong, Declined: o.Declined})
+		}
+		return out
+	}
+	return templates.Calibration{BySet: outcomes(f.BySet), Current: outcomes(f.Current)}
+}
+
+// outcomeView is the view of a question's outcome in a run: what says
+// why it failed.
+func outcomeView(o eval.GoldenRow) templates.RowOutcome {
+	return templates.RowOutcome{Kind: o.Kind, Status: o.Status, Error: o.Error, FirstRank: o.FirstRank,
+		FirstCitedOK: o.FirstCitedOK, FactsOK: o.FactsOK, MissingFacts: o.MissingFacts}
 }

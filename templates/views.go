@@ -21,7 +21,6 @@ import (
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/gaps"
-	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
 )
 
@@ -187,7 +186,25 @@ type GoldenPage struct {
 // GoldenRunView is a run with its decoded report.
 type GoldenRunView struct {
 	Run    docent.GoldenRun
-	Report eval.GoldenReport
+	Report RunReport
+}
+
+// RunReport is the figures of a golden run the pages show.
+type RunReport struct {
+	// Questions counts the questions run; Passed those that passed.
+	Questions, Passed int
+	// HitAt1 and HitAt5 are the shares of answerable questions with an
+	// expected document within the top 1 and 5 documents; MRR10 the mean
+	// reciprocal rank of the first one within the top 10.
+	HitAt1, HitAt5, MRR10 float64
+	// NotFoundAccuracy is the share of unanswerable questions that came
+	// back not found, DeclinedRate the share not answered as if covered;
+	// FalseNotFoundRate the share of answerable ones that came back not
+	// found.
+	NotFoundAccuracy, DeclinedRate, FalseNotFoundRate float64
+	// CitationPrecision is the share of citations that point at an
+	// expected document.
+	CitationPrecision float64
 }
 
 // GoldenRunPage is one run: its numbers, rows and configuration.
@@ -199,15 +216,51 @@ type GoldenRunPage struct {
 	Others []docent.GoldenRun
 	// Calibration is what the run fitted, when it calibrated, and
 	// CalibrationConfig the config that sets it; CanTune shows Apply.
-	Calibration       *eval.Fit
+	Calibration       *Calibration
 	CalibrationConfig string
 	CanTune           bool
+}
+
+// Calibration is what a fitted decision rule gives, set by set, beside
+// the rule in force.
+type Calibration struct {
+	// BySet is what the fitted rule gives on each set; Current what the
+	// rule in force gives, in the same order (empty when none was in
+	// force).
+	BySet, Current []RuleOutcome
+}
+
+// RuleOutcome is what a decision rule gives on a set of questions.
+type RuleOutcome struct {
+	// Answerable and Unanswerable count the questions.
+	Answerable, Unanswerable int
+	// AnsweredCorrect and AnsweredWrong count the answerable questions
+	// answered rightly and wrongly; Declined the unanswerable ones not
+	// answered.
+	AnsweredCorrect, AnsweredWrong, Declined int
 }
 
 // GoldenRowView is a run row with its decoded outcome.
 type GoldenRowView struct {
 	docent.GoldenRunRow
-	Outcome eval.GoldenRow
+	Outcome RowOutcome
+}
+
+// RowOutcome is what RunRowWhy reads of a question's decoded outcome.
+type RowOutcome struct {
+	// Kind is the question's kind; Status the answer status (error when
+	// the answer failed) and Error the failure.
+	Kind   docent.GoldenKind
+	Status docent.Status
+	Error  string
+	// FirstRank is the document rank of the first expected document, 0
+	// when none was retrieved.
+	FirstRank int
+	// FirstCitedOK reports that the first citation is an expected
+	// document; FactsOK that every fact is stated, MissingFacts those
+	// that are not.
+	FirstCitedOK, FactsOK bool
+	MissingFacts          []string
 }
 
 // GoldenDiff compares two runs question by question.
