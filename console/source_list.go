@@ -24,11 +24,12 @@ func (h *handler) sourceRows(r *http.Request) ([]templates.SourceRow, error) {
 	}
 	var rows []templates.SourceRow
 	for _, s := range h.opts.Sources {
-		row := templates.SourceRow{Name: s.Name, Type: s.Type, Schedule: s.Schedule, Counts: counts[s.Name],
-			StaleAfterDays: s.StaleAfterDays}
+		c := counts[s.Name]
+		row := templates.SourceRow{Name: s.Name, Type: s.Type, Schedule: s.Schedule,
+			Counts: templates.SourceCounts{Live: c.Live, Deleted: c.Deleted, Chunks: c.Chunks}, StaleAfterDays: s.StaleAfterDays}
 		if j, ok := jobs[s.Name]; ok {
 			row.Scheduled, row.Running, row.Queued, row.Next, row.Schedule = true, j.Running, j.Queued, j.Next, j.Spec
-			row.Health = j.Health
+			row.Health = healthView(j.Health)
 		}
 		last, err := h.store.LastRun(r.Context(), s.Name)
 		switch {
@@ -40,6 +41,12 @@ func (h *handler) sourceRows(r *http.Request) ([]templates.SourceRow, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// healthView is the view of a source's sync health.
+func healthView(h connectors.Health) templates.SourceHealth {
+	return templates.SourceHealth{LastSuccess: h.LastSuccess, ConsecutiveFailures: h.ConsecutiveFailures,
+		LastError: h.LastError, MissedRuns: h.MissedRuns, Stale: h.Stale}
 }
 
 // showSources renders each source's state and the recent runs.

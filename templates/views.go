@@ -19,9 +19,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/connectors"
 	"github.com/docent-hq/docent/console/gaps"
-	"github.com/docent-hq/docent/store"
 )
 
 // Meta is what the layout needs on every page.
@@ -367,12 +365,33 @@ type SourceRow struct {
 	Running, Queued      bool
 	Next                 time.Time
 	Last                 *docent.SyncRun
-	Counts               store.SourceCounts
+	Counts               SourceCounts
 	StaleAfterDays       int
 	// Health is how the scheduler's syncs of the source have been going:
 	// failed runs in a row, missed scheduled runs, stale, last success
 	// (zero when it is not scheduled in this process).
-	Health connectors.Health
+	Health SourceHealth
+}
+
+// SourceCounts are a source's documents in the registry.
+type SourceCounts struct {
+	// Live and Deleted count documents present at and gone from the
+	// source; Chunks the live documents' chunks.
+	Live, Deleted, Chunks int
+}
+
+// SourceHealth is how a source's scheduled syncs have been going.
+type SourceHealth struct {
+	// LastSuccess is when the last successful run finished (zero if none
+	// has); ConsecutiveFailures counts the failed runs since then, and
+	// LastError is the last run's error ("" when it succeeded).
+	LastSuccess         time.Time
+	ConsecutiveFailures int
+	LastError           string
+	// MissedRuns counts the scheduled runs that came due since the last
+	// success; Stale is set once too many have, without a success.
+	MissedRuns int
+	Stale      bool
 }
 
 // HealthText names a source's sync health in a few words: "healthy",
