@@ -55,8 +55,25 @@ func (h *handler) showGaps(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.render(w, r, templates.GapsPage(templates.Gaps{Meta: h.meta(r, "Coverage gaps", "misses"), Period: name,
-		Gaps: gs, Misses: total, Capped: total > maxGapMisses}))
+	p := templates.Gaps{Meta: h.meta(r, "Coverage gaps", "misses"), Period: name, Misses: total, Capped: total > maxGapMisses}
+	for _, g := range gs {
+		p.Gaps = append(p.Gaps, gapView(g))
+	}
+	h.render(w, r, templates.GapsPage(p))
+}
+
+// gapView is the view of a gap: every miss, so that the page can count
+// them, and the closest pages.
+func gapView(g gaps.Gap) templates.Gap {
+	v := templates.Gap{Terms: g.Terms, Action: string(g.Action), Advice: g.Advice}
+	for _, m := range g.Misses {
+		v.Misses = append(v.Misses, templates.GapMiss{TurnID: m.TurnID, Question: m.Question, Status: m.Status})
+	}
+	for _, p := range g.Pages {
+		v.Pages = append(v.Pages, templates.GapPage{DocID: p.DocID, Title: p.Title, Section: p.Section,
+			Similarity: p.Similarity, Missing: p.Missing, Flagged: p.Flagged})
+	}
+	return v
 }
 
 // exportGaps writes the coverage gaps as CSV: one row per gap.

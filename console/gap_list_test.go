@@ -13,6 +13,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/console/gaps"
+	"github.com/docent-hq/docent/templates"
 )
 
 // TestCoverageGaps: the period's misses grouped into topics, each with
@@ -166,5 +168,27 @@ func TestGoldenAuthoringKeepsWork(t *testing.T) {
 	}
 	if n := c.get("/misses").doc.Find(`[data-testid=turn-row][data-turn="` + itoa(menu.ID) + `"]`).Length(); n != 0 {
 		t.Error("the miss made a golden question is still open")
+	}
+}
+
+// TestGapActionsAreNamed: the page names every action the gaps package
+// suggests. templates knows them by their machine names, so an action
+// renamed there would show its bare machine name.
+func TestGapActionsAreNamed(t *testing.T) {
+	for _, tc := range []struct {
+		action gaps.Action
+		want   string
+	}{
+		{gaps.ActionWrite, "write a page"},
+		{gaps.ActionSynonym, "add a synonym"},
+		{gaps.ActionRefresh, "fix or refresh a stale page"},
+		{gaps.ActionFix, "fix the page"},
+		{gaps.ActionGolden, "add a golden question"},
+	} {
+		t.Run(string(tc.action), func(t *testing.T) {
+			if got := templates.GapActionText(string(tc.action)); got != tc.want {
+				t.Errorf("GapActionText(%q) = %q, want %q", tc.action, got, tc.want)
+			}
+		})
 	}
 }

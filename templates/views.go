@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
-	"github.com/docent-hq/docent/console/gaps"
 )
 
 // Meta is what the layout needs on every page.
@@ -867,27 +866,66 @@ type Gaps struct {
 	// Period is "week" or "month".
 	Period string
 	// Gaps are the topics, largest first.
-	Gaps []gaps.Gap
+	Gaps []Gap
 	// Misses counts the period's misses; Capped says only the newest were grouped.
 	Misses int
 	Capped bool
 }
 
-// GapActionText names a suggested action.
-func GapActionText(a gaps.Action) string {
-	switch a {
-	case gaps.ActionWrite:
+// Gap is one topic of missed questions.
+type Gap struct {
+	// Terms are the words the topic's questions share, commonest first.
+	Terms []string
+	// Misses are its questions, newest first: all of them (Size counts
+	// them), though the page lists the first few.
+	Misses []GapMiss
+	// Pages are the closest documents, closest first.
+	Pages []GapPage
+	// Action is the suggested action's machine name ("write",
+	// "synonym", "refresh", "fix", "golden"; GapActionText names it);
+	// Advice says it in words.
+	Action, Advice string
+}
+
+// Size is the number of missed questions in the gap.
+func (g Gap) Size() int { return len(g.Misses) }
+
+// GapMiss is one missed question of a gap.
+type GapMiss struct {
+	// TurnID and Question identify it; Status is the answer's outcome.
+	TurnID   int64
+	Question string
+	Status   docent.Status
+}
+
+// GapPage is a document close to a gap.
+type GapPage struct {
+	// DocID and Title name it; Section is the closest chunk's.
+	DocID, Title, Section string
+	// Similarity is the cosine of its closest chunk to the gap's centroid.
+	Similarity float64
+	// Missing are the gap's terms the closest chunk does not contain.
+	Missing []string
+	// Flagged says why the document is flagged stale, "" when it is not.
+	Flagged string
+}
+
+// GapActionText names a suggested action, given by its machine name
+// (the action itself when it has no name here).
+func GapActionText(action string) string {
+	switch action {
+	case "write":
 		return "write a page"
-	case gaps.ActionSynonym:
+	case "synonym":
 		return "add a synonym"
-	case gaps.ActionRefresh:
+	case "refresh":
 		return "fix or refresh a stale page"
-	case gaps.ActionFix:
+	case "fix":
 		return "fix the page"
-	case gaps.ActionGolden:
+	case "golden":
 		return "add a golden question"
 	}
-	return string(a)
+	return action
 }
 
 // Similarity formats a similarity in [0, 1] as a percentage.
