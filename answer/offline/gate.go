@@ -781,7 +781,8 @@ func superseded(p *page, m measurement) bool {
 
 // newerVersion reports whether the document of chunks b is a newer
 // version of the document of chunks a (each its chunks among the
-// candidates, first chunk first): updated later, its title alike, and
+// candidates, first chunk first): updated on a later day (search.Newer),
+// its title alike, and
 // one of its chunks under headings alike to one of a's
 // (search.SimilarHeadings: title and section path). The title alone is
 // not enough: a site's pages often share one ("Traefik & Docker" for a
@@ -789,7 +790,7 @@ func superseded(p *page, m measurement) bool {
 // folder) and say different things, while a new version of a page
 // repeats the sections of the one it replaces.
 func newerVersion(a, b []docent.Chunk) bool {
-	if len(a) == 0 || len(b) == 0 || !b[0].UpdatedAt.After(a[0].UpdatedAt) ||
+	if len(a) == 0 || len(b) == 0 || !search.Newer(b[0].UpdatedAt, a[0].UpdatedAt) ||
 		jaccard(titleTerms(a[0].Title), titleTerms(b[0].Title)) < search.MinHeadingJaccard {
 		return false
 	}
