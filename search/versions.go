@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -107,6 +108,27 @@ func SimilarHeadings(a, b docent.Chunk) bool {
 		return false
 	}
 	return Jaccard(HeadingTerms(a), HeadingTerms(b)) >= MinHeadingJaccard
+}
+
+// Newer reports whether a document updated at t is a newer version than
+// one updated at than: t falls on a later calendar day (UTC), the
+// resolution at which docent shows when a page was updated. Pages written
+// the same day, such as the files of one checkout (a dir source's file
+// times differ by microseconds) or the pages one edit touched, are of one
+// time: neither replaces the other. An unknown time is older than any
+// known one.
+func Newer(t, than time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	if than.IsZero() {
+		return true
+	}
+	day := func(x time.Time) time.Time {
+		y, m, d := x.UTC().Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	return day(t).After(day(than))
 }
 
 // ChunkDoc is a chunk's document, or the chunk itself without one.

@@ -89,15 +89,22 @@ func (f *conflictFinder) find() map[string][]Finding {
 			if search.Jaccard(heads[i], heads[j]) < search.MinHeadingJaccard {
 				continue
 			}
+			// A conflict is with a newer page: sections of pages written
+			// the same day (the option tables of sibling pages, the files
+			// of one checkout) are of one time, and neither is outdated.
+			aNewer, bNewer := search.Newer(a.UpdatedAt, b.UpdatedAt), search.Newer(b.UpdatedAt, a.UpdatedAt)
+			if !aNewer && !bNewer {
+				continue
+			}
 			ai, aj := amountsOf(i), amountsOf(j)
 			onlyA, onlyB := search.Minus(ai, aj), search.Minus(aj, ai)
 			onlyA, onlyB = sameKind(onlyA, onlyB)
 			numbers := len(onlyA) > 0 && len(onlyB) > 0
-			dates := !a.UpdatedAt.Equal(b.UpdatedAt) && search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
+			dates := search.Jaccard(textOf(i), textOf(j)) >= minTextSimilarity
 			if !numbers && !dates {
 				continue
 			}
-			if a.UpdatedAt.After(b.UpdatedAt) {
+			if aNewer {
 				a, b, onlyA, onlyB = b, a, onlyB, onlyA
 			}
 			p := pair{a.DocID, b.DocID}

@@ -46,6 +46,8 @@ func TestReport(t *testing.T) {
 		{ID: "wiki:page", Source: "wiki", Path: "page", Title: "Wiki page", UpdatedAt: day("2026-05-01")},
 		{ID: "hb:taxi.md", Source: "hb", Path: "taxi.md", Title: "Taxis", UpdatedAt: day("2026-06-01")},
 		{ID: "hb:taxi-2021.md", Source: "hb", Path: "taxi-2021.md", Title: "Taxis", UpdatedAt: day("2021-06-01")},
+		{ID: "hb:kilns/gas.md", Source: "hb", Path: "kilns/gas.md", Title: "Kilns", UpdatedAt: day("2026-06-01").Add(time.Microsecond)},
+		{ID: "hb:kilns/electric.md", Source: "hb", Path: "kilns/electric.md", Title: "Kilns", UpdatedAt: day("2026-06-01").Add(2 * time.Microsecond)},
 	}
 	for _, d := range docs {
 		if err := db.PutDocument(ctx, d); err != nil {
@@ -93,6 +95,13 @@ func TestReport(t *testing.T) {
 			Text: "Taxis > Rides\n\nTaxis are reimbursed up to $25, or $50 at night."},
 		{ID: "t2", DocID: "hb:taxi-2021.md", UpdatedAt: day("2021-06-01"), Title: "Taxis", Section: []string{"Rides"},
 			Text: "Taxis > Rides\n\nKeep 1 receipt for every ride you take."},
+		// Sibling pages written the same day (one checkout, file times
+		// microseconds apart), alike headings, other amounts: neither is
+		// newer, so neither conflicts with the other.
+		{ID: "k1", DocID: "hb:kilns/gas.md", UpdatedAt: day("2026-06-01").Add(time.Microsecond), Title: "Kilns", Section: []string{"Cooling"},
+			Text: "Kilns > Cooling\n\nLet the kiln cool for 2 days before you open it."},
+		{ID: "k2", DocID: "hb:kilns/electric.md", UpdatedAt: day("2026-06-01").Add(2 * time.Microsecond), Title: "Kilns", Section: []string{"Cooling"},
+			Text: "Kilns > Cooling\n\nLet the kiln cool for 1 day before you open it."},
 	}
 	policy := map[string]int{"hb": 365, "wiki": 90}
 	c := New(db, Options{MaxAgeDays: func(s string) int { return policy[s] }, ExcludePlatform: "eval",

@@ -760,14 +760,45 @@ func uncertainPages(m measurement) []answer.Page {
 // markers written as plain numbers.
 func passage(u unit) string { return plainMarkers(u.Text) }
 
-// superseded reports whether a newer version of page p (a document with
-// the same title words, updated later) is among the candidates.
+// superseded reports whether a newer version of page p is among the
+// candidates (see newerVersion).
 func superseded(p *page, m measurement) bool {
-	c := m.hits[p.hits[0]].Chunk
+	chunks := func(pg *page) []docent.Chunk {
+		out := make([]docent.Chunk, len(pg.hits))
+		for k, i := range pg.hits {
+			out[k] = m.hits[i].Chunk
+		}
+		return out
+	}
+	mine := chunks(p)
 	for _, o := range m.pages {
-		oc := m.hits[o.hits[0]].Chunk
-		if o.key != p.key && oc.UpdatedAt.After(c.UpdatedAt) && jaccard(titleTerms(c.Title), titleTerms(oc.Title)) >= search.MinHeadingJaccard {
+		if o.key != p.key && newerVersion(mine, chunks(o)) {
 			return true
+		}
+	}
+	return false
+}
+
+// newerVersion reports whether the document of chunks b is a newer
+// version of the document of chunks a (each its chunks among the
+// candidates, first chunk first): updated on a later day (search.Newer),
+// its title alike, and
+// one of its chunks under headings alike to one of a's
+// (search.SimilarHeadings: title and section path). The title alone is
+// not enough: a site's pages often share one ("Traefik & Docker" for a
+// provider's setup and for its routing labels, "Configuration" in every
+// folder) and say different things, while a new version of a page
+// repeats the sections of the one it replaces.
+func newerVersion(a, b []docent.Chunk) bool {
+	if len(a) == 0 || len(b) == 0 || !search.Newer(b[0].UpdatedAt, a[0].UpdatedAt) ||
+		jaccard(titleTerms(a[0].Title), titleTerms(b[0].Title)) < search.MinHeadingJaccard {
+		return false
+	}
+	for _, x := range a {
+		for _, y := range b {
+			if search.SimilarHeadings(x, y) {
+				return true
+			}
 		}
 	}
 	return false

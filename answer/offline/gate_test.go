@@ -82,7 +82,11 @@ func TestGateSources(t *testing.T) {
 	r3 := kilnChunk("r3", "r.md", "Kiln R", 3, "2025-01-01")
 	s0 := kilnChunk("s0", "s.md", "Kiln S", 0, "2025-01-01")
 	u0 := kilnChunk("u0", "u.md", "Kiln U", 0, "2025-01-01")
-	corp := wikiCorpus(p0, p1, p2, p3, q1, qOld, r3, s0, u0)
+	// A newer page under the same title that holds other sections is
+	// another page, not a version of s.md.
+	sOther := wikiPage("s-other", "glazes/s.md", "Kiln S", []string{"Glaze recipes"}, "2025-06-01", 0,
+		"The kiln fires glazed pieces on Fridays. Entry s-other.")
+	corp := wikiCorpus(p0, p1, p2, p3, q1, qOld, r3, s0, u0, sOther)
 	tests := []struct {
 		name string
 		max  int
@@ -99,6 +103,8 @@ func TestGateSources(t *testing.T) {
 			3, []docent.Chunk{p0, p1, q1, s0, u0}, "p0,p1,q1"},
 		{"a page with a newer version among the candidates is left out",
 			4, []docent.Chunk{p0, qOld, q1}, "p0,q1"},
+		{"a newer page with the same title and other sections is no newer version",
+			4, []docent.Chunk{p0, s0, sOther}, "p0,s0,s-other"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

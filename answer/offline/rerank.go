@@ -80,25 +80,21 @@ func (PageOrder) Rerank(_ context.Context, req answer.RerankRequest) (answer.Rer
 // among the hits after the newer version's first chunk, keeping the order
 // otherwise.
 func newerFirst(hits []docent.Hit) []docent.Hit {
-	type doc struct {
-		title map[string]bool
-		chunk docent.Chunk
-	}
-	var docs []doc
-	seen := map[string]bool{}
+	var docs []string
+	chunks := map[string][]docent.Chunk{}
 	for _, h := range hits {
-		if k := search.ChunkDoc(h.Chunk); !seen[k] {
-			seen[k] = true
-			docs = append(docs, doc{titleTerms(h.Chunk.Title), h.Chunk})
+		k := search.ChunkDoc(h.Chunk)
+		if _, ok := chunks[k]; !ok {
+			docs = append(docs, k)
 		}
+		chunks[k] = append(chunks[k], h.Chunk)
 	}
 	newer := map[string]string{} // older doc -> newer doc
 	for _, a := range docs {
 		for _, b := range docs {
-			if search.ChunkDoc(a.chunk) != search.ChunkDoc(b.chunk) && b.chunk.UpdatedAt.After(a.chunk.UpdatedAt) &&
-				jaccard(a.title, b.title) >= search.MinHeadingJaccard {
-				if cur, ok := newer[search.ChunkDoc(a.chunk)]; !ok || cur > search.ChunkDoc(b.chunk) {
-					newer[search.ChunkDoc(a.chunk)] = search.ChunkDoc(b.chunk)
+			if a != b && newerVersion(chunks[a], chunks[b]) {
+				if cur, ok := newer[a]; !ok || cur > b {
+					newer[a] = b
 				}
 			}
 		}

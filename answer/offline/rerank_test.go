@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
@@ -16,6 +17,7 @@ func TestPageOrder(t *testing.T) {
 	}
 	h := func(ch docent.Chunk, score float64) docent.Hit { return docent.Hit{Chunk: ch, Score: score} }
 	sec := func(ch docent.Chunk, path ...string) docent.Chunk { ch.Section = path; return ch }
+	later := func(ch docent.Chunk, d time.Duration) docent.Chunk { ch.UpdatedAt = ch.UpdatedAt.Add(d); return ch }
 	tests := []struct {
 		name string
 		hits []docent.Hit
@@ -77,6 +79,21 @@ func TestPageOrder(t *testing.T) {
 			h(sec(c("kiln1", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.85),
 			h(sec(c("kiln2", "kiln.md", "Kiln", "2025-01-01"), "Firing"), 0.85),
 		}, "kiln1,kiln2,lone1,lone2,lone3"},
+		{"a newer version repeats a section of the older", []docent.Hit{
+			h(sec(c("old", "kiln-2022.md", "Kiln (2022)", "2022-01-01"), "Loading"), 1.0),
+			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 0.95),
+			h(sec(c("new", "kiln.md", "Kiln", "2025-01-01"), "Loading"), 0.9),
+		}, "lathe,new,old"},
+		{"pages that share a title and no section keep their order", []docent.Hit{
+			h(sec(c("setup", "kiln/setup.md", "Kiln", "2022-01-01"), "Loading"), 1.0),
+			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 0.95),
+			h(sec(c("venting", "kiln/venting.md", "Kiln", "2025-01-01"), "Venting"), 0.9),
+		}, "setup,lathe,venting"},
+		{"alike pages written the same day are not versions", []docent.Hit{
+			h(sec(c("gas", "kilns/gas.md", "Kiln", "2025-01-01"), "Loading"), 1.0),
+			h(c("lathe", "lathe.md", "Lathe", "2025-01-01"), 0.95),
+			h(sec(later(c("electric", "kilns/electric.md", "Kiln", "2025-01-01"), time.Microsecond), "Loading"), 0.9),
+		}, "gas,lathe,electric"},
 		{"pages with unlike titles keep their order", []docent.Hit{
 			h(c("old", "guests.md", "Guest policy", "2019-01-01"), 1.0),
 			h(c("new", "dues.md", "Membership dues", "2025-09-01"), 0.9),

@@ -101,7 +101,8 @@ package offline
 //     terms the question holds) ... TestGateFeatures, TestGateClosestPage
 //   sources: the best chunk, chunksPerPage of its page at sourceShare,
 //     one chunk of each further page at sourceShare in rank order,
-//     MaxSources, superseded pages left out ... TestGateSources
+//     MaxSources, superseded pages left out (newerVersion: newer, title
+//     alike and a section alike; the title alone is not a version) ... TestGateSources
 //   a conflicting near-duplicate added, the conflict and its note; a
 //     version below passageDepth scored for the answer ... TestGateAddsAConflictingVersion
 //   uncertainPages: closest first, distinct, superseded left out, at
@@ -170,7 +171,8 @@ package offline
 //   pageWeight over the first pageDepth, negative scores, RerankScore,
 //     the request's hits unchanged ........... TestPageOrderScores
 //   page order, chunks under one heading counted once (leafHeading),
-//     newerFirst (held until the newer's first chunk, chains), docKey
+//     newerFirst (held until the newer's first chunk, chains; a version
+//     repeats a section, a shared title alone keeps the order), docKey
 //     without DocID .......................... TestPageOrder
 //   titleTerms, jaccard ...................... TestTitleTermsAndJaccard
 //
