@@ -527,8 +527,11 @@ func TestSocketModeReconnects(t *testing.T) {
 func TestShutdownFinishesAnswersInFlight(t *testing.T) {
 	h := newHarness(t, setup{http: true})
 	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
 	h.setScript(func(docent.Question) (docent.Answer, error) {
-		close(started)
+		// The late mention below can be taken before Shutdown begins; it
+		// is then one more answer in flight, held like the first.
+		once.Do(func() { close(started) })
 		<-release // answering until Shutdown has begun
 		return docent.Answer{Status: docent.StatusAnswered, Text: "Reset it [1].", Citations: []docent.Citation{vpnCite}}, nil
 	})
