@@ -487,15 +487,17 @@ func TestGetHumanPingsRoleAndGoesQuiet(t *testing.T) {
 	if h.ClaimedBy != staffer.ID || h.ResolvedBy != staffer.ID || h.ClaimedAt.IsZero() || h.ResolvedAt.Before(h.ClaimedAt) {
 		t.Errorf("handoff = %+v, want claim and resolve by the staffer, timed", h)
 	}
-	ks, err := e.db.ListKnowledgeCandidates(ctx, 0)
-	if err != nil || len(ks) != 1 || ks[0].Answer != "Use the self-service portal; I've reset it for you." || ks[0].Author != staffer.ID {
-		t.Errorf("knowledge candidates = %+v, %v", ks, err)
-	}
 	e.srv.WaitFor(t, "the post resolved", func() bool {
 		m, _ := e.srv.Message(post.ID)
 		b := discordtest.Buttons(m.Components)
 		return m.Edits == 2 && b[0].Disabled && b[1].Disabled
 	})
+	// The bot stores the candidate after the handoff's state and before it
+	// redraws the post, so it is there once the post shows the resolution.
+	ks, err := e.db.ListKnowledgeCandidates(ctx, 0)
+	if err != nil || len(ks) != 1 || ks[0].Answer != "Use the self-service portal; I've reset it for you." || ks[0].Author != staffer.ID {
+		t.Errorf("knowledge candidates = %+v, %v", ks, err)
+	}
 	// Back to the bot: a note, then answers again.
 	e.botReply(t, q.ID, 4)
 	e.srv.Post(q.ID, e.alice, "how do I reset my VPN token on a phone?")
