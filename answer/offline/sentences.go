@@ -74,6 +74,11 @@ var (
 	italicRE  = regexp.MustCompile(`(^|\s)[*_]([^*_\s][^*_]*)[*_]`)
 	htmlRE    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
 	headingRE = regexp.MustCompile(`^#{1,6}\s+`)
+	// labelRE is a paragraph that is one bold span and no sentence: a
+	// label over what follows ("**Example**", "**Docker**", "**Note:**"),
+	// as authors write pseudo-headings and as docent writes an
+	// admonition's or a content tab's title (connectors' normaliser).
+	labelRE = regexp.MustCompile(`^(?:\*\*|__)([^*_]*[^*_.!?])(?:\*\*|__):?$`)
 )
 
 // maxCodeLines is the longest code block that is quoted after the
@@ -81,7 +86,8 @@ var (
 const maxCodeLines = 3
 
 // splitUnits splits a chunk's text into quotable units. It skips the
-// "Title > Section" prefix line and headings (their words become context),
+// "Title > Section" prefix line, headings and bold label lines (their
+// words become context),
 // turns table rows into "cell: cell" units and list items into units, and
 // attaches a short code block to the sentence before it that ends in ":".
 func splitUnits(c docent.Chunk) []unit {
@@ -91,6 +97,7 @@ func splitUnits(c docent.Chunk) []unit {
 		headCtx  = strings.Join(c.Section, " ")
 		title    = search.TermSet(c.Title)
 		inner    string // in-chunk heading
+		label    string // bold label line under it (labelRE)
 		header   []string
 		group    int      // current table or list number
 		inGroup  bool     // the last unit was a row or an item
@@ -106,7 +113,9 @@ func splitUnits(c docent.Chunk) []unit {
 		// blocked: <block> remove the secret and push again.").
 		leadIn bool
 	)
-	ctx := func(extra string) map[string]bool { return search.TermSet(headCtx + " " + inner + " " + extra) }
+	ctx := func(extra string) map[string]bool {
+		return search.TermSet(headCtx + " " + inner + " " + label + " " + extra)
+	}
 	add := func(text string, kind unitKind, extra, key string) {
 		text = cleanInline(text)
 		if text == "" || !hasLetterOrDigit(text) {
@@ -126,6 +135,14 @@ func splitUnits(c docent.Chunk) []unit {
 		units = append(units, u)
 	}
 	flushPara := func() {
+		if len(para) == 1 {
+			if m := labelRE.FindStringSubmatch(para[0]); m != nil {
+				// A label is a heading over what follows: its words are
+				// the context of the units under it, and it is no unit.
+				label, inGroup, leadIn, para = cleanInline(m[1]), false, false, nil
+				return
+			}
+		}
 		if len(para) > 0 {
 			sentences := search.SplitSentences(strings.Join(para, " "))
 			if leadIn && len(sentences) > 0 && opensLower(sentences[0]) {
@@ -187,7 +204,7 @@ func splitUnits(c docent.Chunk) []unit {
 		case headingRE.MatchString(line):
 			flushAll()
 			leadIn = false
-			inner, inGroup = headingRE.ReplaceAllString(line, ""), false
+			inner, label, inGroup = headingRE.ReplaceAllString(line, ""), "", false
 		case strings.HasPrefix(line, "|"):
 			flushPara()
 			flushItem()
@@ -207,7 +224,10 @@ func splitUnits(c docent.Chunk) []unit {
 			leadIn = false
 			item = []string{listRE.ReplaceAllString(line, "")}
 			sub = raw != line && strings.TrimLeft(raw, " \t") != raw
-		case item != nil && raw != line: // indented continuation of an item
+		case item != nil:
+			// A line right under an item continues it, indented or not
+			// (CommonMark's lazy continuation: "1. If a label defines a
+			// router\nand a label defines a service,\nthen ...").
 			item = append(item, line)
 		default:
 			flushItem()

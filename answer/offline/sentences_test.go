@@ -243,3 +243,46 @@ func TestSplitUnitsSentenceAcrossCode(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitUnitsLabelLines(t *testing.T) {
+	// A paragraph that is one bold span and no sentence labels what
+	// follows, as an admonition's or a content tab's title does once the
+	// source's markdown is normalised: it is context, not a unit. A bold
+	// sentence stays one, and a heading ends the label.
+	page := wikiPage("kiln-fire", "shop/firing.md", "Kiln firing", []string{"Firing"}, "2025-01-01", 0,
+		"**Bisque firing**\n\nLoad the shelves loosely.\n\n"+
+			"**Glaze firing:**\n\nKeep pieces a finger apart.\n\n"+
+			"**Never open a hot kiln.**\n\n"+
+			"### Cooling\n\nWait a day.\n")
+	units := splitUnits(page)
+	got := unitTexts(units)
+	want := []string{"Load the shelves loosely.", "Keep pieces a finger apart.", "Never open a hot kiln.", "Wait a day."}
+	if !slices.Equal(got, want) {
+		t.Fatalf("units:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	contexts := []struct {
+		has, lacks string
+	}{{"bisqu", "glaze"}, {"glaze", "bisqu"}, {"glaze", ""}, {"cool", "glaze"}}
+	for i, c := range contexts {
+		if !units[i].Context[c.has] || (c.lacks != "" && units[i].Context[c.lacks]) {
+			t.Errorf("unit %q context %v: want %q, not %q", units[i].Text, units[i].Context, c.has, c.lacks)
+		}
+	}
+}
+
+func TestSplitUnitsLazyItemLines(t *testing.T) {
+	// A list item's lines that follow it without indentation still belong
+	// to it (CommonMark's lazy continuation); a blank line ends it.
+	page := wikiPage("kiln-rules", "shop/rules.md", "Kiln rules", []string{"Loading"}, "2025-01-01", 0,
+		"1. If a piece is glazed\nand its foot is not wiped,\nit stays off the shelf.\n"+
+			"2. If a piece is wet\nit dries a day first.\n\nAsk a steward.\n")
+	got := unitTexts(splitUnits(page))
+	want := []string{
+		"If a piece is glazed and its foot is not wiped, it stays off the shelf.",
+		"If a piece is wet it dries a day first.",
+		"Ask a steward.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("units:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
