@@ -52,6 +52,7 @@ const maxIncludedBytes = 8 << 20
 //     one (snippet paths are relative to a base folder docent does not
 //     know). The directive's indentation is kept on every included line.
 //     A target that cannot be read is dropped and listed in Missing.
+//
 //   - Admonitions become prose: MkDocs "!!! type "Title"" and collapsible
 //     "??? type", whose bodies are indented four spaces (an indented code
 //     block in CommonMark), pymdownx "/// type | Title" blocks, Docusaurus
@@ -59,11 +60,13 @@ const maxIncludedBytes = 8 << 20
 //     title (or the type, when there is none) becomes a bold line and the
 //     body is de-indented and normalised in turn. Content tabs
 //     ("=== "Docker"") are handled the same way, the label as the line.
+//
 //   - Markup that is not text is removed: HTML comments, MDX {/* */}
 //     comments, MDX import and export statements, attribute lists
 //     ("{: .subtitle }", "{ width="300" }" after an image or link), and
 //     kramdown's "{:toc}". A heading's attribute list keeps only its id,
 //     as "{#id}", which the chunker turns into the heading's deep link.
+//
 //   - Shortcodes and components: Hugo {{< x >}} / {{% x %}}, Liquid and
 //     Jinja {% tag %} / {{ variable }}, and JSX components (<Tabs>,
 //     <TabItem label="...">). One with inner text (a closing tag follows)
@@ -75,6 +78,10 @@ const maxIncludedBytes = 8 << 20
 //     <details>, <summary>, <span>, <br>, <img> with its alt text, ...)
 //     is removed around the text it holds.
 //
+//   - Footnotes: each note's text goes in brackets to its first
+//     reference ("[^5]"), and its definition ("[^5]: text") leaves the
+//     page (see footnotes.go).
+//
 // Normalize never fails: markup it does not recognise is left as written.
 func Normalize(path, body string, read Includer) (string, docent.Normalized) {
 	n := &normalizer{read: read}
@@ -84,6 +91,7 @@ func Normalize(path, body string, read Includer) (string, docent.Normalized) {
 	lines := strings.Split(body, "\n")
 	lines = dropStatements(lines)
 	lines = n.prose(lines)
+	lines = footnotes(lines)
 	out := n.blocks(lines)
 	text := collapseBlank(strings.Join(out, "\n"))
 	return text, n.notes

@@ -162,6 +162,11 @@ func TestNormalize(t *testing.T) {
 			want: "Replace <Name> with your project, then open <http://localhost:3000>.\n"},
 
 		// GitHub
+		{name: "github: a footnote's text goes to its first reference", path: "README.md",
+			in: "Set the key.[^key] Keep it safe.[^key]\n\n| Provider | Variables |\n|---|---|\n| Quill | `QUILL_KEY` [^2] |\n\n" +
+				"Match `[^/]+` paths.[^none]\n\n```\n[^key]: stays in code\n```\n\n[^key]: The account key, not\n    the project key.\n[^2]: Use a | b.\n",
+			want: "Set the key. (The account key, not the project key.) Keep it safe.\n\n| Provider | Variables |\n|---|---|\n| Quill | `QUILL_KEY` (Use a / b.) |\n\n" +
+				"Match `[^/]+` paths.[^none]\n\n```\n[^key]: stays in code\n```\n"},
 		{name: "github: alerts", path: "README.md",
 			in:   "> [!WARNING]\n> Raw events are deleted after 30 days.\n",
 			want: "> **Warning**\n> Raw events are deleted after 30 days.\n"},
