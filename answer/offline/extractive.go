@@ -397,12 +397,18 @@ func pickUnits(all, every []scoredUnit, q *question, maxUnits, maxSources int) [
 			take(u)
 		}
 	}
-	// Units that cover what the quoted ones do not.
+	// Units that cover what the quoted ones do not; one that refers back
+	// to what comes before it only after that ("The default for this
+	// option is -1" is about the option its own section names, which the
+	// answer may not be about).
 	for len(picked) < maxUnits {
 		bestGain, bi := 0.0, -1
 		for i, u := range all {
 			if u.score < first.score*keepRatio {
 				break
+			}
+			if refersBack(u.Text) && !slices.ContainsFunc(picked, func(p scoredUnit) bool { return p.src == u.src && p.Ord == u.Ord-1 }) {
+				continue
 			}
 			if gain := sc.gain(u.Terms, covered); gain > bestGain {
 				bestGain, bi = gain, i
@@ -422,6 +428,15 @@ func pickUnits(all, every []scoredUnit, q *question, maxUnits, maxSources int) [
 	}
 	return picked
 }
+
+// backRefRE matches a sentence that refers back to something named
+// before it: a pronoun as its subject, or a demonstrative among its first
+// words ("It defaults to 10", "These are kept", "The default value for
+// this option is -1").
+var backRefRE = regexp.MustCompile(`^(?i)(?:(?:it|they|its|their|this|these|those|such)\b|(?:\S+\s+){0,4}(?:this|these|those)\s+\pL)`)
+
+// refersBack reports whether text opens by referring back (backRefRE).
+func refersBack(text string) bool { return backRefRE.MatchString(text) }
 
 // sensitiveRE matches an instruction to approve, accept, share, disable or
 // bypass something: followed in the wrong situation (an unexpected

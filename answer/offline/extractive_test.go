@@ -565,3 +565,34 @@ func TestExtractiveDefaultLimits(t *testing.T) {
 		t.Errorf("NewExtractive = %+v", e)
 	}
 }
+
+func TestRefersBack(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"It defaults to 10 pieces.", true},
+		{"These are kept for a year.", true},
+		{"The default value for this option is -1.", true},
+		{"Their shelves are cleaned on Mondays.", true},
+		{"The kiln fires glazed pieces on Fridays.", false},
+		{"Items left on the shelf for a week are recycled, and this is announced.", false},
+		{"Itself a kiln, the oven is smaller.", false},
+	} {
+		if got := refersBack(tt.text); got != tt.want {
+			t.Errorf("refersBack(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestExtractiveBackReferenceNeedsItsReferent(t *testing.T) {
+	// A further page's "this option" is about that page's own option: it
+	// is no answer beside another page's passage.
+	shelf := wikiPage("kiln-shelf", "shop/kiln.md", "Kiln", []string{"Shelf height"}, "2025-01-01", 0,
+		"The shelf height sets the tallest piece a kiln firing takes.")
+	other := wikiPage("lathe-guard", "shop/lathe.md", "Lathe", []string{"Guard height"}, "2025-01-01", 0,
+		"The default value for this option is 40 cm, the tallest piece height most firings take.")
+	corp := wikiCorpus(shelf, other)
+	text, _ := answerFrom(t, testGate(corp), "what is the default shelf height for a kiln firing", ranked(shelf, other))
+	assertQuotes(t, text, []string{"The shelf height sets the tallest piece"}, []string{"this option"})
+}

@@ -143,6 +143,8 @@ package offline
 //   gain loop (minGain, keepRatio), MaxUnits, MaxSources, defaults ... TestExtractiveGain,
 //     TestExtractiveMinGain, TestExtractiveSourcesAndTerms, TestExtractiveDefaultLimits
 //   sensitive instructions quoted only as the answering passage ... TestExtractiveSensitiveInstructions
+//   a unit that refers back (backRefRE) is added for coverage only after
+//     the unit before it ... TestRefersBack, TestExtractiveBackReferenceNeedsItsReferent
 //   code quoted only for commands (asksCommand) ... TestExtractiveCommands
 //   matchCodes, questionCodes ................ TestExtractiveCodes, TestQuestionCodes
 //   conflict text: newer first, dates, alikePair (alike words, keyed
