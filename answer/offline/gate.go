@@ -283,7 +283,7 @@ func (g *Gate) evidence(m measurement) answer.Evidence {
 	ev.Sources = g.sources(m)
 	ev.Omitted = g.omitted(m, ev.Sources)
 	ev.Pages = uncertainPages(m)
-	ev.Missing, ev.Covered = uniqueWords(m.missing), m.covered
+	ev.Missing, ev.Covered = uniqueWords(unmentioned(m.missing, m.sets)), m.covered
 	ev.Conflict, ev.ConflictNote = detectConflict(ev.Sources, m.q.sc, map[int]bool{1: true})
 	ev.Basis = &basis{q: m.q, best: m.primary.best, chunk: m.hits[m.primary.best.hit].Chunk.ID, ps: m.ps}
 	ev.Detail = fmt.Sprintf("closest %s (rank %d): passage p %.2f covers %.2f, page %.2f, %d sources",
@@ -328,7 +328,7 @@ func (g *Gate) addParts(ctx context.Context, ev *answer.Evidence, whole measurem
 				}
 				pe.Sources = append(pe.Sources, add(s.Hit))
 			}
-			pe.Missing = uniqueWords(own.missing)
+			pe.Missing = uniqueWords(unmentioned(own.missing, own.sets))
 		}
 		ev.Parts = append(ev.Parts, pe)
 	}
@@ -585,6 +585,21 @@ func siblings(h docent.Hit, u unit) string {
 		keys = append(keys[:maxCovered], "others")
 	}
 	return joinAnd(keys)
+}
+
+// unmentioned keeps the terms that no candidate holds. The closest page
+// lacking a detail weighs in the decision (Features.Missing); what the
+// reply says the docs "don't mention" must be absent from every page
+// retrieved, not only from the closest ("Docker" is missing from the
+// health-check page and on every page about Docker).
+func unmentioned(terms []qterm, sets []map[string]bool) []qterm {
+	var out []qterm
+	for _, t := range terms {
+		if !slices.ContainsFunc(sets, func(s map[string]bool) bool { return s[t.Term] }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // uniqueWords returns the words of terms as written, each once.

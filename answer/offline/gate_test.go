@@ -239,6 +239,16 @@ func TestGateMissing(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a detail another candidate holds weighs but is not named", func(t *testing.T) {
+		founders := wikiPage("founders", "members/founders.md", "Founding members", nil, "2025-01-01", 0,
+			"The Founder plan closed to new members in 2019.")
+		g := testGate(wikiCorpus(append(slices.Clone(wiki), founders)...))
+		ev := mustGate(t, g, "what are the monthly dues of the Founder plan", ranked(wkDues, founders))
+		if len(ev.Missing) != 0 || ev.Features.Missing == 0 {
+			t.Errorf("missing %q, Features.Missing %v: want no detail named (a candidate mentions it) and the closest page's gap weighed",
+				ev.Missing, ev.Features.Missing)
+		}
+	})
 	t.Run("long lists end in others", func(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("| Bench | Owner |\n|---|---|\n")
