@@ -145,22 +145,26 @@ func (q *question) unitCoverage(u unit) float64 { return q.sc.unitCoverage(u) }
 // how many terms that word analyzes.
 func questionWords(text string) (words map[string]string, salient map[string]bool, share map[string]int) {
 	words, salient, share = map[string]string{}, map[string]bool{}, map[string]int{}
-	start := true // at the start of a sentence
-	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"“”/|`, r)
-	}) {
-		word := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		sal := word != "" && isSalient(word, start)
-		terms := search.Analyze(word)
-		for _, t := range queryTerms(word) {
-			if _, ok := words[t]; !ok {
-				words[t] = word
-				share[t] = len(terms)
+	// A sentence starts the text, each line (a pasted log's, a list's) and
+	// after a token ending in ".", "?", "!" or ":" (an ellipsis too).
+	for _, line := range strings.Split(text, "\n") {
+		start := true
+		for _, tok := range strings.FieldsFunc(line, func(r rune) bool {
+			return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"“”/|`, r)
+		}) {
+			word := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			sal := word != "" && isSalient(word, start)
+			terms := search.Analyze(word)
+			for _, t := range queryTerms(word) {
+				if _, ok := words[t]; !ok {
+					words[t] = word
+					share[t] = len(terms)
+				}
+				salient[t] = salient[t] || sal
 			}
-			salient[t] = salient[t] || sal
-		}
-		if word != "" {
-			start = strings.ContainsAny(tok[len(tok)-1:], ".?!:")
+			if ends := strings.ContainsAny(tok[len(tok)-1:], ".?!:"); ends || word != "" {
+				start = ends
+			}
 		}
 	}
 	return words, salient, share

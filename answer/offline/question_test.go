@@ -66,6 +66,17 @@ func TestQuestionWords(t *testing.T) {
 	}
 }
 
+func TestQuestionWordsSentenceStarts(t *testing.T) {
+	// Each line opens a sentence (a pasted log, a list), and so does the
+	// word after an ellipsis: a capital there marks no name.
+	_, salient, _ := questionWords("the kiln in Lisbon stopped\nNothing happens after the beep ... Bonus question: does the Oslo kiln too")
+	for term, want := range map[string]bool{"lisbon": true, "noth": false, "bonus": false, "oslo": true} {
+		if salient[term] != want {
+			t.Errorf("term %q salient %v, want %v (%v)", term, salient[term], want, salient)
+		}
+	}
+}
+
 func TestNewQuestionWeights(t *testing.T) {
 	corp := NewCorpus(append([]docent.Chunk{wkLockers, wkGuests}, filler...))
 	t.Run("corpus IDF, parts of one word share it", func(t *testing.T) {
