@@ -112,6 +112,7 @@ func splitUnits(c docent.Chunk) []unit {
 		// in lower case finishes that unit's sentence ("If a push is
 		// blocked: <block> remove the secret and push again.").
 		leadIn bool
+		block  []string // the lines of the code block just closed
 	)
 	ctx := func(extra string) map[string]bool {
 		return search.TermSet(headCtx + " " + inner + " " + label + " " + extra)
@@ -147,6 +148,9 @@ func splitUnits(c docent.Chunk) []unit {
 			sentences := search.SplitSentences(strings.Join(para, " "))
 			if leadIn && len(sentences) > 0 && opensLower(sentences[0]) {
 				last := &units[len(units)-1]
+				if len(last.Code) == 0 && len(block) <= maxCodeLines {
+					last.Code = block // the sentence runs through the block
+				}
 				rest := cleanInline(sentences[0])
 				last.Text, last.Code = last.display()+" "+rest, nil
 				for t := range search.TermSet(rest) {
@@ -189,7 +193,8 @@ func splitUnits(c docent.Chunk) []unit {
 			}
 			inCode = false
 			attachCode(units, code)
-			leadIn = len(units) > 0 && units[len(units)-1].Kind == kindSentence && strings.HasSuffix(units[len(units)-1].Text, ":")
+			leadIn = len(units) > 0 && units[len(units)-1].Kind == kindSentence && introducesCode(units[len(units)-1])
+			block = code
 			continue
 		}
 		if inCode {
@@ -269,6 +274,18 @@ func attachCode(units []unit, code []string) {
 	for t := range search.TermSet(strings.Join(code, " ")) {
 		last.Terms[t] = true
 	}
+}
+
+// introducesCode reports whether u may lead into the code block after
+// it: it ends in ":" ("Install it with:"), or it is a sentence left
+// unfinished ("For example", "as --bwlimit UP:DOWN, so"). Text after the
+// block that opens in lower case then finishes it, the block inside.
+func introducesCode(u unit) bool {
+	t := strings.TrimSpace(u.Text)
+	if strings.HasSuffix(t, ":") {
+		return true
+	}
+	return u.Kind == kindSentence && t != "" && !strings.ContainsAny(t[len(t)-1:], ".!?")
 }
 
 func tableCells(line string) []string {

@@ -223,7 +223,9 @@ func TestSplitUnitsSentenceAcrossCode(t *testing.T) {
 			"turn the kiln off and open the vent. Then tell a steward.\n\n"+
 			"Start a firing with:\n\n```\nkilnctl start\n```\n\nand wait for the beep.\n\n"+
 			"Check the log with:\n\n```\nkilnctl log\n```\n\nIt lists every firing.\n\n"+
-			"Before you leave:\n\n- close the lid\n")
+			"Before you leave:\n\n- close the lid\n\n"+
+			"The cone sets the peak heat. For example\n\n```\nkilnctl start --cone 6\n```\n\nwould mean 1,220 °C.\n\n"+
+			"Logs rotate weekly\n\n```\nkilnctl log --all\n```\n\nKeep them a month.\n")
 	got := unitTexts(splitUnits(page))
 	want := []string{
 		"If the controller shows this: turn the kiln off and open the vent.",
@@ -233,6 +235,12 @@ func TestSplitUnitsSentenceAcrossCode(t *testing.T) {
 		"It lists every firing.",
 		"Before you leave:",
 		"close the lid",
+		"The cone sets the peak heat.",
+		// an unfinished sentence that the block and the text after it finish
+		"For example `kilnctl start --cone 6` would mean 1,220 °C.",
+		// unfinished, but the text after the block starts anew
+		"Logs rotate weekly",
+		"Keep them a month.",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("units:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
