@@ -141,7 +141,7 @@ func (e *Extractive) Generate(_ context.Context, req answer.GenerateRequest) (an
 	if len(all) == 0 {
 		return answer.GenerateResult{}, nil
 	}
-	picked := pickUnits(all, every, q, maxUnits, maxSources)
+	picked := pickUnits(all, every, q, want, maxUnits, maxSources)
 	// Readable order: the passage the decision was made on first, then
 	// sources in request order, units in document order within a source.
 	sort.SliceStable(picked, func(a, b int) bool {
@@ -317,7 +317,7 @@ const scoreTie = 0.005
 // pickUnits chooses the units to quote (see the scoring above). list
 // says that the question asks for a list, so that the rows or items alike
 // to the best one are quoted with it.
-func pickUnits(all, every []scoredUnit, q *question, maxUnits, maxSources int) []scoredUnit {
+func pickUnits(all, every []scoredUnit, q *question, want answerType, maxUnits, maxSources int) []scoredUnit {
 	sc, list := q.sc, q.list
 	byScore(all)
 	best := all[0].score
@@ -416,6 +416,19 @@ func pickUnits(all, every []scoredUnit, q *question, maxUnits, maxSources int) [
 		}
 		if bi < 0 || bestGain < minGain || !take(all[bi]) {
 			break
+		}
+	}
+	// A question that asks for a kind of answer (an amount, a time, a
+	// person) gets the unit of the opening passage's chunk that states
+	// one, when nothing quoted does ("how many by default": "The default
+	// is to run 4 file transfers in parallel" under the option's
+	// description).
+	if want != anyType && !slices.ContainsFunc(picked, func(p scoredUnit) bool { return q.answers(p.unit, want) }) {
+		for _, u := range all { // best first
+			if u.src == first.src && q.answers(u.unit, want) {
+				take(u)
+				break
+			}
 		}
 	}
 	// A unit that introduces a list ("Use one of:") brings the list, and

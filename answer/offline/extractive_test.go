@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -595,4 +596,35 @@ func TestExtractiveBackReferenceNeedsItsReferent(t *testing.T) {
 	corp := wikiCorpus(shelf, other)
 	text, _ := answerFrom(t, testGate(corp), "what is the default shelf height for a kiln firing", ranked(shelf, other))
 	assertQuotes(t, text, []string{"The shelf height sets the tallest piece"}, []string{"this option"})
+}
+
+func TestPickUnitsQuotesTheAskedKind(t *testing.T) {
+	// A question that asks how many gets the unit of the opening
+	// passage's source that states a number when no better-scored unit
+	// does, however little it scores (here under keepRatio of the best).
+	q := analyzedQuestion(t, "how many pieces does a kiln firing take by default", wikiCorpus(wiki...))
+	mk := func(src, ord int, text string, score float64) scoredUnit {
+		u := unit{Text: text, Kind: kindSentence, Ord: ord, Terms: search.TermSet(text), Para: ord + 1}
+		return scoredUnit{unit: u, src: src, score: score, cov: q.unitCoverage(u)}
+	}
+	best := mk(0, 0, "Pieces of a kiln firing are loaded loosely by default.", 0.9)
+	count := mk(0, 2, "The shelf takes 12 pieces.", 0.2)
+	other := mk(1, 0, "A glaze firing takes 30 pieces.", 0.3)
+	all := []scoredUnit{best, other, count}
+	got := pickUnits(all, all, q, amountType, 4, 3)
+	if !slices.ContainsFunc(got, func(u scoredUnit) bool { return u.Text == count.Text }) ||
+		slices.ContainsFunc(got, func(u scoredUnit) bool { return u.Text == other.Text }) {
+		t.Errorf("picked %q: want the opening source's count, not another source's", unitTextsOf(got))
+	}
+	if got := pickUnits(all, all, q, anyType, 4, 3); slices.ContainsFunc(got, func(u scoredUnit) bool { return u.Text == count.Text }) {
+		t.Errorf("picked %q for a question that asks for no kind", unitTextsOf(got))
+	}
+}
+
+func unitTextsOf(us []scoredUnit) []string {
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = u.Text
+	}
+	return out
 }
