@@ -145,6 +145,8 @@ package offline
 //   sensitive instructions quoted only as the answering passage ... TestExtractiveSensitiveInstructions
 //   a unit that refers back (backRefRE) is added for coverage only after
 //     the unit before it ... TestRefersBack, TestExtractiveBackReferenceNeedsItsReferent
+//   a question that asks for a kind gets the opening source's unit that
+//     states one when no picked unit does ... TestPickUnitsQuotesTheAskedKind
 //   code quoted only for commands (asksCommand) ... TestExtractiveCommands
 //   matchCodes, questionCodes ................ TestExtractiveCodes, TestQuestionCodes
 //   conflict text: newer first, dates, alikePair (alike words, keyed
