@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,18 @@ func FuzzChunk(f *testing.F) {
 			all.WriteString(ch.Text)
 		}
 		got := strings.ToLower(all.String())
+		// The chunker cuts a run without spaces of half a chunk or more
+		// as written, markup included ("[a](b)word" is one run), so a word
+		// inside such a run may be cut wherever the run is.
+		var long []string
+		for _, run := range strings.Fields(body) {
+			if EstimateTokens(run) > size/2 {
+				long = append(long, strings.ToLower(run))
+			}
+		}
+		inLong := func(w string) bool {
+			return slices.ContainsFunc(long, func(run string) bool { return strings.Contains(run, strings.ToLower(w)) })
+		}
 		for _, tok := range strings.Fields(visibleMarkdown(body)) {
 			if EstimateTokens(tok) > size/2 {
 				// A run without spaces of half a chunk or more (a minified
@@ -99,7 +112,7 @@ func FuzzChunk(f *testing.F) {
 				tok = tok[:byteIndexOfRune(tok, size)]
 			}
 			for _, w := range strings.FieldsFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-				if !strings.Contains(got, strings.ToLower(w)) {
+				if !strings.Contains(got, strings.ToLower(w)) && !inLong(w) {
 					t.Fatalf("word %q reaches no chunk (target %d, overlap %d)\nbody:\n%s", w, c.TargetTokens, c.OverlapTokens, body)
 				}
 			}
