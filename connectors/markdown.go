@@ -297,6 +297,11 @@ func (d *MarkdownDoc) applyFields(m map[string]any) error {
 	}
 	sort.Strings(keys)
 	var first error
+	// Static-site generators' dates, used when there is no "updated", in
+	// this order: Hugo's lastmod, Jekyll's last_modified_at, then the
+	// publication date (Hugo's and Jekyll's date, Docusaurus's
+	// last_update.date). One that does not parse is left in Extra.
+	dates := map[string]time.Time{}
 	for _, key := range keys {
 		v := m[key]
 		if v == nil {
@@ -314,6 +319,18 @@ func (d *MarkdownDoc) applyFields(m map[string]any) error {
 			d.Description, err = scalarString(key, v)
 		case "updated":
 			d.Updated, err = parseDate(v)
+		case "lastmod", "last_modified_at", "date", "last_update":
+			dv := v
+			if u, ok := v.(map[string]any); ok && strings.EqualFold(key, "last_update") {
+				dv = u["date"]
+			}
+			if t, perr := parseDate(dv); perr == nil {
+				dates[strings.ToLower(key)] = t
+			}
+			if d.Extra == nil {
+				d.Extra = map[string]any{}
+			}
+			d.Extra[key] = v
 		case "labels", "tags":
 			var labels []string
 			labels, err = stringList(key, v)
@@ -326,6 +343,11 @@ func (d *MarkdownDoc) applyFields(m map[string]any) error {
 		}
 		if err != nil && first == nil {
 			first = err
+		}
+	}
+	for _, key := range []string{"lastmod", "last_modified_at", "date", "last_update"} {
+		if t, ok := dates[key]; ok && d.Updated.IsZero() {
+			d.Updated = t
 		}
 	}
 	return first
