@@ -67,13 +67,17 @@ func (u unit) display() string {
 }
 
 var (
-	listRE    = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,3}[.)])\s+`)
-	tableSep  = regexp.MustCompile(`^\|?[\s:\-|]+\|?$`)
-	linkRE    = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	emphRE    = regexp.MustCompile(`\*\*|__`)
-	italicRE  = regexp.MustCompile(`(^|\s)[*_]([^*_\s][^*_]*)[*_]`)
-	htmlRE    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
-	headingRE = regexp.MustCompile(`^#{1,6}\s+`)
+	listRE   = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,3}[.)])\s+`)
+	tableSep = regexp.MustCompile(`^\|?[\s:\-|]+\|?$`)
+	linkRE   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	emphRE   = regexp.MustCompile(`\*\*|__`)
+	italicRE = regexp.MustCompile(`(^|\s)[*_]([^*_\s][^*_]*)[*_]`)
+	// htmlRE is an HTML element's tag. A placeholder written like one
+	// ("services.<service_name>.port", "<your-token>") is text: only
+	// tags of HTML's elements go, and nothing inside inline code.
+	blockTagRE = regexp.MustCompile(`(?i)^</?(?:br|hr|p|div|li|tr|td|th|h[1-6]|blockquote|pre|table|ul|ol|dl|dt|dd|section|details|summary|figure|figcaption)\b`)
+	htmlRE     = regexp.MustCompile(`(?i)</?(?:a|abbr|b|big|blockquote|br|center|cite|code|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|font|h[1-6]|hr|i|img|ins|kbd|li|mark|nobr|ol|p|picture|pre|q|s|samp|section|small|source|span|strike|strong|sub|summary|sup|table|tbody|td|th|thead|tr|tt|u|ul|var|video|wbr)\b(?:[^>"']|"[^"]*"|'[^']*')*/?>`)
+	headingRE  = regexp.MustCompile(`^#{1,6}\s+`)
 	// labelRE is a paragraph that is one bold span and no sentence: a
 	// label over what follows ("**Example**", "**Docker**", "**Note:**"),
 	// as authors write pseudo-headings and as docent writes an
@@ -332,11 +336,34 @@ func renderRow(header, cells []string) string {
 // are removed.
 func cleanInline(s string) string {
 	s = linkRE.ReplaceAllString(s, "$1")
-	s = htmlRE.ReplaceAllString(s, "")
+	s = outsideCode(s, func(t string) string {
+		return htmlRE.ReplaceAllStringFunc(t, func(tag string) string {
+			if blockTagRE.MatchString(tag) {
+				return " " // a break or a block parts words
+			}
+			return ""
+		})
+	})
 	s = emphRE.ReplaceAllString(s, "")
 	s = italicRE.ReplaceAllString(s, "$1$2")
 	s = strings.ReplaceAll(s, "`", "")
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// outsideCode applies f to the parts of s outside inline code spans
+// (between backticks) and keeps the spans as written.
+func outsideCode(s string, f func(string) string) string {
+	if !strings.Contains(s, "`") {
+		return f(s)
+	}
+	parts := strings.Split(s, "`")
+	for i := 0; i < len(parts); i += 2 { // even parts are outside code
+		if i == len(parts)-1 && len(parts)%2 == 0 {
+			break // an unclosed backtick: the rest is as written
+		}
+		parts[i] = f(parts[i])
+	}
+	return strings.Join(parts, "`")
 }
 
 // opensLower reports whether s starts with a lower-case letter (after

@@ -161,6 +161,10 @@ func TestCleanInline(t *testing.T) {
 		{"**Never** cut __PVC__", "Never cut PVC"},
 		{"wear _gloves_ and *goggles*", "wear gloves and goggles"},
 		{"run `kilnctl log`   now", "run kilnctl log now"},
+		// a placeholder is text, in code or not; an HTML tag in code is code
+		{"set `kiln.<zone_name>.temp` or <your-zone>", "set kiln.<zone_name>.temp or <your-zone>"},
+		{"write `<br>` for a break<br>here", "write <br> for a break here"},
+		{"<span class=\"x\">hot</span> <img src=\"k.png\"/> kiln", "hot kiln"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
