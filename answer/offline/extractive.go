@@ -361,6 +361,16 @@ func pickUnits(all, every []scoredUnit, q *question, want answerType, maxUnits, 
 		return true
 	}
 	take(first)
+	// An opening sentence that refers back ("Therefore, labels go in the
+	// deploy part") brings the sentence before it, which it rests on.
+	if first.Kind == kindSentence && refersBack(first.Text) {
+		for _, u := range every {
+			if u.src == first.src && u.Ord == first.Ord-1 && u.Kind == kindSentence && !u.meta {
+				take(u)
+				break
+			}
+		}
+	}
 	// The opening sentence's paragraph, when short: the sentences around
 	// the best one carry its subject, its condition or its amount.
 	if first.Kind == kindSentence && first.Para > 0 {
@@ -443,10 +453,11 @@ func pickUnits(all, every []scoredUnit, q *question, want answerType, maxUnits, 
 }
 
 // backRefRE matches a sentence that refers back to something named
-// before it: a pronoun as its subject, or a demonstrative among its first
-// words ("It defaults to 10", "These are kept", "The default value for
-// this option is -1").
-var backRefRE = regexp.MustCompile(`^(?i)(?:(?:it|they|its|their|this|these|those|such)\b|(?:\S+\s+){0,4}(?:this|these|those)\s+\pL)`)
+// before it: a pronoun as its subject, a connective that draws on what
+// came before ("Therefore", "In this case"), or a demonstrative among its
+// first words ("It defaults to 10", "These are kept", "The default value
+// for this option is -1").
+var backRefRE = regexp.MustCompile(`^(?i)(?:(?:it|they|its|their|this|these|those|such|therefore|thus|hence|consequently|otherwise|as a result|in (?:this|that|which) case)\b|(?:\S+\s+){0,4}(?:this|these|those)\s+\pL)`)
 
 // refersBack reports whether text opens by referring back (backRefRE).
 func refersBack(text string) bool { return backRefRE.MatchString(text) }

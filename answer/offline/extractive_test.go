@@ -576,6 +576,8 @@ func TestRefersBack(t *testing.T) {
 		{"These are kept for a year.", true},
 		{"The default value for this option is -1.", true},
 		{"Their shelves are cleaned on Mondays.", true},
+		{"Therefore, glaze goes on the bisque ware.", true},
+		{"In this case the kiln stays shut.", true},
 		{"The kiln fires glazed pieces on Fridays.", false},
 		{"Items left on the shelf for a week are recycled, and this is announced.", false},
 		{"Itself a kiln, the oven is smaller.", false},
@@ -627,4 +629,14 @@ func unitTextsOf(us []scoredUnit) []string {
 		out[i] = u.Text
 	}
 	return out
+}
+
+func TestExtractiveBackReferenceBringsItsReferent(t *testing.T) {
+	// An opening sentence that rests on the one before it is quoted with
+	// it.
+	page := wikiPage("kiln-swarm", "shop/kiln.md", "Kiln", []string{"Shared kilns"}, "2025-01-01", 0,
+		"Shared kilns read their schedule from the studio calendar.\n\nTherefore, a glaze firing booked on the kiln itself is ignored.")
+	corp := wikiCorpus(page)
+	text, _ := answerFrom(t, testGate(corp), "why is my glaze firing booked on the kiln ignored", ranked(page))
+	assertQuotes(t, text, []string{"Shared kilns read their schedule from the studio calendar", "Therefore, a glaze firing"}, nil)
 }

@@ -144,7 +144,9 @@ package offline
 //     TestExtractiveMinGain, TestExtractiveSourcesAndTerms, TestExtractiveDefaultLimits
 //   sensitive instructions quoted only as the answering passage ... TestExtractiveSensitiveInstructions
 //   a unit that refers back (backRefRE) is added for coverage only after
-//     the unit before it ... TestRefersBack, TestExtractiveBackReferenceNeedsItsReferent
+//     the unit before it, and as the opening unit brings the sentence
+//     before it ... TestRefersBack, TestExtractiveBackReferenceNeedsItsReferent,
+//     TestExtractiveBackReferenceBringsItsReferent
 //   a question that asks for a kind gets the opening source's unit that
 //     states one when no picked unit does ... TestPickUnitsQuotesTheAskedKind
 //   code quoted only for commands (asksCommand) ... TestExtractiveCommands
