@@ -766,7 +766,7 @@ func uncertainPages(m measurement) []answer.Page {
 	}
 	out := make([]answer.Page, len(order))
 	for i, p := range order {
-		out[i] = answer.Page{Hit: m.hits[p.best.hit], Passage: passage(p.best.u)}
+		out[i] = answer.Page{Hit: m.hits[p.best.hit], Passage: pagePassage(m.hits[p.best.hit].Chunk, p.best.u)}
 	}
 	return out
 }
@@ -774,6 +774,36 @@ func uncertainPages(m measurement) []answer.Page {
 // passage is a unit as an uncertain reply quotes it: its text, source
 // markers written as plain numbers.
 func passage(u unit) string { return plainMarkers(u.Text) }
+
+// maxLeadItems is how many items of the list a lead-in introduces an
+// uncertain reply's passage shows after it.
+const maxLeadItems = 3
+
+// pagePassage is the passage an uncertain reply quotes for a page: u, and
+// when u only leads in to what follows ("Make sure you have the
+// following installed:"), the short code block it introduces or the
+// first items of the list after it, which say what it leads to.
+func pagePassage(c docent.Chunk, u unit) string {
+	text := strings.TrimSpace(u.Text)
+	if !strings.HasSuffix(text, ":") {
+		return passage(u)
+	}
+	if len(u.Code) > 0 {
+		return plainMarkers(u.display())
+	}
+	units := unitsOf(c)
+	var items []string
+	for _, o := range units[min(u.Ord+1, len(units)):] {
+		if o.Kind == kindSentence || (len(items) > 0 && o.Group != units[u.Ord+1].Group) || len(items) == maxLeadItems {
+			break
+		}
+		items = append(items, o.Text)
+	}
+	if len(items) == 0 {
+		return passage(u)
+	}
+	return plainMarkers(text + " " + strings.Join(items, "; "))
+}
 
 // superseded reports whether a newer version of page p is among the
 // candidates (see newerVersion).

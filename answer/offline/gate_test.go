@@ -195,6 +195,14 @@ func TestGateUncertainPages(t *testing.T) {
 			t.Errorf("pages %s, want only the laser page", got)
 		}
 	})
+	t.Run("a passage that leads in to a list shows the list's first items", func(t *testing.T) {
+		c := wikiPage("kiln-kit", "shop/kit.md", "Kiln kit", []string{"Before a firing"}, "", 0,
+			"Before a kiln firing, check you have:\n\n- heat gloves\n- goggles\n- a steward nearby\n- a timer\n\nSign the log after.")
+		ev := mustGate(t, testGate(wikiCorpus(c)), "what do I need to have before a kiln firing", ranked(c))
+		if got := ev.Pages[0].Passage; got != "Before a kiln firing, check you have: heat gloves; goggles; a steward nearby" {
+			t.Errorf("passage %q, want the lead-in and the first %d items", got, maxLeadItems)
+		}
+	})
 	t.Run("source markers of a passage are plain numbers", func(t *testing.T) {
 		c := wikiPage("cite", "cite.md", "Kiln history", nil, "", 0, "The kiln was donated in 2019 [2].")
 		ev := mustGate(t, testGate(wikiCorpus(c)), "who donated the kiln", ranked(c))

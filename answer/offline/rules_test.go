@@ -107,7 +107,8 @@ package offline
 //     version below passageDepth scored for the answer ... TestGateAddsAConflictingVersion
 //   uncertainPages: closest first, distinct, superseded left out, at
 //     most MaxPages, only pages among the first passageDepth, passage
-//     with plain markers ..................... TestGateUncertainPages
+//     with plain markers, a lead-in with its code or first maxLeadItems
+//     items (pagePassage) .................... TestGateUncertainPages
 //   gaps/siblings: salient details the page lacks, the keys of its table
 //     or list, maxCovered and "others", nothing outside a keyed table ... TestGateMissing
 //   no candidates, no content terms, corpus error ... TestGateWithoutEvidence
