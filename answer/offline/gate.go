@@ -827,9 +827,8 @@ func superseded(p *page, m measurement) bool {
 // newerVersion reports whether the document of chunks b is a newer
 // version of the document of chunks a (each its chunks among the
 // candidates, first chunk first): updated on a later day (search.Newer),
-// its title alike, and
-// one of its chunks under headings alike to one of a's
-// (search.SimilarHeadings: title and section path). The title alone is
+// its title alike, and one of its chunks under headings alike to one of
+// a's (search.SimilarHeadings: title and section path). The title alone is
 // not enough: a site's pages often share one ("Traefik & Docker" for a
 // provider's setup and for its routing labels, "Configuration" in every
 // folder) and say different things, while a new version of a page
