@@ -146,7 +146,8 @@ func (q *question) unitCoverage(u unit) float64 { return q.sc.unitCoverage(u) }
 func questionWords(text string) (words map[string]string, salient map[string]bool, share map[string]int) {
 	words, salient, share = map[string]string{}, map[string]bool{}, map[string]int{}
 	// A sentence starts the text, each line (a pasted log's, a list's) and
-	// after a token ending in ".", "?", "!" or ":" (an ellipsis too).
+	// after a token ending in ".", "?", "!" or ":" (an ellipsis too), or
+	// in "=" (a log field's value).
 	for _, line := range strings.Split(text, "\n") {
 		start := true
 		for _, tok := range strings.FieldsFunc(line, func(r rune) bool {
@@ -162,7 +163,9 @@ func questionWords(text string) (words map[string]string, salient map[string]boo
 				}
 				salient[t] = salient[t] || sal
 			}
-			if ends := strings.ContainsAny(tok[len(tok)-1:], ".?!:"); ends || word != "" {
+			// A log field's value ("msg=\"Unable to …\"") opens a
+			// message as a sentence does.
+			if ends := strings.ContainsAny(tok[len(tok)-1:], ".?!:="); ends || word != "" {
 				start = ends
 			}
 		}

@@ -67,10 +67,12 @@ func TestQuestionWords(t *testing.T) {
 }
 
 func TestQuestionWordsSentenceStarts(t *testing.T) {
-	// Each line opens a sentence (a pasted log, a list), and so does the
-	// word after an ellipsis: a capital there marks no name.
-	_, salient, _ := questionWords("the kiln in Lisbon stopped\nNothing happens after the beep ... Bonus question: does the Oslo kiln too")
-	for term, want := range map[string]bool{"lisbon": true, "noth": false, "bonus": false, "oslo": true} {
+	// Each line opens a sentence (a pasted log, a list), and so do the
+	// word after an ellipsis and a log field's value: a capital there
+	// marks no name.
+	_, salient, _ := questionWords("the kiln in Lisbon stopped\nNothing happens after the beep ... Bonus question: does the Oslo kiln too\n" +
+		`level=error msg="Unable to reach the controller" zone=Bergen`)
+	for term, want := range map[string]bool{"lisbon": true, "noth": false, "bonus": false, "oslo": true, "unabl": false, "bergen": false, "control": false} {
 		if salient[term] != want {
 			t.Errorf("term %q salient %v, want %v (%v)", term, salient[term], want, salient)
 		}
