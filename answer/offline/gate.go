@@ -356,11 +356,12 @@ type unitHit struct {
 
 // page is the evidence one document gives among the candidates.
 type page struct {
-	key   string
-	hits  []int           // its candidates, best first
-	terms map[string]bool // union of their terms
-	cov   float64         // coverage of the question by terms
-	best  unitHit         // its most probable passage
+	key    string
+	hits   []int           // its candidates, best first
+	chunks []docent.Chunk  // their chunks, in the same order
+	terms  map[string]bool // union of their terms
+	cov    float64         // coverage of the question by terms
+	best   unitHit         // its most probable passage
 }
 
 // pages groups hits by document, in rank order, with each page's
@@ -378,6 +379,7 @@ func pages(hits []docent.Hit, sets []map[string]bool, q *question, ps *passages)
 			out = append(out, p)
 		}
 		p.hits = append(p.hits, i)
+		p.chunks = append(p.chunks, h.Chunk)
 		for t := range sets[i] {
 			p.terms[t] = true
 		}
@@ -808,16 +810,8 @@ func pagePassage(c docent.Chunk, u unit) string {
 // superseded reports whether a newer version of page p is among the
 // candidates (see newerVersion).
 func superseded(p *page, m measurement) bool {
-	chunks := func(pg *page) []docent.Chunk {
-		out := make([]docent.Chunk, len(pg.hits))
-		for k, i := range pg.hits {
-			out[k] = m.hits[i].Chunk
-		}
-		return out
-	}
-	mine := chunks(p)
 	for _, o := range m.pages {
-		if o.key != p.key && newerVersion(mine, chunks(o)) {
+		if o.key != p.key && newerVersion(p.chunks, o.chunks) {
 			return true
 		}
 	}
