@@ -3,8 +3,6 @@ package connectors
 import (
 	"regexp"
 	"strings"
-
-	"github.com/docent-hq/docent/search"
 )
 
 // Footnotes (GitHub, MkDocs' footnotes extension, Goldmark in Hugo, PHP
@@ -75,27 +73,6 @@ func footnotes(lines []string) []string {
 		kept[i] = b.String() + l[last:]
 	}
 	return kept
-}
-
-// fencedLines marks the lines of lines that are inside fenced code,
-// fences included.
-func fencedLines(lines []string) []bool {
-	in := make([]bool, len(lines))
-	fence := ""
-	for i, l := range lines {
-		switch {
-		case fence != "":
-			in[i] = true
-			if search.ClosesFence(l, fence) {
-				fence = ""
-			}
-		default:
-			if f := search.FenceOpen(l); f != "" {
-				fence, in[i] = f, true
-			}
-		}
-	}
-	return in
 }
 
 // indented reports whether l is a non-blank line indented by at least two

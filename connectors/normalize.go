@@ -900,29 +900,46 @@ func (n *normalizer) prose(lines []string) []string {
 }
 
 // fencedSpans returns the byte ranges of the fenced code blocks of
-// lines joined by newlines, fences included.
+// lines joined by newlines, fences included (see fencedLines).
 func fencedSpans(lines []string) *spans {
 	s := &spans{}
+	in := fencedLines(lines)
 	off, start := 0, -1
+	for i, l := range lines {
+		switch {
+		case in[i] && start < 0:
+			start = off
+		case !in[i] && start >= 0:
+			s.add(start, off-1)
+			start = -1
+		}
+		off += len(l) + 1
+	}
+	if start >= 0 {
+		s.add(start, off)
+	}
+	return s
+}
+
+// fencedLines marks the lines of lines that are inside fenced code,
+// fences included; a block left open runs to the end.
+func fencedLines(lines []string) []bool {
+	in := make([]bool, len(lines))
 	fence := ""
-	for _, l := range lines {
+	for i, l := range lines {
 		switch {
 		case fence != "":
+			in[i] = true
 			if search.ClosesFence(l, fence) {
-				s.add(start, off+len(l))
 				fence = ""
 			}
 		default:
 			if f := search.FenceOpen(l); f != "" {
-				fence, start = f, off
+				fence, in[i] = f, true
 			}
 		}
-		off += len(l) + 1
 	}
-	if fence != "" {
-		s.add(start, off)
-	}
-	return s
+	return in
 }
 
 // cleanLineAttrs rewrites a heading's attribute list to its id alone
