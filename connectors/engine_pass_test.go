@@ -3,7 +3,6 @@ package connectors_test
 import (
 	"context"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"github.com/docent-hq/docent"
@@ -11,17 +10,6 @@ import (
 	"github.com/docent-hq/docent/connectors/connectorstest"
 	"github.com/docent-hq/docent/search"
 )
-
-// scanCounter is an index that counts full scans.
-type scanCounter struct {
-	search.Index
-	scans atomic.Int32
-}
-
-func (s *scanCounter) Scan(ctx context.Context, fn func(docent.Chunk) error) error {
-	s.scans.Add(1)
-	return s.Index.Scan(ctx, fn)
-}
 
 // chunkSet is a search.Deriver that keeps the chunk IDs of its last
 // completed pass.
@@ -72,17 +60,17 @@ func TestSyncCorpusPass(t *testing.T) {
 				e = &connectorstest.Trainable{}
 			}
 			env := newEnv(t, e)
-			idx := &scanCounter{Index: env.idx}
+			idx := &connectorstest.ScanCounter{Index: env.idx}
 			d := &chunkSet{}
 			eng := connectors.NewEngine(env.db, idx, env.emb, env.ch, nil, env.opts)
 			eng.Derive(d)
 			for _, st := range steps {
 				st.change(env.src)
-				before := idx.scans.Load()
+				before := idx.Scans()
 				if _, err := eng.Sync(context.Background(), env.src, nil); err != nil {
 					t.Fatal(err)
 				}
-				scans := idx.scans.Load() - before
+				scans := idx.Scans() - before
 				var want []string
 				if err := env.idx.Scan(context.Background(), func(c docent.Chunk) error {
 					want = append(want, c.ID)

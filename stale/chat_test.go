@@ -43,7 +43,7 @@ func (r *replies) UpdateEscalation(context.Context, docent.Handoff) error { retu
 func TestChatReplyScansNothing(t *testing.T) {
 	ctx := context.Background()
 	db, local := connectorstest.OpenStores(t)
-	idx := &countingIndex{Index: local}
+	idx := &connectorstest.ScanCounter{Index: local}
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	emb := connectorstest.NewEmbedder("v1")
 	corpus := offlineans.NewCorpusStats(idx)
@@ -73,7 +73,7 @@ func TestChatReplyScansNothing(t *testing.T) {
 	rec := answer.NewRecorder(pipe, db, nil, slog.New(slog.DiscardHandler), nil)
 	b := bot.New("slack", rec, db, chk, bot.Config{}, nil)
 	out := &replies{}
-	before := idx.scans.Load()
+	before := idx.Scans()
 	for i, q := range []string{"What is the meal per diem in the United States?", "meal per diem"} {
 		m := bot.Message{EventID: "Ev" + string(rune('1'+i)), Thread: bot.Thread{Platform: "slack", Channel: "C", ID: "1." + string(rune('1'+i))},
 			User: "U1", Text: q, Mentioned: true, TopLevel: true}
@@ -81,7 +81,7 @@ func TestChatReplyScansNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := idx.scans.Load() - before; n != 0 {
+	if n := idx.Scans() - before; n != 0 {
 		t.Errorf("two chat replies scanned the index %d times, want 0", n)
 	}
 	out.mu.Lock()

@@ -2,7 +2,6 @@ package stale_test
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,17 +14,6 @@ import (
 )
 
 var _ bot.StaleChecker = (*stale.Checker)(nil)
-
-// countingIndex counts full scans of the index.
-type countingIndex struct {
-	search.Index
-	scans atomic.Int32
-}
-
-func (c *countingIndex) Scan(ctx context.Context, fn func(docent.Chunk) error) error {
-	c.scans.Add(1)
-	return c.Index.Scan(ctx, fn)
-}
 
 // notifySyncer tells when each of the scheduler's syncs has returned
 // (the corpus pass, and so the derivation, ends inside Sync).
@@ -59,7 +47,7 @@ func busy(s *connectors.Scheduler) bool {
 func TestFlagsFollowTheScheduledSync(t *testing.T) {
 	ctx := context.Background()
 	db, local := connectorstest.OpenStores(t)
-	idx := &countingIndex{Index: local}
+	idx := &connectorstest.ScanCounter{Index: local}
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	chk := stale.New(db, stale.Options{MaxAgeDays: func(string) int { return 3650 }, Now: func() time.Time { return now }})
 	eng := connectors.NewEngine(db, idx, connectorstest.NewEmbedder("v1"), search.Chunker{}, nil, connectors.EngineOptions{})
@@ -142,7 +130,7 @@ func TestFlagsFollowTheScheduledSync(t *testing.T) {
 	} {
 		step.change()
 		scheduledSync(step.name)
-		before := idx.scans.Load()
+		before := idx.Scans()
 		for range 3 { // as three chat answers would ask
 			got, err := chk.Stale(ctx, ids)
 			if err != nil {
@@ -156,7 +144,7 @@ func TestFlagsFollowTheScheduledSync(t *testing.T) {
 				t.Errorf("%s: Flagged %v, %v; want %v", step.name, why, err, step.want)
 			}
 		}
-		if n := idx.scans.Load() - before; n != 0 {
+		if n := idx.Scans() - before; n != 0 {
 			t.Errorf("%s: the chat path's flags scanned the index %d times", step.name, n)
 		}
 		rec, err := db.Document(ctx, older.ID)

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -584,3 +585,19 @@ func AssertTextChunked(tb testing.TB, visible string, doc docent.Document) {
 		tb.Errorf("%d words reach no chunk: %q\nmarkdown:\n%s", len(lost), lost, doc.Body)
 	}
 }
+
+// ScanCounter is an index that counts its full scans (Index.Scan), for
+// tests that show a path reads the index without scanning it.
+type ScanCounter struct {
+	search.Index
+	scans atomic.Int32
+}
+
+// Scan counts the scan and runs it on the wrapped index.
+func (c *ScanCounter) Scan(ctx context.Context, fn func(docent.Chunk) error) error {
+	c.scans.Add(1)
+	return c.Index.Scan(ctx, fn)
+}
+
+// Scans returns how many full scans have run.
+func (c *ScanCounter) Scans() int32 { return c.scans.Load() }
