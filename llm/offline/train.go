@@ -413,14 +413,31 @@ func (m *csr) mulInto(out, x blas64.General) {
 }
 
 // mulRows sets rows lo..hi-1 of m·x into dst, one row every stride
-// values from dst[0]. Each row is summed in a fixed order, four stored
-// entries at a time.
+// values from dst[0]. Each row is summed in a fixed order, eight stored
+// entries at a time (a pass over the output row per eight source rows:
+// the loop is bound by loads and stores, not arithmetic), then four,
+// then one.
 func (m *csr) mulRows(lo, hi int, dst []float64, stride int, x blas64.General) {
 	l := x.Cols
 	for i := lo; i < hi; i++ {
 		row := dst[(i-lo)*stride:][:l]
 		clear(row)
 		p, end := m.rowPtr[i], m.rowPtr[i+1]
+		for ; p+8 <= end; p += 8 {
+			v0, v1, v2, v3 := float64(m.val[p]), float64(m.val[p+1]), float64(m.val[p+2]), float64(m.val[p+3])
+			v4, v5, v6, v7 := float64(m.val[p+4]), float64(m.val[p+5]), float64(m.val[p+6]), float64(m.val[p+7])
+			s0 := x.Data[int(m.col[p])*x.Stride:][:l]
+			s1 := x.Data[int(m.col[p+1])*x.Stride:][:l]
+			s2 := x.Data[int(m.col[p+2])*x.Stride:][:l]
+			s3 := x.Data[int(m.col[p+3])*x.Stride:][:l]
+			s4 := x.Data[int(m.col[p+4])*x.Stride:][:l]
+			s5 := x.Data[int(m.col[p+5])*x.Stride:][:l]
+			s6 := x.Data[int(m.col[p+6])*x.Stride:][:l]
+			s7 := x.Data[int(m.col[p+7])*x.Stride:][:l]
+			for k := range row {
+				row[k] += (v0*s0[k] + v1*s1[k] + v2*s2[k] + v3*s3[k]) + (v4*s4[k] + v5*s5[k] + v6*s6[k] + v7*s7[k])
+			}
+		}
 		for ; p+4 <= end; p += 4 {
 			v0, v1, v2, v3 := float64(m.val[p]), float64(m.val[p+1]), float64(m.val[p+2]), float64(m.val[p+3])
 			s0 := x.Data[int(m.col[p])*x.Stride:][:l]
@@ -721,51 +738,53 @@ func orthonormalize(y blas64.General) {
 // principalComponents returns the first n principal components
 // (uncentred, as in SIF) of the pooled vectors of up to maxPCDocs
 // documents, found by power iteration from a fixed start with deflation,
-// row-major n×m.sdim().
+// row-major n×m.sdim(). The iteration runs on the pooled vectors' Gram
+// matrix C = RᵀR (dim×dim): C·u is the sum over rows of (r·u)·r, and
+// removing a component u from every row turns C into (I−uuᵀ)·C·(I−uuᵀ).
 func principalComponents(m *model, docs [][]int32, n int) []float32 {
 	dim := m.sdim()
-	var rows [][]float64
+	var pooled []int // the documents pooled, in order
 	for d, ids := range docs {
 		if d >= maxPCDocs {
 			break
 		}
-		if len(ids) == 0 {
-			continue
+		if len(ids) > 0 {
+			pooled = append(pooled, d)
 		}
-		v := make([]float64, dim)
-		for _, i := range ids {
-			w := float64(m.weights[i])
-			for k, x := range m.vecs[int(i)*dim : int(i+1)*dim] {
-				v[k] += w * float64(x)
-			}
-		}
-		inv := 1 / float64(len(ids))
-		for k := range v {
-			v[k] *= inv
-		}
-		rows = append(rows, v)
 	}
 	pcs := make([]float32, n*dim)
-	if len(rows) < 2 {
+	if len(pooled) < 2 {
 		return pcs
 	}
-	for c := range n {
-		u := make([]float64, dim)
+	rows := make([]float64, len(pooled)*dim)
+	inBlocks(len(pooled), 64, func() func(lo, hi int) {
+		return func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				ids := docs[pooled[r]]
+				v := rows[r*dim : (r+1)*dim]
+				for _, i := range ids {
+					w := float64(m.weights[i])
+					for k, x := range m.vecs[int(i)*dim : int(i+1)*dim] {
+						v[k] += w * float64(x)
+					}
+				}
+				inv := 1 / float64(len(ids))
+				for k := range v {
+					v[k] *= inv
+				}
+			}
+		}
+	})
+	c := gram(blas64.General{Rows: len(pooled), Cols: dim, Stride: dim, Data: rows}).Data
+	rows = nil
+	u := make([]float64, dim)
+	next := make([]float64, dim)
+	for p := range n {
 		for k := range u {
 			u[k] = 1 / math.Sqrt(float64(dim))
 		}
-		next := make([]float64, dim)
 		for range pcIters {
-			clear(next)
-			for _, r := range rows {
-				var d float64
-				for k := range r {
-					d += r[k] * u[k]
-				}
-				for k := range r {
-					next[k] += d * r[k]
-				}
-			}
+			symMul(next, c, u)
 			var s float64
 			for _, x := range next {
 				s += x * x
@@ -779,18 +798,31 @@ func principalComponents(m *model, docs [][]int32, n int) []float32 {
 			}
 		}
 		for k := range u {
-			pcs[c*dim+k] = float32(u[k])
+			pcs[p*dim+k] = float32(u[k])
 		}
-		// Deflate: remove this component from every row.
-		for _, r := range rows {
-			var d float64
-			for k := range r {
-				d += r[k] * u[k]
-			}
-			for k := range r {
-				r[k] -= d * u[k]
+		// Deflate: C − u·wᵀ − w·uᵀ + (uᵀw)·u·uᵀ with w = C·u.
+		symMul(next, c, u)
+		var uw float64
+		for k := range u {
+			uw += u[k] * next[k]
+		}
+		for i := range dim {
+			for j := range dim {
+				c[i*dim+j] += -u[i]*next[j] - next[i]*u[j] + uw*u[i]*u[j]
 			}
 		}
 	}
 	return pcs
+}
+
+// symMul sets dst = c·u for the dim×dim row-major c.
+func symMul(dst, c, u []float64) {
+	dim := len(u)
+	for i := range dst {
+		var d float64
+		for k, x := range c[i*dim : (i+1)*dim] {
+			d += x * u[k]
+		}
+		dst[i] = d
+	}
 }
