@@ -319,13 +319,30 @@ func TestAlikePair(t *testing.T) {
 		res, err := NewExtractive().Generate(context.Background(), answer.GenerateRequest{
 			Question: "what does a kiln load cost",
 			Sources:  []answer.Source{{N: 1, Hit: docent.Hit{Chunk: a, Score: 1}}, {N: 2, Hit: docent.Hit{Chunk: b, Score: 1}}},
-			Conflict: &answer.Conflict{Newer: 1, Older: 2},
+			Conflict: &answer.Conflict{Newer: 1, Older: 2, Dated: true},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := `Note: these sources differ; the most recent (Fees, updated 2025-01-01) says "Kiln firings cost $8 per load" [1]; ` +
 			`an older version (Fees, updated 2020-01-01) says "Each load in the kiln was charged at $6 back then" [2].`
+		if res.Text != want {
+			t.Errorf("answer\n%q\nwant\n%q", res.Text, want)
+		}
+	})
+	t.Run("two pages of one day differ: neither is called the more recent", func(t *testing.T) {
+		a := wikiPage("cf-a", "fees.md", "Fees", nil, "2025-01-01", 0, "Kiln firings cost $8 per load.")
+		b := wikiPage("cf-b", "fees-old.md", "Fees", nil, "2025-01-01", 0, "Each load in the kiln was charged at $6 back then.")
+		res, err := NewExtractive().Generate(context.Background(), answer.GenerateRequest{
+			Question: "what does a kiln load cost",
+			Sources:  []answer.Source{{N: 1, Hit: docent.Hit{Chunk: a, Score: 1}}, {N: 2, Hit: docent.Hit{Chunk: b, Score: 1}}},
+			Conflict: &answer.Conflict{Newer: 1, Older: 2},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `Note: these sources differ, and neither is more recent than the other: one (Fees, updated 2025-01-01) says "Kiln firings cost $8 per load" [1]; ` +
+			`another (Fees, updated 2025-01-01) says "Each load in the kiln was charged at $6 back then" [2].`
 		if res.Text != want {
 			t.Errorf("answer\n%q\nwant\n%q", res.Text, want)
 		}
@@ -452,7 +469,7 @@ func TestExtractiveAsksForAnAmount(t *testing.T) {
 		req := answer.GenerateRequest{Question: q, Sources: []answer.Source{{N: 1, Hit: candidate(session, 1, 1, 0.5)}}}
 		if conflict {
 			req.Sources = append(req.Sources, answer.Source{N: 2, Hit: candidate(unrelated, 1, 2, 0.5)})
-			req.Conflict = &answer.Conflict{Newer: 1, Older: 2}
+			req.Conflict = &answer.Conflict{Newer: 1, Older: 2, Dated: true}
 		}
 		res, err := (&Extractive{MaxUnits: 1, MaxSources: 1}).Generate(context.Background(), req)
 		if err != nil {
