@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -403,36 +402,43 @@ func (m *csr) transpose() *csr {
 
 // mulInto sets out = m·x for a dense x with m.nc rows; out has m.n rows
 // and x's columns. Rows are handed out to goroutines in blocks; each
-// output row is summed in a fixed order, four stored entries at a time, so
-// the result does not depend on scheduling.
+// output row is summed in a fixed order (see mulRows), so the result does
+// not depend on scheduling.
 func (m *csr) mulInto(out, x blas64.General) {
-	l := x.Cols
 	inBlocks(m.n, 64, func() func(lo, hi int) {
 		return func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				dst := out.Data[i*out.Stride:][:l]
-				clear(dst)
-				p, end := m.rowPtr[i], m.rowPtr[i+1]
-				for ; p+4 <= end; p += 4 {
-					v0, v1, v2, v3 := float64(m.val[p]), float64(m.val[p+1]), float64(m.val[p+2]), float64(m.val[p+3])
-					s0 := x.Data[int(m.col[p])*x.Stride:][:l]
-					s1 := x.Data[int(m.col[p+1])*x.Stride:][:l]
-					s2 := x.Data[int(m.col[p+2])*x.Stride:][:l]
-					s3 := x.Data[int(m.col[p+3])*x.Stride:][:l]
-					for k := range dst {
-						dst[k] += v0*s0[k] + v1*s1[k] + v2*s2[k] + v3*s3[k]
-					}
-				}
-				for ; p < end; p++ {
-					v := float64(m.val[p])
-					src := x.Data[int(m.col[p])*x.Stride:][:l]
-					for k := range dst {
-						dst[k] += v * src[k]
-					}
-				}
-			}
+			m.mulRows(lo, hi, out.Data[lo*out.Stride:], out.Stride, x)
 		}
 	})
+}
+
+// mulRows sets rows lo..hi-1 of m·x into dst, one row every stride
+// values from dst[0]. Each row is summed in a fixed order, four stored
+// entries at a time.
+func (m *csr) mulRows(lo, hi int, dst []float64, stride int, x blas64.General) {
+	l := x.Cols
+	for i := lo; i < hi; i++ {
+		row := dst[(i-lo)*stride:][:l]
+		clear(row)
+		p, end := m.rowPtr[i], m.rowPtr[i+1]
+		for ; p+4 <= end; p += 4 {
+			v0, v1, v2, v3 := float64(m.val[p]), float64(m.val[p+1]), float64(m.val[p+2]), float64(m.val[p+3])
+			s0 := x.Data[int(m.col[p])*x.Stride:][:l]
+			s1 := x.Data[int(m.col[p+1])*x.Stride:][:l]
+			s2 := x.Data[int(m.col[p+2])*x.Stride:][:l]
+			s3 := x.Data[int(m.col[p+3])*x.Stride:][:l]
+			for k := range row {
+				row[k] += v0*s0[k] + v1*s1[k] + v2*s2[k] + v3*s3[k]
+			}
+		}
+		for ; p < end; p++ {
+			v := float64(m.val[p])
+			src := x.Data[int(m.col[p])*x.Stride:][:l]
+			for k := range row {
+				row[k] += v * src[k]
+			}
+		}
+	}
 }
 
 // dense returns a rows×cols matrix, reusing buf's storage when it is big
@@ -444,17 +450,75 @@ func dense(buf []float64, rows, cols int) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: buf[:rows*cols]}
 }
 
-// gram returns yᵀy, exactly symmetric.
-func gram(y blas64.General) blas64.General {
-	g := dense(nil, y.Cols, y.Cols)
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, y, y, 0, g)
-	for i := range g.Rows {
-		for j := i + 1; j < g.Cols; j++ {
-			s := (g.Data[i*g.Stride+j] + g.Data[j*g.Stride+i]) / 2
-			g.Data[i*g.Stride+j], g.Data[j*g.Stride+i] = s, s
+// Blocking of gramOf: rows are summed gramChunk at a time, within
+// gramStripes fixed stripes of the rows whose partial sums are added in
+// stripe order, so the result depends neither on GOMAXPROCS nor on
+// scheduling.
+const (
+	gramChunk   = 256
+	gramStripes = 8
+)
+
+// gramOf returns ZᵀZ, exactly symmetric, for the n×l matrix Z whose rows
+// lo..hi-1 the function newFill returns (one per goroutine, so it may
+// keep scratch state) writes row-major into dst. Z is never held whole:
+// a chunk of its rows is transposed into a scratch block and the upper
+// triangle summed as dot products of the block's rows (gonum's assembly
+// kernel), about half the work of a general product.
+func gramOf(n, l int, newFill func() func(lo, hi int, dst []float64)) blas64.General {
+	parts := make([][]float64, gramStripes)
+	inBlocks(gramStripes, 1, func() func(lo, hi int) {
+		fill := newFill()
+		rows := make([]float64, gramChunk*l)
+		t := make([]float64, l*gramChunk)
+		impl := blas64.Implementation()
+		return func(s, _ int) {
+			part := make([]float64, l*l)
+			for lo := s * n / gramStripes; lo < (s+1)*n/gramStripes; lo += gramChunk {
+				hi := min(lo+gramChunk, (s+1)*n/gramStripes)
+				c := hi - lo
+				fill(lo, hi, rows)
+				for r := range c {
+					for k, v := range rows[r*l : (r+1)*l] {
+						t[k*c+r] = v
+					}
+				}
+				for i := range l {
+					ti := t[i*c : (i+1)*c]
+					gi := part[i*l:]
+					for j := i; j < l; j++ {
+						gi[j] += impl.Ddot(c, ti, 1, t[j*c:(j+1)*c], 1)
+					}
+				}
+			}
+			parts[s] = part
+		}
+	})
+	g := dense(parts[0], l, l)
+	for _, part := range parts[1:] {
+		for i := range l {
+			for j := i; j < l; j++ {
+				g.Data[i*l+j] += part[i*l+j]
+			}
+		}
+	}
+	for i := range l {
+		for j := i + 1; j < l; j++ {
+			g.Data[j*l+i] = g.Data[i*l+j]
 		}
 	}
 	return g
+}
+
+// gram returns yᵀy, exactly symmetric.
+func gram(y blas64.General) blas64.General {
+	return gramOf(y.Rows, y.Cols, func() func(lo, hi int, dst []float64) {
+		return func(lo, hi int, dst []float64) {
+			for i := lo; i < hi; i++ {
+				copy(dst[(i-lo)*y.Cols:(i-lo+1)*y.Cols], y.Data[i*y.Stride:])
+			}
+		}
+	})
 }
 
 // normalizeColumns scales every non-zero column of y to unit length; it
@@ -515,48 +579,61 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 	}
 	normalizeColumns(y)
 
-	x, vals, err := ritz(y, at, wide)
+	wide = blas64.General{} // Aᵀ·Y: no longer needed
+	x, vals, err := ritz(y, at)
 	if err != nil {
 		return nil, err
 	}
 	r := min(k, len(vals))
-	// Top r Ritz vectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower.
-	e := dense(nil, l, r)
+	// Top r Ritz vectors, largest first, scaled by λ^(eigPower/2) = σ^eigPower,
+	// as the rows of Eᵀ (r×l).
+	et := make([]float64, r*l)
 	for j := range r {
 		src := len(vals) - 1 - j
 		scale := math.Pow(math.Max(vals[src], 0), pr.eigPower/2)
 		for i := range l {
-			e.Data[i*r+j] = x.At(i, src) * scale
+			et[j*l+i] = x.At(i, src) * scale
 		}
 	}
-	u := dense(wide.Data, V, r) // Aᵀ·Y is no longer needed
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, y, e, 0, u)
+	// U = Y·E, written straight into the word vectors: U[i][j] is row i
+	// of Y dotted with row j of Eᵀ (gonum's assembly kernel).
+	vecs := make([]float32, V*dim)
+	inBlocks(V, 64, func() func(lo, hi int) {
+		impl := blas64.Implementation()
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				yi := y.Data[i*y.Stride:][:l]
+				row := vecs[i*dim:][:r]
+				for j := range row {
+					row[j] = float32(impl.Ddot(l, yi, 1, et[j*l:(j+1)*l], 1))
+				}
+			}
+		}
+	})
 	// Fix each column's sign: its largest-magnitude entry is positive.
 	for j := range r {
-		best, bi := 0.0, 0
+		var best float32
+		bi := 0
 		for i := range V {
-			if x := math.Abs(u.Data[i*r+j]); x > best {
+			if x := abs32(vecs[i*dim+j]); x > best {
 				best, bi = x, i
 			}
 		}
-		if u.Data[bi*r+j] < 0 {
+		if vecs[bi*dim+j] < 0 {
 			for i := range V {
-				u.Data[i*r+j] = -u.Data[i*r+j]
+				vecs[i*dim+j] = -vecs[i*dim+j]
 			}
 		}
 	}
-	vecs := make([]float32, V*dim)
-	for i := range V {
-		row := vecs[i*dim : (i+1)*dim]
-		for j := range r {
-			row[j] = float32(u.Data[i*r+j])
-		}
-		if pr.rowNorm {
-			search.Normalize(row)
+	if pr.rowNorm {
+		for i := range V {
+			search.Normalize(vecs[i*dim : (i+1)*dim])
 		}
 	}
 	return vecs, nil
 }
+
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 // ritz is the Rayleigh–Ritz step of A·Aᵀ on span(y). With G = YᵀY and
 // H = (AᵀY)ᵀ(AᵀY), the small generalized eigenproblem H·x = λ·G·x gives
@@ -569,8 +646,8 @@ func truncatedSVD(ctx context.Context, a *csr, dim int, pr params) ([]float32, e
 // values decay slowly (σ₁/σₗ ≈ 8 on SciFact: κ(G) ≈ 10⁹). Above
 // maxGramCond (a steep spectrum, or a degenerate corpus) y is first
 // replaced by an orthonormal basis of its span (Householder QR), and G by
-// the identity. buf holds at least at.n×l values and is overwritten.
-func ritz(y blas64.General, at *csr, buf blas64.General) (*mat.Dense, []float64, error) {
+// the identity.
+func ritz(y blas64.General, at *csr) (*mat.Dense, []float64, error) {
 	l := y.Cols
 	g := mat.NewSymDense(l, gram(y).Data)
 	var ge mat.EigenSym
@@ -583,9 +660,12 @@ func ritz(y blas64.General, at *csr, buf blas64.General) (*mat.Dense, []float64,
 		}
 		chol.Factorize(id)
 	}
-	z := dense(buf.Data, at.n, l)
-	at.mulInto(z, y)
-	h := mat.NewDense(l, l, gram(z).Data)
+	// H is summed from chunks of AᵀY's rows as they are computed: AᵀY is
+	// never held whole.
+	hg := gramOf(at.n, l, func() func(lo, hi int, dst []float64) {
+		return func(lo, hi int, dst []float64) { at.mulRows(lo, hi, dst, l, y) }
+	})
+	h := mat.NewDense(l, l, hg.Data)
 	// With G = RᵀR, H·x = λ·G·x becomes (R⁻ᵀ·H·R⁻¹)·w = λ·w, x = R⁻¹·w.
 	var r mat.TriDense
 	chol.UTo(&r)
