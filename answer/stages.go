@@ -245,8 +245,12 @@ type Source struct {
 // Conflict names two sources that disagree, by their numbers in the request.
 type Conflict struct {
 	// Newer is the source from the most recently updated document; Older
-	// the other one.
+	// the other one. When Dated is unset, neither is known to be newer
+	// (both were updated on the same day, or a date is unknown): Newer is
+	// then the better-ranked one.
 	Newer, Older int
+	// Dated is set when Newer was updated on a later day than Older.
+	Dated bool
 	// Terms are the heading words the two sources share.
 	Terms []string
 }

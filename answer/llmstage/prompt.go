@@ -67,7 +67,11 @@ func GroundedPrompt(req answer.GenerateRequest) Prompt {
 		writeSource(&b, "SOURCE", s.N, key, s.Hit.Chunk)
 	}
 	if c := req.Conflict; c != nil {
-		fmt.Fprintf(&b, "\nNote: sources [%d] and [%d] disagree; [%d] is the most recently updated.\n", c.Newer, c.Older, c.Newer)
+		if c.Dated {
+			fmt.Fprintf(&b, "\nNote: sources [%d] and [%d] disagree; [%d] is the most recently updated.\n", c.Newer, c.Older, c.Newer)
+		} else {
+			fmt.Fprintf(&b, "\nNote: sources [%d] and [%d] disagree, and neither is more recent than the other.\n", c.Newer, c.Older)
+		}
 	}
 	b.WriteString("\n")
 	q := oneLine(req.Question)

@@ -51,7 +51,7 @@ func TestGroundedPromptGolden(t *testing.T) {
 		Question: "and in a hotel?",
 		Query:    "What is the nightly limit for a hotel on a work trip?",
 		Sources:  sources(chHotelNew, chHotelOld, chPTO),
-		Conflict: &answer.Conflict{Newer: 1, Older: 2},
+		Conflict: &answer.Conflict{Newer: 1, Older: 2, Dated: true},
 	})
 	got := p.String()
 	path := filepath.Join("testdata", "grounded_prompt.golden")
@@ -70,9 +70,16 @@ func TestGroundedPromptGolden(t *testing.T) {
 	// The same input gives the same prompt (the fence key is derived).
 	again := llmstage.GroundedPrompt(answer.GenerateRequest{Question: "and in a hotel?",
 		Query: "What is the nightly limit for a hotel on a work trip?", Sources: sources(chHotelNew, chHotelOld, chPTO),
-		Conflict: &answer.Conflict{Newer: 1, Older: 2}})
+		Conflict: &answer.Conflict{Newer: 1, Older: 2, Dated: true}})
 	if again != p {
 		t.Error("the prompt is not deterministic")
+	}
+	// Two sources of one day that disagree: the prompt names neither the
+	// more recent.
+	undated := llmstage.GroundedPrompt(answer.GenerateRequest{Question: "and in a hotel?",
+		Sources: sources(chHotelNew, chHotelOld, chPTO), Conflict: &answer.Conflict{Newer: 1, Older: 2}}).String()
+	if !strings.Contains(undated, "sources [1] and [2] disagree, and neither is more recent than the other") || strings.Contains(undated, "] is the most recently updated") {
+		t.Errorf("undated conflict in the prompt:\n%s", undated)
 	}
 }
 

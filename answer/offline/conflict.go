@@ -91,8 +91,9 @@ func conflicts(a, b docent.Chunk, sc *scorer) (bool, []string, []string) {
 // the two must be a lead source (by number: the closest page's, or a
 // part's first), so that two further sources that differ about
 // something else ("car" mileage under a question about a laptop stolen
-// from a car) make no note. The newer document is the one updated
-// later; on a tie, the better ranked.
+// from a car) make no note. The newer document is the one updated on a
+// later day (search.Newer); on the same day neither is (Conflict.Dated
+// unset) and the better ranked goes first.
 func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answer.Conflict, string) {
 	for i := range srcs {
 		for j := i + 1; j < len(srcs); j++ {
@@ -104,10 +105,13 @@ func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answe
 			if !ok {
 				continue
 			}
-			if b.Hit.Chunk.UpdatedAt.After(a.Hit.Chunk.UpdatedAt) {
+			if search.Newer(b.Hit.Chunk.UpdatedAt, a.Hit.Chunk.UpdatedAt) {
 				a, b = b, a
 				onlyA, onlyB = onlyB, onlyA
 			}
+			// Pages of one day are of one time (search.Newer): neither
+			// is called the newer, and they keep their rank order.
+			dated := search.Newer(a.Hit.Chunk.UpdatedAt, b.Hit.Chunk.UpdatedAt)
 			var shared []string
 			hb := search.HeadingTerms(b.Hit.Chunk)
 			for t := range search.HeadingTerms(a.Hit.Chunk) {
@@ -116,10 +120,14 @@ func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answe
 				}
 			}
 			sort.Strings(shared)
-			desc := fmt.Sprintf("newer %s (%s) says %s; older %s (%s) says %s",
+			format := "%s (%s) says %s; %s (%s) says %s"
+			if dated {
+				format = "newer %s (%s) says %s; older %s (%s) says %s"
+			}
+			desc := fmt.Sprintf(format,
 				a.Hit.Chunk.DocID, dateOf(a.Hit.Chunk), strings.Join(onlyA, ", "),
 				b.Hit.Chunk.DocID, dateOf(b.Hit.Chunk), strings.Join(onlyB, ", "))
-			return &answer.Conflict{Newer: a.N, Older: b.N, Terms: shared}, desc
+			return &answer.Conflict{Newer: a.N, Older: b.N, Dated: dated, Terms: shared}, desc
 		}
 	}
 	return nil, ""

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/answer"
@@ -181,15 +182,31 @@ func TestDetectConflict(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a tie in date: the better ranked is the newer", func(t *testing.T) {
-		a, b := wkDues, wkDuesOld
-		a.UpdatedAt, b.UpdatedAt = a.UpdatedAt.AddDate(-5, 0, 0), a.UpdatedAt.AddDate(-5, 0, 0)
-		c, note := detectConflict([]answer.Source{src(1, b), src(2, a)}, q.sc, map[int]bool{1: true})
-		if c == nil || c.Newer != 1 || !strings.HasPrefix(note, "newer members/dues-2022.md") {
-			t.Errorf("conflict %+v %q", c, note)
-		}
-		if got := dateOf(docent.Chunk{}); got != "date unknown" {
-			t.Errorf("dateOf = %q", got)
-		}
-	})
+	// Pages of one day are of one time: the hours between them (a
+	// checkout's file times, one edit touching two pages) make neither
+	// the newer, so the note and the reply call neither more recent.
+	for _, tt := range []struct {
+		name   string
+		a, b   time.Duration // offsets from one day's midnight
+		dated  bool
+		newer  int
+		prefix string
+	}{
+		{"the same time: the better ranked first, neither newer", 0, 0, false, 1, "members/dues-2022.md (updated 2020-09-01)"},
+		{"hours apart on one day: neither newer", 2 * time.Hour, 20 * time.Hour, false, 1, "members/dues-2022.md (updated 2020-09-01)"},
+		{"a day apart: the later is newer", 48 * time.Hour, 20 * time.Hour, true, 2, "newer members/dues.md (updated 2020-09-03)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := wkDues, wkDuesOld
+			day := time.Date(2020, 9, 1, 0, 0, 0, 0, time.UTC)
+			a.UpdatedAt, b.UpdatedAt = day.Add(tt.a), day.Add(tt.b)
+			c, note := detectConflict([]answer.Source{src(1, b), src(2, a)}, q.sc, map[int]bool{1: true})
+			if c == nil || c.Newer != tt.newer || c.Dated != tt.dated || !strings.HasPrefix(note, tt.prefix) {
+				t.Errorf("conflict %+v %q, want newer %d dated %v, note starting %q", c, note, tt.newer, tt.dated, tt.prefix)
+			}
+		})
+	}
+	if got := dateOf(docent.Chunk{}); got != "date unknown" {
+		t.Errorf("dateOf = %q", got)
+	}
 }

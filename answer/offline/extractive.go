@@ -134,7 +134,7 @@ func (e *Extractive) Generate(_ context.Context, req answer.GenerateRequest) (an
 				nu = differing(perSource[newer], req.Sources[older].Hit.Chunk.Text, nil)
 				ou = differing(perSource[older], req.Sources[newer].Hit.Chunk.Text, nu.Terms)
 			}
-			return answer.GenerateResult{Text: conflictText(req, nu, ou)}, nil
+			return answer.GenerateResult{Text: conflictText(req, nu, ou, c.Dated)}, nil
 		}
 	}
 	all = matchCodes(all, questionCodes(q.text))
@@ -578,11 +578,16 @@ func namesKey(all []scoredUnit, u scoredUnit, sc *scorer) bool {
 	return false
 }
 
-// conflictText says that two sources differ, quoting the newer first.
-func conflictText(req answer.GenerateRequest, newer, older scoredUnit) string {
+// conflictText says that two sources differ, quoting the newer first;
+// when neither is known to be newer (dated unset), the better ranked
+// first, and neither is called the more recent.
+func conflictText(req answer.GenerateRequest, newer, older scoredUnit, dated bool) string {
 	n, o := req.Sources[newer.src], req.Sources[older.src]
-	return fmt.Sprintf("Note: these sources differ; the most recent (%s) says \"%s\" [%d]; an older version (%s) says \"%s\" [%d].",
-		describe(n), trimEnd(plainMarkers(newer.Text)), n.N, describe(o), trimEnd(plainMarkers(older.Text)), o.N)
+	format := "Note: these sources differ, and neither is more recent than the other: one (%s) says \"%s\" [%d]; another (%s) says \"%s\" [%d]."
+	if dated {
+		format = "Note: these sources differ; the most recent (%s) says \"%s\" [%d]; an older version (%s) says \"%s\" [%d]."
+	}
+	return fmt.Sprintf(format, describe(n), trimEnd(plainMarkers(newer.Text)), n.N, describe(o), trimEnd(plainMarkers(older.Text)), o.N)
 }
 
 // describe names a source as "Title, updated 2006-01-02".

@@ -313,23 +313,37 @@ func TestAlikePair(t *testing.T) {
 			t.Errorf("differing without a difference = %q", got.Text)
 		}
 	})
-	t.Run("the generator quotes a differing pair when no pair is alike", func(t *testing.T) {
-		a := wikiPage("cf-a", "fees.md", "Fees", nil, "2025-01-01", 0, "Kiln firings cost $8 per load.")
-		b := wikiPage("cf-b", "fees-old.md", "Fees", nil, "2020-01-01", 0, "Each load in the kiln was charged at $6 back then.")
-		res, err := NewExtractive().Generate(context.Background(), answer.GenerateRequest{
-			Question: "what does a kiln load cost",
-			Sources:  []answer.Source{{N: 1, Hit: docent.Hit{Chunk: a, Score: 1}}, {N: 2, Hit: docent.Hit{Chunk: b, Score: 1}}},
-			Conflict: &answer.Conflict{Newer: 1, Older: 2},
+	// The generator quotes a differing pair when no pair is alike; two
+	// pages of one day that differ are not called the more recent and an
+	// older version.
+	for _, tt := range []struct {
+		name, olderDate string
+		dated           bool
+		want            string
+	}{
+		{"years apart", "2020-01-01", true,
+			`Note: these sources differ; the most recent (Fees, updated 2025-01-01) says "Kiln firings cost $8 per load" [1]; ` +
+				`an older version (Fees, updated 2020-01-01) says "Each load in the kiln was charged at $6 back then" [2].`},
+		{"one day", "2025-01-01", false,
+			`Note: these sources differ, and neither is more recent than the other: one (Fees, updated 2025-01-01) says "Kiln firings cost $8 per load" [1]; ` +
+				`another (Fees, updated 2025-01-01) says "Each load in the kiln was charged at $6 back then" [2].`},
+	} {
+		t.Run("the generator quotes a differing pair: "+tt.name, func(t *testing.T) {
+			a := wikiPage("cf-a", "fees.md", "Fees", nil, "2025-01-01", 0, "Kiln firings cost $8 per load.")
+			b := wikiPage("cf-b", "fees-old.md", "Fees", nil, tt.olderDate, 0, "Each load in the kiln was charged at $6 back then.")
+			res, err := NewExtractive().Generate(context.Background(), answer.GenerateRequest{
+				Question: "what does a kiln load cost",
+				Sources:  []answer.Source{{N: 1, Hit: docent.Hit{Chunk: a, Score: 1}}, {N: 2, Hit: docent.Hit{Chunk: b, Score: 1}}},
+				Conflict: &answer.Conflict{Newer: 1, Older: 2, Dated: tt.dated},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Text != tt.want {
+				t.Errorf("answer\n%q\nwant\n%q", res.Text, tt.want)
+			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := `Note: these sources differ; the most recent (Fees, updated 2025-01-01) says "Kiln firings cost $8 per load" [1]; ` +
-			`an older version (Fees, updated 2020-01-01) says "Each load in the kiln was charged at $6 back then" [2].`
-		if res.Text != want {
-			t.Errorf("answer\n%q\nwant\n%q", res.Text, want)
-		}
-	})
+	}
 }
 
 func TestCite(t *testing.T) {
@@ -452,7 +466,7 @@ func TestExtractiveAsksForAnAmount(t *testing.T) {
 		req := answer.GenerateRequest{Question: q, Sources: []answer.Source{{N: 1, Hit: candidate(session, 1, 1, 0.5)}}}
 		if conflict {
 			req.Sources = append(req.Sources, answer.Source{N: 2, Hit: candidate(unrelated, 1, 2, 0.5)})
-			req.Conflict = &answer.Conflict{Newer: 1, Older: 2}
+			req.Conflict = &answer.Conflict{Newer: 1, Older: 2, Dated: true}
 		}
 		res, err := (&Extractive{MaxUnits: 1, MaxSources: 1}).Generate(context.Background(), req)
 		if err != nil {
