@@ -105,13 +105,16 @@ func detectConflict(srcs []answer.Source, sc *scorer, lead map[int]bool) (*answe
 			if !ok {
 				continue
 			}
-			if search.Newer(b.Hit.Chunk.UpdatedAt, a.Hit.Chunk.UpdatedAt) {
-				a, b = b, a
-				onlyA, onlyB = onlyB, onlyA
-			}
 			// Pages of one day are of one time (search.Newer): neither
 			// is called the newer, and they keep their rank order.
-			dated := search.Newer(a.Hit.Chunk.UpdatedAt, b.Hit.Chunk.UpdatedAt)
+			dated := true
+			switch {
+			case search.Newer(b.Hit.Chunk.UpdatedAt, a.Hit.Chunk.UpdatedAt):
+				a, b = b, a
+				onlyA, onlyB = onlyB, onlyA
+			case !search.Newer(a.Hit.Chunk.UpdatedAt, b.Hit.Chunk.UpdatedAt):
+				dated = false
+			}
 			var shared []string
 			hb := search.HeadingTerms(b.Hit.Chunk)
 			for t := range search.HeadingTerms(a.Hit.Chunk) {
