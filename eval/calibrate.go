@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -140,6 +141,82 @@ type Fit struct {
 	MinDeclined float64 `json:"min_declined"`
 	// Passage is the passage model fitted before the rule, when one was.
 	Passage *PassageFit `json:"passage,omitempty"`
+	// Separation says, per set, how well the fitted rule's score and each
+	// feature alone tell the set's answerable questions from its
+	// unanswerable ones.
+	Separation []Separation `json:"separation,omitempty"`
+}
+
+// Separation is, for one set of calibration rows (Set "" for all rows
+// together), the AUC of the fitted rule's score (Rule) and of each
+// feature (Features, by name) between the answerable and the unanswerable
+// rows: the chance that an answerable row scores above an unanswerable
+// one, ties counting half. 0.5 is chance; 1 (or 0, for a feature that
+// falls when a question is covered) a measure a threshold separates them
+// on. A feature far from 0.5 on one set and near it, or on the other
+// side, on another carries no evidence from one corpus to the other.
+type Separation struct {
+	Set      string             `json:"set"`
+	Rule     float64            `json:"rule"`
+	Features map[string]float64 `json:"features"`
+}
+
+// separations measures Separation on each set that has rows of both kinds,
+// then on all rows together when there are several such sets.
+func separations(rows []CalibrationRow, scores []float64, sets []string) []Separation {
+	one := func(set string) (Separation, bool) {
+		var ans, un []int
+		for i, r := range rows {
+			if set != "" && r.Set != set {
+				continue
+			}
+			if r.Answerable {
+				ans = append(ans, i)
+			} else {
+				un = append(un, i)
+			}
+		}
+		if len(ans) == 0 || len(un) == 0 {
+			return Separation{}, false
+		}
+		of := func(v func(i int) float64) float64 {
+			return round4(auc(ans, un, v))
+		}
+		sep := Separation{Set: set, Rule: of(func(i int) float64 { return scores[i] }), Features: map[string]float64{}}
+		for _, name := range answer.FeatureNames {
+			sep.Features[name] = of(func(i int) float64 { return rows[i].Features[name] })
+		}
+		return sep, true
+	}
+	var out []Separation
+	for _, s := range sets {
+		if sep, ok := one(s); ok {
+			out = append(out, sep)
+		}
+	}
+	if len(out) > 1 {
+		if sep, ok := one(""); ok {
+			out = append(out, sep)
+		}
+	}
+	return out
+}
+
+// auc is the chance that v of a row of pos exceeds v of a row of neg, ties
+// counting half (the Mann-Whitney statistic over their product).
+func auc(pos, neg []int, v func(i int) float64) float64 {
+	var sum float64
+	for _, p := range pos {
+		for _, n := range neg {
+			switch a, b := v(p), v(n); {
+			case a > b:
+				sum++
+			case a == b:
+				sum += 0.5
+			}
+		}
+	}
+	return sum / float64(len(pos)*len(neg))
 }
 
 // PassageFit is a fitted passage model: its intercept and its weights by
@@ -229,6 +306,7 @@ func FitDecision(rows []CalibrationRow, minDeclined float64, current answer.Rule
 	rule.NotFoundAt = min(rule.NotFoundAt, rule.AnswerAt)
 	fit.Rule = rule
 	fit.All = outcomeOf(rows, "", rule)
+	fit.Separation = separations(rows, scores, sets)
 	for _, s := range sets {
 		fit.BySet = append(fit.BySet, outcomeOf(rows, s, rule))
 		if current != nil {
@@ -557,6 +635,36 @@ func (f Fit) WriteTable(w io.Writer) error {
 	if !f.Feasible {
 		fmt.Fprintf(w, "\nnote: no cut declines %s of every set's unanswerable questions; the rule declines the most\n", pct(f.MinDeclined))
 	}
+	if err := f.writeSeparation(w); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	return f.WriteConfig(w)
+}
+
+// writeSeparation prints Separation as a table, a measure per line and a
+// set per column.
+func (f Fit) writeSeparation(w io.Writer) error {
+	if len(f.Separation) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nanswerable against unanswerable questions, AUC (0.5 is chance; near 1, or 0, a cut separates them):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "measure\t")
+	for _, s := range f.Separation {
+		fmt.Fprintf(tw, "%s\t", cmp.Or(s.Set, "all"))
+	}
+	fmt.Fprintln(tw)
+	line := func(name string, v func(Separation) float64) {
+		fmt.Fprintf(tw, "%s\t", name)
+		for _, s := range f.Separation {
+			fmt.Fprintf(tw, "%.2f\t", v(s))
+		}
+		fmt.Fprintln(tw)
+	}
+	line("fitted rule", func(s Separation) float64 { return s.Rule })
+	for _, name := range answer.FeatureNames {
+		line(name, func(s Separation) float64 { return s.Features[name] })
+	}
+	return tw.Flush()
 }

@@ -107,3 +107,50 @@ func TestCalibrationRowsRoundTrip(t *testing.T) {
 		t.Errorf("ReadRows(bad) = %v, want the file and line", err)
 	}
 }
+
+// TestSeparations: the AUC of each feature and of the rule's score between
+// a set's answerable and unanswerable rows; a set with one kind only has
+// none, and "all" is there when several sets have both.
+func TestSeparations(t *testing.T) {
+	row := func(set string, answerable bool, cov, missing float64) CalibrationRow {
+		return CalibrationRow{Set: set, Answerable: answerable, Features: map[string]float64{"coverage": cov, "missing": missing}}
+	}
+	rows := []CalibrationRow{
+		row("a", true, 0.9, 0), row("a", true, 0.5, 0), row("a", false, 0.5, 1), row("a", false, 0.1, 1),
+		row("b", true, 0.7, 0),
+		row("c", true, 0.2, 1), row("c", false, 0.8, 0),
+	}
+	scores := []float64{4, 3, 2, 1, 9, 1, 1}
+	got := separations(rows, scores, []string{"a", "b", "c"})
+	if len(got) != 3 || got[0].Set != "a" || got[1].Set != "c" || got[2].Set != "" {
+		t.Fatalf("separations for sets %v, want a, c and all", got)
+	}
+	tests := []struct {
+		sep                     Separation
+		rule, coverage, missing float64
+	}{
+		// a: coverage 0.9 and 0.5 against 0.5 and 0.1 (one tie); the
+		// rule's scores separate; missing only on unanswerable rows.
+		{got[0], 1, 0.875, 0},
+		// c: the one answerable row is below the unanswerable one; the
+		// rule ties.
+		{got[1], 0.5, 0, 1},
+		// all: 4 answerable (0.9, 0.5, 0.7, 0.2) against 3 (0.5, 0.1, 0.8).
+		{got[2], 0.8333, 0.625, 0.2917},
+	}
+	for _, tt := range tests {
+		if tt.sep.Rule != tt.rule || tt.sep.Features["coverage"] != tt.coverage || tt.sep.Features["missing"] != tt.missing {
+			t.Errorf("set %q: rule %v coverage %v missing %v; want %v %v %v", tt.sep.Set,
+				tt.sep.Rule, tt.sep.Features["coverage"], tt.sep.Features["missing"], tt.rule, tt.coverage, tt.missing)
+		}
+	}
+	var b bytes.Buffer
+	if err := (Fit{Separation: got}).writeSeparation(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"AUC", "fitted rule", "coverage", "0.88", "all"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("separation table lacks %q:\n%s", s, b.String())
+		}
+	}
+}

@@ -334,3 +334,23 @@ func BenchmarkRefresh(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/reload")
 }
+
+// BenchmarkChunks: loading the stored rows of 50 chunks at random, what
+// the Retriever's last stage reads per query (SectionDepth).
+func BenchmarkChunks(b *testing.B) {
+	ix := benchIndex(b)
+	rng := rand.New(rand.NewSource(1))
+	sets := make([][]string, 64)
+	for i := range sets {
+		for range search.DefaultSectionDepth {
+			sets[i] = append(sets[i], bench.chunks[rng.Intn(len(bench.chunks))].ID)
+		}
+	}
+	runQueries(b, func(ctx context.Context, i int) error {
+		got, err := ix.Chunks(ctx, sets[i%len(sets)])
+		if err == nil && len(got) == 0 {
+			err = fmt.Errorf("no chunks loaded")
+		}
+		return err
+	}, nil)
+}
