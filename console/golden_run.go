@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/eval"
 	"github.com/docent-hq/docent/store"
 	"github.com/docent-hq/docent/templates"
@@ -348,7 +349,15 @@ func calibrationView(f eval.Fit) templates.Calibration {
 		}
 		return out
 	}
-	return templates.Calibration{BySet: outcomes(f.BySet), Current: outcomes(f.Current)}
+	c := templates.Calibration{BySet: outcomes(f.BySet), Current: outcomes(f.Current)}
+	if len(f.Separation) > 0 {
+		sep := f.Separation[len(f.Separation)-1] // all the sets together
+		c.Evidence = append(c.Evidence, templates.MeasureAUC{Name: "fitted rule", AUC: sep.Rule})
+		for _, name := range answer.FeatureNames {
+			c.Evidence = append(c.Evidence, templates.MeasureAUC{Name: name, AUC: sep.Features[name]})
+		}
+	}
+	return c
 }
 
 // outcomeView is the view of a question's outcome in a run: what says

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/docent-hq/docent/answer"
 	"github.com/docent-hq/docent/eval"
 )
@@ -34,7 +36,8 @@ func (f *fakeTuner) AddSynonym(_ context.Context, entry, _ string) error {
 func (f *fakeTuner) Calibrate(_ context.Context, g *eval.Golden) (eval.Fit, error) {
 	f.calibrated <- g
 	return eval.Fit{Rule: answer.Logistic{Bias: -2, Weights: map[string]float64{"coverage": 3}, AnswerAt: 0.6, NotFoundAt: 0.1},
-		BySet: []eval.Outcome{{Set: "golden set", Answerable: 4, AnsweredCorrect: 3, Unanswerable: 1, Declined: 1}}}, nil
+		BySet:      []eval.Outcome{{Set: "golden set", Answerable: 4, AnsweredCorrect: 3, Unanswerable: 1, Declined: 1}},
+		Separation: []eval.Separation{{Set: "golden set", Rule: 0.9, Features: map[string]float64{"coverage": 0.75}}}}, nil
 }
 
 func (f *fakeTuner) Apply(_ context.Context, fit eval.Fit, _ string) error {
@@ -97,6 +100,13 @@ func TestConsoleTuning(t *testing.T) {
 	}
 	if page.doc.Find(`[data-testid=calibration-fitted]`).Length() != 1 {
 		t.Error("run page shows no fitted outcome")
+	}
+	auc := map[string]string{}
+	page.doc.Find(`[data-testid=calibration-auc]`).Each(func(_ int, s *goquery.Selection) {
+		auc[s.Find("td").First().Text()] = s.Find("td").Last().Text()
+	})
+	if len(auc) != 1+len(answer.FeatureNames) || auc["fitted rule"] != "0.900" || auc["coverage"] != "0.750" || auc["missing"] != "0.000" {
+		t.Errorf("run page evidence %v, want the rule and every measure with its AUC", auc)
 	}
 	action, _ := page.doc.Find(`[data-testid=calibration-apply]`).Parent().Attr("action")
 	if r := c.post(action, nil); r.StatusCode != http.StatusSeeOther {

@@ -225,6 +225,18 @@ type Calibration struct {
 	// rule in force gives, in the same order (empty when none was in
 	// force).
 	BySet, Current []RuleOutcome
+	// Evidence is, for the calibrated set, how well the fitted rule and
+	// each measure alone tell its answerable questions from its
+	// unanswerable ones; empty when the set has no question of one kind.
+	Evidence []MeasureAUC
+}
+
+// MeasureAUC is a measure of the decision and its AUC between answerable
+// and unanswerable questions: 0.5 is chance, near 1 (or 0, for a measure
+// that falls when a question is covered) a cut separates them.
+type MeasureAUC struct {
+	Name string
+	AUC  float64
 }
 
 // RuleOutcome is what a decision rule gives on a set of questions.
