@@ -62,6 +62,9 @@ func main() {
 }
 
 func run(dict, out string) error {
+	if _, err := os.Stat(filepath.Join(dict, "data.noun")); err != nil {
+		return fmt.Errorf("no WordNet database in %s (install Debian's wordnet-base, or pass -dict): %w", dict, err)
+	}
 	synsets := map[string]*synset{} // "pos:offset"
 	index := map[string]map[string]senseList{}
 	for _, pf := range posFiles {
