@@ -26,6 +26,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
@@ -744,19 +745,74 @@ func scanChunk(sc interface{ Scan(...any) error }) (docent.Chunk, error) {
 		return c, err
 	}
 	c.UpdatedAt = fromUnixNano(upd)
-	if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
+	var err error
+	if c.Labels, err = decodeStrings(labels); err != nil {
 		return c, fmt.Errorf("chunk %s labels: %w", c.ID, err)
 	}
-	if err := json.Unmarshal([]byte(section), &c.Section); err != nil {
+	if c.Section, err = decodeStrings(section); err != nil {
 		return c, fmt.Errorf("chunk %s section: %w", c.ID, err)
 	}
-	if len(c.Labels) == 0 {
-		c.Labels = nil
-	}
-	if len(c.Section) == 0 {
-		c.Section = nil
-	}
 	return c, nil
+}
+
+// decodeStrings decodes a JSON array of strings as Upsert stores it
+// (json.Marshal), nil when it is empty. An array with no backslash, which
+// is every array json.Marshal writes of strings without quotes, control
+// characters, <, >, & or invalid UTF-8, holds each string between two
+// quotes as it is, and is read so; any other goes through json.Unmarshal.
+// Rows are decoded per query hit, and Unmarshal was an eighth of loading
+// them.
+func decodeStrings(raw string) ([]string, error) {
+	if raw == "[]" || raw == "null" {
+		return nil, nil
+	}
+	if out, ok := plainStrings(raw); ok {
+		return out, nil
+	}
+	var out []string
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// plainStrings reads raw as ["a","b",...] with no escape in it; ok is
+// false for anything else.
+func plainStrings(raw string) (out []string, ok bool) {
+	if len(raw) < 4 || raw[0] != '[' || raw[len(raw)-1] != ']' || strings.IndexByte(raw, '\\') >= 0 {
+		return nil, false
+	}
+	rest := raw[1 : len(raw)-1]
+	for {
+		if len(rest) < 2 || rest[0] != '"' {
+			return nil, false
+		}
+		end := strings.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		s := rest[1 : 1+end]
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 {
+				return nil, false // json.Marshal escapes these: not what Upsert wrote
+			}
+		}
+		if !utf8.ValidString(s) {
+			return nil, false
+		}
+		out = append(out, s)
+		rest = rest[2+end:]
+		if rest == "" {
+			return out, true
+		}
+		if rest[0] != ',' {
+			return nil, false
+		}
+		rest = rest[1:]
+	}
 }
 
 // Scan calls fn for every stored chunk, without vectors, in DocID and Ord
