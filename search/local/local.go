@@ -66,6 +66,7 @@ type Index struct {
 	opts Options
 
 	insert *sql.Stmt // prepared chunk insert
+	byRow  *sql.Stmt // prepared load of the chunks whose rowids a JSON array lists
 
 	mu      sync.RWMutex // guards vectors, keyword and gen, serializes writes
 	vectors *vectorStore
@@ -166,6 +167,11 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	if ix.insert, err = db.PrepareContext(ctx, `INSERT INTO chunks
 		(id, doc_id, ord, source, space, labels, updated_at, title, section, url, text, vector, terms, injection)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("local: prepare: %w", err)
+	}
+	if ix.byRow, err = db.PrepareContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))`); err != nil {
+		ix.insert.Close()
 		db.Close()
 		return nil, fmt.Errorf("local: prepare: %w", err)
 	}
@@ -465,6 +471,7 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) (int64, error) {
 // Close releases the database.
 func (ix *Index) Close() error {
 	ix.insert.Close()
+	ix.byRow.Close()
 	if err := ix.db.Close(); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}

@@ -3,9 +3,9 @@ package local
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/docent-hq/docent"
 	"github.com/docent-hq/docent/search"
@@ -169,7 +169,7 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 	// Rows are read by rowid (the table's own key) rather than through the
 	// id index. A write between the lookup and the read can only remove a
 	// row or give its rowid to another chunk: both are left out below.
-	var rowids []any
+	var rowids []int64
 	ix.mu.RLock()
 	for _, id := range ids {
 		if slot, ok := ix.vectors.slotOf[id]; ok {
@@ -182,26 +182,28 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 		want[id] = true
 	}
 	byID := make(map[string]docent.Chunk, len(rowids))
-	for start := 0; start < len(rowids); start += maxSQLVars {
-		args := rowids[start:min(start+maxSQLVars, len(rowids))]
-		rows, err := ix.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE rowid IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args...)
+	if len(rowids) > 0 {
+		// One prepared statement for any number of rows: the rowids go
+		// in as one JSON array.
+		list, err := json.Marshal(rowids)
 		if err != nil {
 			return nil, fmt.Errorf("local: load chunks: %w", err)
 		}
+		rows, err := ix.byRow.QueryContext(ctx, string(list))
+		if err != nil {
+			return nil, fmt.Errorf("local: load chunks: %w", err)
+		}
+		defer rows.Close()
 		for rows.Next() {
 			c, err := scanChunk(rows)
 			if err != nil {
-				rows.Close()
 				return nil, fmt.Errorf("local: load chunks: %w", err)
 			}
 			if want[c.ID] {
 				byID[c.ID] = c
 			}
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
+		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("local: load chunks: %w", err)
 		}
 	}
@@ -213,9 +215,6 @@ func (ix *Index) Chunks(ctx context.Context, ids []string) ([]docent.Chunk, erro
 	}
 	return out, nil
 }
-
-// maxSQLVars bounds the parameters of one IN (...) query.
-const maxSQLVars = 500
 
 // Vectors returns the in-memory vectors of the given chunk IDs; unknown
 // IDs are left out. The slices are copies.

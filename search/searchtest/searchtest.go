@@ -64,6 +64,7 @@ func RunIndexSuite(t *testing.T, open Opener, caps Capabilities) {
 	t.Run("ChunkMovesBetweenDocs", s.testChunkMovesBetweenDocs)
 	t.Run("ChunkFieldsRoundTrip", s.testChunkFieldsRoundTrip)
 	t.Run("ChunksAndVectors", s.testChunksAndVectors)
+	t.Run("ChunksMany", s.testChunksMany)
 	t.Run("InjectionStored", s.testInjectionStored)
 	t.Run("Retrievers", s.testRetrievers)
 	t.Run("RetrieverErrors", s.testRetrieverErrors)
@@ -546,6 +547,34 @@ func (s *suite) testChunkFieldsRoundTrip(t *testing.T) {
 				t.Errorf("hit chunk = %+v, want %+v", hits[0].Chunk, want)
 			}
 		})
+	}
+}
+
+// testChunksMany: more chunks than one SQL statement's parameters (or one
+// search page) in one call come back, every one, in the order asked.
+func (s *suite) testChunksMany(t *testing.T) {
+	ctx := context.Background()
+	ix := s.openNamed(t, s.name(t))
+	var cs []docent.Chunk
+	var ids []string
+	for i := range 1200 {
+		c := chunk(fmt.Sprintf("d%04d", i), 0, fmt.Sprintf("text %d", i), Vec(1, i%7, 0.5))
+		cs = append(cs, c)
+		ids = append(ids, c.ID)
+	}
+	mustUpsert(t, ix, cs...)
+	slices.Reverse(ids)
+	got, err := ix.Chunks(ctx, ids)
+	if err != nil {
+		t.Fatalf("Chunks: %v", err)
+	}
+	if len(got) != len(ids) {
+		t.Fatalf("Chunks returned %d of %d", len(got), len(ids))
+	}
+	for i, c := range got {
+		if c.ID != ids[i] {
+			t.Fatalf("Chunks[%d] = %s, want %s (the order asked)", i, c.ID, ids[i])
+		}
 	}
 }
 
