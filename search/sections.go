@@ -143,11 +143,14 @@ func foldNear(hits []docent.Hit, jaccard float64, top int) []docent.Hit {
 	if top <= 0 || len(hits) <= top {
 		return hits
 	}
-	sets := make([]map[string]bool, len(hits))
-	set := func(i int) map[string]bool {
+	// Each body's distinct terms, sorted, measured when first compared.
+	sets := make([][]string, len(hits))
+	set := func(i int) []string {
 		if sets[i] == nil {
-			sets[i] = map[string]bool{}
-			AnalyzeKeywords(hits[i].Chunk.Body(), func(t string) { sets[i][t] = true })
+			terms := []string{}
+			AnalyzeKeywords(hits[i].Chunk.Body(), func(t string) { terms = append(terms, t) })
+			slices.Sort(terms)
+			sets[i] = slices.Compact(terms)
 		}
 		return sets[i]
 	}
@@ -157,7 +160,7 @@ func foldNear(hits []docent.Hit, jaccard float64, top int) []docent.Hit {
 			keep = append(keep, i)
 			continue
 		}
-		if slices.ContainsFunc(keep, func(j int) bool { return Jaccard(set(i), set(j)) >= jaccard }) {
+		if slices.ContainsFunc(keep, func(j int) bool { return sortedJaccard(set(i), set(j)) >= jaccard }) {
 			moved = append(moved, i)
 			continue
 		}
@@ -177,6 +180,29 @@ func foldNear(hits []docent.Hit, jaccard float64, top int) []docent.Hit {
 		out[k].Score = hits[k].Score
 	}
 	return out
+}
+
+// sortedJaccard is Jaccard of two sets given as sorted slices of
+// distinct terms: a merge, where the maps Jaccard takes would cost an
+// insert per term of every body compared.
+func sortedJaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
 // orderSections reorders, in place, the chunks of each page among hits:
