@@ -31,19 +31,26 @@ var (
 	// 'File "x.py", line 3, in f', Go's "goroutine 7 [running]:" and
 	// "/src/app/main.go:42 +0x1d", and bare "path/file.ext:123" lines.
 	stackLineRE = regexp.MustCompile(`(?m)^[ \t]*(?:at [\w$.<>\[\]/:-]+\(.*\)|at [\w$.<>/-]+ \(.*\)|File "[^"]*", line \d+.*|goroutine \d+ \[.*|(?:[\w.-]*/)+[\w.-]+\.\w+:\d+(?::\d+)?(?: \+0x[0-9a-fA-F]+)?|\.\.\. \d+ more|Traceback \(most recent call last\):)[ \t]*$`)
-	noiseREs    = []*regexp.Regexp{
+	// noiseREs are the other kinds of noise, each with a cheap test that
+	// a text must pass for the expression to match anywhere in it (most
+	// need a digit): a question with none of them skips the expression.
+	noiseREs = []struct {
+		re  *regexp.Regexp
+		may func(string) bool
+	}{
 		// Timestamps: ISO 8601 and its log variants, Apache/nginx
 		// common log format, syslog, bare times and dates.
-		regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b`),
-		regexp.MustCompile(`\b\d{1,2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?`),
-		regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b`),
-		regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`),
-		regexp.MustCompile(`\b\d{4}/\d{2}/\d{2}\b`),
-		// UUIDs, then IPv4 addresses with their port.
-		regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
-		regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b`),
+		{regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b`), digitsAnd("-")},
+		{regexp.MustCompile(`\b\d{1,2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?`), digitsAnd("/:")},
+		{regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b`), digitsAnd(":")},
+		{regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`), digitsAnd(":")},
+		{regexp.MustCompile(`\b\d{4}/\d{2}/\d{2}\b`), digitsAnd("/")},
+		// UUIDs (which may be written without a digit), then IPv4
+		// addresses with their port.
+		{regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), func(s string) bool { return strings.Count(s, "-") >= 4 }},
+		{regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b`), digitsAnd(".")},
 		// 0x addresses.
-		regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`),
+		{regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`), digitsAnd("x")},
 	}
 	// idTokenRE is a run that may be an opaque id (see opaqueID).
 	idTokenRE = regexp.MustCompile(`[A-Za-z0-9_+/=-]{8,}`)
@@ -54,21 +61,50 @@ var (
 // trace ids: long runs mixing letters and digits with no word shape).
 // Error codes (404, E1234, ERR_CONN_REFUSED, ORA-00942) and the words of
 // the message are kept. A query with no noise is returned as it is.
+//
+// Each expression runs only on a text that could hold what it matches
+// (see noiseREs; a stack line needs a digit, "at " or "Traceback", an
+// opaque id a digit), so a question in words costs a few byte scans.
 func CleanQuery(text string) string {
-	out := stackLineRE.ReplaceAllString(text, " ")
-	for _, re := range noiseREs {
-		out = re.ReplaceAllString(out, " ")
+	out := text
+	if hasDigit(out) || strings.Contains(out, "at ") || strings.Contains(out, "Traceback") {
+		out = stackLineRE.ReplaceAllString(out, " ")
 	}
-	out = idTokenRE.ReplaceAllStringFunc(out, func(tok string) string {
-		if opaqueID(tok) {
-			return " "
+	for _, n := range noiseREs {
+		if n.may(out) {
+			out = n.re.ReplaceAllString(out, " ")
 		}
-		return tok
-	})
+	}
+	if hasDigit(out) {
+		out = idTokenRE.ReplaceAllStringFunc(out, func(tok string) string {
+			if opaqueID(tok) {
+				return " "
+			}
+			return tok
+		})
+	}
 	if out == text {
 		return text
 	}
 	return strings.Join(strings.Fields(out), " ")
+}
+
+// hasDigit reports whether s holds an ASCII digit.
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// digitsAnd returns a test that s holds a digit and each byte of also.
+func digitsAnd(also string) func(string) bool {
+	return func(s string) bool {
+		if !hasDigit(s) {
+			return false
+		}
+		for i := range len(also) {
+			if strings.IndexByte(s, also[i]) < 0 {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // opaqueID reports whether tok looks like a generated id rather than a

@@ -120,3 +120,44 @@ func TestJoinedWords(t *testing.T) {
 		})
 	}
 }
+
+// cleanQueryEvery is CleanQuery with every expression run on every text:
+// the oracle for the tests CleanQuery uses to skip them.
+func cleanQueryEvery(text string) string {
+	out := stackLineRE.ReplaceAllString(text, " ")
+	for _, n := range noiseREs {
+		out = n.re.ReplaceAllString(out, " ")
+	}
+	out = idTokenRE.ReplaceAllStringFunc(out, func(tok string) string {
+		if opaqueID(tok) {
+			return " "
+		}
+		return tok
+	})
+	if out == text {
+		return text
+	}
+	return strings.Join(strings.Fields(out), " ")
+}
+
+// FuzzCleanQuery: skipping an expression a text cannot match changes no
+// result.
+func FuzzCleanQuery(f *testing.F) {
+	for _, s := range []string{
+		"How do I reset my VPN token?",
+		`2024-05-31T09:12:44.123Z ERR request_id=7f3a9c2e41b84d0e9a6c5b1d2e3f4a5b upstream 10.0.3.17:8080 returned 502`,
+		`192.168.1.9 - - [31/May/2024:09:12:44 +0000] "GET /api HTTP/1.1" 499 0`,
+		"id=abcdefab-abcd-abcd-abcd-abcdefabcdef why",
+		"at com.acme.Client.call(Native Method)\nwhy?",
+		"Traceback (most recent call last):\nKeyError",
+		"pointer 0x7ffe3a2b9c10 and 2024/05/31 and May 31 09:12:44",
+		"commit 9fceb02d0ae598e95dc970b74767f19372d61af8 broke it",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := CleanQuery(s), cleanQueryEvery(s); got != want {
+			t.Errorf("CleanQuery(%q) = %q, every expression gives %q", s, got, want)
+		}
+	})
+}
