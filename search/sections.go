@@ -2,10 +2,8 @@ package search
 
 import (
 	"context"
-	"crypto/sha256"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/docent-hq/docent"
 )
@@ -32,7 +30,9 @@ const (
 )
 
 // refine is the Retriever's last stage over the fused ranking (see
-// Retriever): it loads the chunks of the first SectionDepth hits, leaves
+// Retriever): it reads the facts of the first SectionDepth hits (from
+// the index when it keeps them, see SectionFacts, else from their
+// chunks, loaded), leaves
 // out exact copies of a chunk ranked above (listing them on it, as
 // Hit.Duplicates, with the copies an index folded into one), puts the
 // chunks of each page in the order of what their own section says about
@@ -43,49 +43,62 @@ func (r *Retriever) refine(ctx context.Context, query string, filter docent.Filt
 	if depth == 0 {
 		return hits, nil
 	}
-	if err := r.load(ctx, hits[:depth]); err != nil {
+	facts, err := r.facts(ctx, hits[:depth])
+	if err != nil {
 		return nil, err
 	}
-	head := collapseCopies(hits[:depth])
+	head, err := r.collapseCopies(ctx, hits[:depth], facts)
+	if err != nil {
+		return nil, err
+	}
 	if err := r.listCopies(ctx, filter, head); err != nil {
 		return nil, err
 	}
 	if r.opts.SectionWeight > 0 {
-		if err := r.orderSections(ctx, query, head); err != nil {
+		if err := r.orderSections(ctx, query, head, facts); err != nil {
 			return nil, err
 		}
 	}
 	if r.opts.NearCopyJaccard > 0 {
-		head = foldNear(head, r.opts.NearCopyJaccard, r.opts.NearCopyTop)
+		head = foldNear(head, facts, r.opts.NearCopyJaccard, r.opts.NearCopyTop)
 	}
 	return append(head, hits[depth:]...), nil
 }
 
 // collapseCopies keeps the first of the hits whose chunk bodies are the
-// same text, and lists the others on it (Hit.Duplicates): the same note or
-// option text on several pages fills one place in the ranking, not five,
-// and the pages that hold it stay known. Only hits the filter let through
-// are compared, so a filtered search keeps the copy of the filtered source.
-func collapseCopies(hits []docent.Hit) []docent.Hit {
+// same text (the same ChunkFacts.Hash), and lists the others on it
+// (Hit.Duplicates, their chunks loaded for the reference): the same note
+// or option text on several pages fills one place in the ranking, not
+// five, and the pages that hold it stay known. Only hits the filter let
+// through are compared, so a filtered search keeps the copy of the
+// filtered source.
+func (r *Retriever) collapseCopies(ctx context.Context, hits []docent.Hit, facts map[string]ChunkFacts) ([]docent.Hit, error) {
 	first := make(map[[32]byte]int, len(hits))
 	out := hits[:0:0]
+	var copies []docent.Hit
+	var onto []int
 	for _, h := range hits {
-		body := strings.TrimSpace(h.Chunk.Body())
-		if body == "" {
+		key := facts[h.Chunk.ID].Hash
+		if key == ([32]byte{}) {
 			out = append(out, h)
 			continue
 		}
-		key := sha256.Sum256([]byte(body))
 		if i, ok := first[key]; ok {
-			out[i].Duplicates = append(out[i].Duplicates, docent.ChunkRef{
-				ID: h.Chunk.ID, DocID: h.Chunk.DocID, Title: h.Chunk.Title, Section: h.Chunk.Section, URL: h.Chunk.URL,
-			})
+			copies, onto = append(copies, h), append(onto, i)
 			continue
 		}
 		first[key] = len(out)
 		out = append(out, h)
 	}
-	return out
+	if err := r.load(ctx, copies); err != nil {
+		return nil, err
+	}
+	for n, h := range copies {
+		out[onto[n]].Duplicates = append(out[onto[n]].Duplicates, docent.ChunkRef{
+			ID: h.Chunk.ID, DocID: h.Chunk.DocID, Title: h.Chunk.Title, Section: h.Chunk.Section, URL: h.Chunk.URL,
+		})
+	}
+	return out, nil
 }
 
 // listCopies names on each hit the chunks an index that folds copies
@@ -133,27 +146,17 @@ func (r *Retriever) listCopies(ctx context.Context, filter docent.Filter, hits [
 
 // foldNear keeps one of each group of near-identical sections among the
 // first top hits: a hit whose body shares at least jaccard of its terms
-// (search.Jaccard of the analyzed body terms) with a hit kept above it
+// (Jaccard of ChunkFacts.Body) with a hit kept above it
 // moves to just after the first top hits, in its order. The same option
 // written for TCP and for UDP, or a deprecated middleware's page beside
 // its successor's, so holds one of the first places, not two, and the
 // places go to other sections. Scores stay with the places, so Score
 // still orders the hits.
-func foldNear(hits []docent.Hit, jaccard float64, top int) []docent.Hit {
+func foldNear(hits []docent.Hit, facts map[string]ChunkFacts, jaccard float64, top int) []docent.Hit {
 	if top <= 0 || len(hits) <= top {
 		return hits
 	}
-	// Each body's distinct terms, sorted, measured when first compared.
-	sets := make([][]string, len(hits))
-	set := func(i int) []string {
-		if sets[i] == nil {
-			terms := []string{}
-			AnalyzeKeywords(hits[i].Chunk.Body(), func(t string) { terms = append(terms, t) })
-			slices.Sort(terms)
-			sets[i] = slices.Compact(terms)
-		}
-		return sets[i]
-	}
+	set := func(i int) []string { return facts[hits[i].Chunk.ID].Body }
 	var keep, moved []int
 	for i := range hits {
 		if len(keep) >= top {
@@ -212,13 +215,13 @@ func sortedJaccard(a, b []string) float64 {
 //	score/best score of the page + SectionWeight · own/best own of the page
 //
 // where own is the IDF mass of the query's terms that the chunk's own
-// section states, in its heading or its body; the words of the page title
+// section states, in its heading or its body (ChunkFacts.Own); the words of the page title
 // and of the headings above the section, which every chunk of the page
 // shares, are the page's topic and count for none of them. A chunk that
 // only matches the page's topic so goes after the one that answers. Pages
 // with one chunk among the hits are left as they are, and so is the order
 // of pages.
-func (r *Retriever) orderSections(ctx context.Context, query string, hits []docent.Hit) error {
+func (r *Retriever) orderSections(ctx context.Context, query string, hits []docent.Hit, facts map[string]ChunkFacts) error {
 	byDoc := map[string][]int{}
 	multi := false
 	for i, h := range hits {
@@ -248,18 +251,11 @@ func (r *Retriever) orderSections(ctx context.Context, query string, hits []doce
 		if len(byDoc[h.Chunk.DocID]) < 2 {
 			continue // a page with one chunk among the hits stays as it is
 		}
-		c := h.Chunk
-		leaf := ""
-		if len(c.Section) > 0 {
-			leaf = c.Section[len(c.Section)-1]
-		}
-		seen := map[string]bool{}
-		AnalyzeKeywords(leaf+"\n"+c.Body(), func(t string) {
-			if qterms[t] && !seen[t] {
-				seen[t] = true
+		for _, t := range facts[h.Chunk.ID].Own {
+			if qterms[t] {
 				own[i] += idf[t]
 			}
-		})
+		}
 	}
 	orig := slices.Clone(hits)
 	for _, slots := range byDoc {

@@ -226,6 +226,13 @@ func decode(b []byte, fn func(term []byte, freqs [NumFields]uint32)) ([NumFields
 	return lens, nil
 }
 
+// EachTerm calls fn with each term of the encoded Doc enc, in order (term
+// is valid only during the call), and its frequency in every field.
+func EachTerm(enc []byte, fn func(term []byte, freqs [NumFields]uint32)) error {
+	_, err := decode(enc, fn)
+	return err
+}
+
 // DecodeDoc parses what AppendDoc wrote.
 func DecodeDoc(b []byte) (Doc, error) {
 	var d Doc
@@ -251,6 +258,7 @@ type Index struct {
 	p Params
 
 	ids   map[string]uint32 // term -> term ID
+	terms []string          // term ID -> term
 	lists []postings        // by term ID
 	df    []uint32          // live documents per term ID
 
@@ -288,21 +296,23 @@ func (x *Index) DocFreq(terms []string) (map[string]int, int) {
 // Add indexes the encoded Doc under key, replacing what key held. It
 // returns ErrCorrupt when enc does not decode, and then changes nothing.
 func (x *Index) Add(key int64, enc []byte) error {
+	_, err := x.AddIDs(key, enc, nil)
+	return err
+}
+
+// AddIDs is Add that also appends to ids the term ID (see TermID) of
+// each of enc's terms, in order.
+func (x *Index) AddIDs(key int64, enc []byte, ids []uint32) ([]uint32, error) {
 	if _, err := decode(enc, func([]byte, [NumFields]uint32) {}); err != nil {
-		return err
+		return ids, err
 	}
 	if err := x.Remove(key, nil); err != nil {
-		return err
+		return ids, err
 	}
 	d := uint32(len(x.keys))
 	lens, _ := decode(enc, func(term []byte, freqs [NumFields]uint32) {
-		id, ok := x.ids[string(term)]
-		if !ok {
-			id = uint32(len(x.lists))
-			x.ids[string(term)] = id
-			x.lists = append(x.lists, postings{})
-			x.df = append(x.df, 0)
-		}
+		id := x.termID(term)
+		ids = append(ids, id)
 		var f [NumFields]uint16
 		for i, n := range freqs {
 			f[i] = uint16(min(n, math.MaxUint16))
@@ -319,7 +329,40 @@ func (x *Index) Add(key int64, enc []byte) error {
 	for f, l := range lens {
 		x.totalLen[f] += int64(l)
 	}
-	return nil
+	return ids, nil
+}
+
+// TermIDs appends to ids the term ID of each of the encoded Doc's terms,
+// in order, adding the terms the dictionary lacks (see TermID), without
+// indexing a document.
+func (x *Index) TermIDs(enc []byte, ids []uint32) ([]uint32, error) {
+	if _, err := decode(enc, func([]byte, [NumFields]uint32) {}); err != nil {
+		return ids, err
+	}
+	_, err := decode(enc, func(term []byte, _ [NumFields]uint32) { ids = append(ids, x.termID(term)) })
+	return ids, err
+}
+
+// TermID returns term's ID in the index's dictionary, adding the term
+// (held by no document) when the index does not know it. IDs are stable
+// for the life of the Index; Term turns one back into its term. It is a
+// write: it may not run concurrently with Search.
+func (x *Index) TermID(term []byte) uint32 { return x.termID(term) }
+
+// Term returns the term of id, an ID TermID returned.
+func (x *Index) Term(id uint32) string { return x.terms[id] }
+
+func (x *Index) termID(term []byte) uint32 {
+	if id, ok := x.ids[string(term)]; ok {
+		return id
+	}
+	id := uint32(len(x.lists))
+	t := string(term)
+	x.ids[t] = id
+	x.terms = append(x.terms, t)
+	x.lists = append(x.lists, postings{})
+	x.df = append(x.df, 0)
+	return id
 }
 
 // Remove drops key's document; enc must be the encoding it was added

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/docent-hq/docent"
 )
@@ -27,16 +26,17 @@ import (
 // names the first copy that does, so a date filter finds the copy it
 // allows.
 
-// foldKey is a chunk's fold group: the hash of its body, source, space and
-// labels; ok is false for a chunk with an empty body, which folds with
-// nothing.
-func foldKey(c docent.Chunk) (key [32]byte, ok bool) {
-	body := strings.TrimSpace(c.Body())
-	if body == "" {
+// foldKey is a chunk's fold group: the hash of its body's hash (body,
+// see factsInput), source, space and labels; ok is false for a chunk with
+// an empty body (a zero hash), which folds with nothing.
+func foldKey(body [32]byte, c docent.Chunk) (key [32]byte, ok bool) {
+	if body == ([32]byte{}) {
 		return key, false
 	}
 	h := sha256.New()
-	for _, s := range append([]string{body, c.Source, c.Space}, c.Labels...) {
+	h.Write(body[:])
+	h.Write([]byte{0})
+	for _, s := range append([]string{c.Source, c.Space}, c.Labels...) {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}

@@ -85,7 +85,7 @@ func TestMemoryIndex(t *testing.T) {
 func addChunk(s *vectorStore, c docent.Chunk) {
 	h := fnv.New64a()
 	h.Write([]byte(c.ID))
-	s.add(c, int64(h.Sum64()>>1))
+	s.add(c, int64(h.Sum64()>>1), factsInputOf(c).hash)
 }
 
 // checkIVF verifies the inverted lists hold every slot exactly once and

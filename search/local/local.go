@@ -360,6 +360,7 @@ func (ix *Index) load(ctx context.Context) (*vectorStore, *bm25.Index, int64, er
 		return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 	}
 	defer rows.Close()
+	var ids []uint32 // term IDs, reused
 	for rows.Next() {
 		var (
 			c       docent.Chunk
@@ -392,10 +393,10 @@ func (ix *Index) load(ctx context.Context) (*vectorStore, *bm25.Index, int64, er
 		vs.slotOf[c.ID] = slot
 		vs.ofRow[rowid] = slot
 		vs.chunks[m.doc]++
-		if key, ok := foldKey(c); !vs.join(slot, key, ok) {
-			continue // a copy: indexed once, under the first of its group
-		}
-		if err := keyword.Add(rowid, terms); err != nil {
+		in := factsInputOf(c)
+		key, ok := foldKey(in.hash, c)
+		// A copy is indexed once, under the first of its group.
+		if ids, err = vs.index(slot, vs.join(slot, key, ok), in, rowid, terms, keyword, ids); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: chunk %s terms: %w", c.ID, err)
 		}
 	}
@@ -496,6 +497,7 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	// every core while the sync engine waits for the write.
 	terms := make([][]byte, len(chunks))
 	flags := make([]string, len(chunks))
+	facts := make([]factsInput, len(chunks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), (len(chunks)+15)/16) {
@@ -504,6 +506,7 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 				c := chunks[i]
 				terms[i] = bm25.AppendDoc(nil, keywordDoc(c.Title, c.Section, c.Text))
 				flags[i] = search.InjectionOf(c)
+				facts[i] = factsInputOf(c)
 			}
 		})
 	}
@@ -588,11 +591,11 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	if err := ix.forget(removed); err != nil {
 		return err
 	}
+	var ids []uint32 // term IDs, reused
 	for i, c := range chunks {
-		if !vs.add(c, rowids[i]) {
-			continue // a copy: indexed once, under the first of its group
-		}
-		if err := ix.keyword.Add(rowids[i], terms[i]); err != nil {
+		// A copy is indexed once, under the first of its group.
+		searched := vs.add(c, rowids[i], facts[i].hash)
+		if ids, err = vs.index(vs.slotOf[c.ID], searched, facts[i], rowids[i], terms[i], ix.keyword, ids); err != nil {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
 	}

@@ -27,6 +27,7 @@ type slotMeta struct {
 	key    [32]byte
 	keyed  bool
 	folded bool
+	facts  storedFacts // what the Retriever's last stage reads (Facts)
 }
 
 // vectorStore keeps every vector in memory in one contiguous slice
@@ -89,9 +90,9 @@ func (s *vectorStore) metaOf(c docent.Chunk) slotMeta {
 }
 
 // add stores or replaces the chunk's vector, stored in chunks row rowid,
-// and reports whether the chunk is searched (the first of its fold group).
-// len(c.Vector) must equal dim.
-func (s *vectorStore) add(c docent.Chunk, rowid int64) bool {
+// and reports whether the chunk is searched (the first of its fold group);
+// hash is its body's (factsInput). len(c.Vector) must equal dim.
+func (s *vectorStore) add(c docent.Chunk, rowid int64, hash [32]byte) bool {
 	if slot, ok := s.slotOf[c.ID]; ok {
 		s.remove(slot)
 	}
@@ -103,7 +104,7 @@ func (s *vectorStore) add(c docent.Chunk, rowid int64) bool {
 	s.slotOf[c.ID] = slot
 	s.ofRow[rowid] = slot
 	s.chunks[m.doc]++
-	key, ok := foldKey(c)
+	key, ok := foldKey(hash, c)
 	searched := s.join(slot, key, ok)
 	if s.ivf != nil {
 		s.ivf.add(s, slot)
