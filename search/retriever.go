@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -441,14 +440,14 @@ func withTail(head, tail []docent.Hit, n int) []docent.Hit {
 	if len(head) <= n {
 		return head
 	}
-	out := slices.Clone(head[:n])
+	out := append(make([]docent.Hit, 0, len(head)), head[:n]...)
 	placed := make(map[string]bool, len(head))
 	for _, h := range out {
 		placed[h.Chunk.ID] = true
 	}
-	byID := make(map[string]docent.Hit, len(head))
-	for _, h := range head {
-		byID[h.Chunk.ID] = h
+	byID := make(map[string]int, len(head))
+	for i, h := range head {
+		byID[h.Chunk.ID] = i
 	}
 	floor, top := out[n-1].Score, 0.0
 	for _, t := range tail {
@@ -461,7 +460,11 @@ func withTail(head, tail []docent.Hit, n int) []docent.Hit {
 		if placed[t.Chunk.ID] {
 			continue
 		}
-		h := byID[t.Chunk.ID]
+		i, ok := byID[t.Chunk.ID]
+		if !ok {
+			continue // not in head (both lists hold the same hits)
+		}
+		h := head[i]
 		if top > 0 {
 			h.Score = floor * 0.999 * t.Score / top
 		}
