@@ -83,6 +83,9 @@ func union(a, b []string) []string {
 // derived when the chunk is stored, so the last stage reads them instead
 // of loading and analyzing the text of every candidate it orders. Without
 // it, the Retriever loads the candidates' chunks and derives their facts.
+// Such an index keeps TermStats too: the stage weighs terms with them
+// (without, it counts terms in the candidates' text, which it then does
+// not have).
 type SectionFacts interface {
 	// Facts returns the facts of each of ids the index holds; IDs it does
 	// not hold are left out.

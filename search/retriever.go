@@ -1,10 +1,12 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -393,12 +395,7 @@ func (r *Retriever) hybrid(ctx context.Context, req Request, keywords string, ve
 	}
 	fused := fuseLists(f, lists)
 	if r.opts.TailFrom > 0 && f.Method != FusionRRF {
-		eq := make([]fusedList, len(lists))
-		for i, l := range lists {
-			eq[i] = l
-			eq[i].weight = 1
-		}
-		fused = withTail(fused, fuseLists(Fusion{Method: FusionRRF, K: DefaultRRFK}, eq), r.opts.TailFrom)
+		fused = withTail(fused, rrfScores(lists, DefaultRRFK), r.opts.TailFrom)
 	}
 	// Hits only the feedback list found keep VectorScore 0 (the contract:
 	// the cosine with the original query, which that list did not measure).
@@ -432,43 +429,47 @@ func (r *Retriever) load(ctx context.Context, hits []docent.Hit) error {
 	return nil
 }
 
-// withTail keeps head's first n hits and continues in tail's order,
-// skipping hits already placed. Tail scores are rescaled below the head's
-// last score, so Score still orders the result; ranks and retriever scores
-// are head's (both lists hold the same hits).
-func withTail(head, tail []docent.Hit, n int) []docent.Hit {
+// withTail keeps head's first n hits and continues with the rest in the
+// order of their tail scores (rrfScores), highest first, then by chunk
+// ID: the order an equal-weight RRF fusion of the same lists gives them.
+// Their scores are rescaled below the head's last score, so Score still
+// orders the result; ranks and retriever scores are head's.
+func withTail(head []docent.Hit, tail map[string]float64, n int) []docent.Hit {
 	if len(head) <= n {
 		return head
 	}
+	rest := make([]docent.Hit, len(head)-n)
+	copy(rest, head[n:])
+	slices.SortFunc(rest, func(a, b docent.Hit) int {
+		if c := cmp.Compare(tail[b.Chunk.ID], tail[a.Chunk.ID]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Chunk.ID, b.Chunk.ID)
+	})
+	floor, top := head[n-1].Score, tail[rest[0].Chunk.ID]
 	out := append(make([]docent.Hit, 0, len(head)), head[:n]...)
-	placed := make(map[string]bool, len(head))
-	for _, h := range out {
-		placed[h.Chunk.ID] = true
-	}
-	byID := make(map[string]int, len(head))
-	for i, h := range head {
-		byID[h.Chunk.ID] = i
-	}
-	floor, top := out[n-1].Score, 0.0
-	for _, t := range tail {
-		if !placed[t.Chunk.ID] {
-			top = t.Score
-			break
-		}
-	}
-	for _, t := range tail {
-		if placed[t.Chunk.ID] {
-			continue
-		}
-		i, ok := byID[t.Chunk.ID]
-		if !ok {
-			continue // not in head (both lists hold the same hits)
-		}
-		h := head[i]
+	for _, h := range rest {
 		if top > 0 {
-			h.Score = floor * 0.999 * t.Score / top
+			h.Score = floor * 0.999 * tail[h.Chunk.ID] / top
 		}
 		out = append(out, h)
+	}
+	return out
+}
+
+// rrfScores returns each hit's equal-weight Reciprocal Rank Fusion score
+// over lists (each list weighs 1; k is RRF's constant), summed in list
+// order as fuseLists sums it.
+func rrfScores(lists []fusedList, k float64) map[string]float64 {
+	n := 0
+	for _, l := range lists {
+		n += len(l.hits)
+	}
+	out := make(map[string]float64, n)
+	for _, l := range lists {
+		for i, h := range l.hits {
+			out[h.Chunk.ID] += 1 / (k + float64(i+1))
+		}
 	}
 	return out
 }

@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -340,7 +342,7 @@ func TestWithTail(t *testing.T) {
 		return docent.Hit{Chunk: docent.Chunk{ID: id}, Score: score, KeywordRank: len(id)}
 	}
 	head := []docent.Hit{h("a", 1), h("b", 0.8), h("c", 0.5), h("d", 0.4), h("e", 0.1)}
-	tail := []docent.Hit{h("b", 0.05), h("e", 0.04), h("a", 0.03), h("d", 0.02), h("c", 0.01)}
+	tail := map[string]float64{"b": 0.05, "e": 0.04, "a": 0.03, "d": 0.02, "c": 0.01}
 	got := withTail(head, tail, 2)
 	var ids []string
 	for i, g := range got {
@@ -357,5 +359,53 @@ func TestWithTail(t *testing.T) {
 	}
 	if got := withTail(head[:2], tail, 2); len(got) != 2 {
 		t.Errorf("short head changed: %v", got)
+	}
+}
+
+// TestTailIsRRFOrder: past the head, withTail orders the hits as an
+// equal-weight RRF fusion of the same lists does (fuseLists), on random
+// lists with overlaps and ties.
+func TestTailIsRRFOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 200 {
+		var lists []fusedList
+		for l := range 3 {
+			var hits []docent.Hit
+			seen := map[string]bool{}
+			for range rng.IntN(40) + 1 {
+				id := fmt.Sprintf("c%d", rng.IntN(60))
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				hits = append(hits, docent.Hit{Chunk: docent.Chunk{ID: id}, KeywordScore: rng.Float64(), VectorScore: rng.Float64()})
+			}
+			lists = append(lists, fusedList{hits: hits, weight: 1 + float64(l), keyword: l == 0})
+		}
+		head := fuseLists(Fusion{}, lists)
+		eq := slices.Clone(lists)
+		for i := range eq {
+			eq[i].weight = 1
+		}
+		rrf := fuseLists(Fusion{Method: FusionRRF, K: DefaultRRFK}, eq)
+		n := min(5, len(head))
+		placed := map[string]bool{}
+		var want []string
+		for _, h := range head[:n] {
+			placed[h.Chunk.ID] = true
+			want = append(want, h.Chunk.ID)
+		}
+		for _, h := range rrf {
+			if !placed[h.Chunk.ID] {
+				want = append(want, h.Chunk.ID)
+			}
+		}
+		var got []string
+		for _, h := range withTail(head, rrfScores(lists, DefaultRRFK), n) {
+			got = append(got, h.Chunk.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: withTail order %v, RRF fusion's %v", trial, got, want)
+		}
 	}
 }

@@ -30,14 +30,13 @@ const (
 )
 
 // refine is the Retriever's last stage over the fused ranking (see
-// Retriever): it reads the facts of the first SectionDepth hits (from
-// the index when it keeps them, see SectionFacts, else from their
-// chunks, loaded), leaves
-// out exact copies of a chunk ranked above (listing them on it, as
-// Hit.Duplicates, with the copies an index folded into one), puts the
-// chunks of each page in the order of what their own section says about
-// the query, and keeps one of each group of near-identical sections among
-// the first places (foldNear).
+// Retriever): it reads the facts of the first SectionDepth hits (from the
+// index when it keeps them, see SectionFacts, else from their chunks,
+// loaded), leaves out exact copies of a chunk ranked above (listing them
+// on it, as Hit.Duplicates, with the copies an index folded into one),
+// puts the chunks of each page in the order of what their own section
+// says about the query, and keeps one of each group of near-identical
+// sections among the first places (foldNear).
 func (r *Retriever) refine(ctx context.Context, query string, filter docent.Filter, hits []docent.Hit) ([]docent.Hit, error) {
 	depth := min(len(hits), r.opts.SectionDepth)
 	if depth == 0 {
@@ -146,8 +145,8 @@ func (r *Retriever) listCopies(ctx context.Context, filter docent.Filter, hits [
 
 // foldNear keeps one of each group of near-identical sections among the
 // first top hits: a hit whose body shares at least jaccard of its terms
-// (Jaccard of ChunkFacts.Body) with a hit kept above it
-// moves to just after the first top hits, in its order. The same option
+// (Jaccard of ChunkFacts.Body) with a hit kept above it moves to just
+// after the first top hits, in its order. The same option
 // written for TCP and for UDP, or a deprecated middleware's page beside
 // its successor's, so holds one of the first places, not two, and the
 // places go to other sections. Scores stay with the places, so Score
@@ -215,12 +214,12 @@ func sortedJaccard(a, b []string) float64 {
 //	score/best score of the page + SectionWeight · own/best own of the page
 //
 // where own is the IDF mass of the query's terms that the chunk's own
-// section states, in its heading or its body (ChunkFacts.Own); the words of the page title
-// and of the headings above the section, which every chunk of the page
-// shares, are the page's topic and count for none of them. A chunk that
-// only matches the page's topic so goes after the one that answers. Pages
-// with one chunk among the hits are left as they are, and so is the order
-// of pages.
+// section states, in its heading or its body (ChunkFacts.Own); the words
+// of the page title and of the headings above the section, which every
+// chunk of the page shares, are the page's topic and count for none of
+// them. A chunk that only matches the page's topic so goes after the one
+// that answers. Pages with one chunk among the hits are left as they are,
+// and so is the order of pages.
 func (r *Retriever) orderSections(ctx context.Context, query string, hits []docent.Hit, facts map[string]ChunkFacts) error {
 	byDoc := map[string][]int{}
 	multi := false
