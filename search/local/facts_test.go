@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,27 @@ func TestFactsAsDerived(t *testing.T) {
 		}
 	}
 	check(ix, "after upsert")
+
+	// A copy of a chunk in the same source (folded: indexed once, under
+	// the first) keeps facts of its own, and has them once the first is
+	// deleted and it takes its place.
+	first := chunks[0]
+	copyOf := first
+	copyOf.ID, copyOf.DocID, copyOf.Section = first.ID+"-copy", first.DocID+"-copy", []string{"A heading of its own"}
+	copyOf.Text = docent.ChunkHeading(copyOf.Title, copyOf.Section) + "\n\n" + first.Body()
+	if err := ix.Upsert(ctx, []docent.Chunk{copyOf}); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := ix.Copies(ctx, []string{first.ID}); len(cs[first.ID]) != 1 {
+		t.Fatalf("copies of %s = %v, want the copy folded under it", first.ID, cs)
+	}
+	chunks = append(chunks, copyOf)
+	check(ix, "with a folded copy")
+	if err := ix.DeleteDocs(ctx, first.DocID); err != nil {
+		t.Fatal(err)
+	}
+	chunks = slices.DeleteFunc(chunks, func(c docent.Chunk) bool { return c.DocID == first.DocID })
+	check(ix, "after the first of the group is deleted")
 	ix.Close()
 	ix, err = local.Open(ctx, path, local.Options{})
 	if err != nil {
