@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -59,15 +58,8 @@ var _ search.Trainable = (*hooked)(nil)
 func handbookDocs(t *testing.T, n int) []docent.Document {
 	t.Helper()
 	var docs []docent.Document
-	err := fs.WalkDir(handbook.Source(), ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
-			return err
-		}
-		b, err := fs.ReadFile(handbook.Source(), path)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, connectorstest.Doc("hb", path, string(b)))
+	err := handbook.Pages(func(path, text string) error {
+		docs = append(docs, connectorstest.Doc("hb", path, text))
 		return nil
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ package handbook
 import (
 	"embed"
 	"io/fs"
+	"strings"
 )
 
 // FS holds the handbook pages: index.md and the markdown files of each
@@ -32,3 +33,18 @@ var Synonyms []byte
 // Source returns the handbook pages as a file system rooted at the
 // handbook folder, ready for connectors/files. It holds markdown only.
 func Source() fs.FS { return FS }
+
+// Pages calls fn with the path and text of each page, in path order, and
+// returns the first error fn returns.
+func Pages(fn func(path, text string) error) error {
+	return fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		b, err := fs.ReadFile(FS, path)
+		if err != nil {
+			return err
+		}
+		return fn(path, string(b))
+	})
+}

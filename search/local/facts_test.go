@@ -3,7 +3,6 @@ package local_test
 import (
 	"context"
 	"hash/fnv"
-	"io/fs"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -24,18 +23,11 @@ import (
 func handbookChunks(t *testing.T) []docent.Chunk {
 	t.Helper()
 	var out []docent.Chunk
-	err := fs.WalkDir(handbook.Source(), ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
-			return err
-		}
-		b, err := fs.ReadFile(handbook.Source(), path)
-		if err != nil {
-			return err
-		}
-		title, _, _ := strings.Cut(string(b), "\n")
+	err := handbook.Pages(func(path, text string) error {
+		title, _, _ := strings.Cut(text, "\n")
 		for _, source := range []string{"handbook", "mirror"} {
 			doc := docent.Document{ID: source + ":" + path, Source: source, Path: path, URL: "https://docs.example.com/" + path,
-				Title: strings.TrimPrefix(title, "# "), Body: string(b)}
+				Title: strings.TrimPrefix(title, "# "), Body: text}
 			chunks, err := search.Chunker{}.Chunk(doc)
 			if err != nil {
 				return err
