@@ -165,9 +165,9 @@ func (x *ivf) search(s *vectorStore, q []float32, k int, cf *compiledFilter, npr
 		}
 		return a.slot - b.slot
 	})
-	t := &topK{k: k, meta: s.meta}
+	t := newTopK(k, len(s.meta), s.meta)
 	for i, c := range order {
-		if i >= nprobe && t.Len() >= k {
+		if i >= nprobe && len(t.items) >= k {
 			break
 		}
 		for _, slot := range x.lists[c.slot] {

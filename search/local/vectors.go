@@ -2,7 +2,6 @@ package local
 
 import (
 	"cmp"
-	"container/heap"
 	"math"
 	"slices"
 	"time"
@@ -295,14 +294,9 @@ type topK struct {
 	meta  []slotMeta
 }
 
-func (t *topK) Len() int           { return len(t.items) }
-func (t *topK) Less(i, j int) bool { return t.worse(t.items[i], t.items[j]) }
-func (t *topK) Swap(i, j int)      { t.items[i], t.items[j] = t.items[j], t.items[i] }
-func (t *topK) Push(x any)         { t.items = append(t.items, x.(scored)) }
-func (t *topK) Pop() any {
-	x := t.items[len(t.items)-1]
-	t.items = t.items[:len(t.items)-1]
-	return x
+// newTopK returns an empty topK of the k best of at most n slots.
+func newTopK(k, n int, meta []slotMeta) *topK {
+	return &topK{k: k, items: make([]scored, 0, max(0, min(k, n))), meta: meta}
 }
 
 // worse reports whether a ranks below b.
@@ -316,12 +310,43 @@ func (t *topK) worse(a, b scored) bool {
 func (t *topK) offer(slot int, score float32) {
 	c := scored{slot, score}
 	if len(t.items) < t.k {
-		heap.Push(t, c)
+		t.items = append(t.items, c)
+		t.up(len(t.items) - 1)
 		return
 	}
 	if t.worse(t.items[0], c) {
 		t.items[0] = c
-		heap.Fix(t, 0)
+		t.down(0)
+	}
+}
+
+// up and down restore the heap (the worst on top) after items[i] changed.
+func (t *topK) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !t.worse(t.items[i], t.items[p]) {
+			return
+		}
+		t.items[i], t.items[p] = t.items[p], t.items[i]
+		i = p
+	}
+}
+
+func (t *topK) down(i int) {
+	n := len(t.items)
+	for {
+		m := 2*i + 1
+		if m >= n {
+			return
+		}
+		if r := m + 1; r < n && t.worse(t.items[r], t.items[m]) {
+			m = r
+		}
+		if !t.worse(t.items[m], t.items[i]) {
+			return
+		}
+		t.items[i], t.items[m] = t.items[m], t.items[i]
+		i = m
 	}
 }
 
@@ -371,7 +396,7 @@ func (s *vectorStore) search(q []float32, k int, f docent.Filter) []scored {
 
 // exact scans every vector.
 func (s *vectorStore) exact(q []float32, k int, cf *compiledFilter) []scored {
-	t := &topK{k: k, meta: s.meta}
+	t := newTopK(k, len(s.meta), s.meta)
 	for i := range s.meta {
 		if !cf.match(&s.meta[i]) {
 			continue
@@ -382,7 +407,7 @@ func (s *vectorStore) exact(q []float32, k int, cf *compiledFilter) []scored {
 }
 
 func (s *vectorStore) exactSubset(q []float32, k int, slots []int) []scored {
-	t := &topK{k: k, meta: s.meta}
+	t := newTopK(k, len(slots), s.meta)
 	for _, i := range slots {
 		t.offer(i, vek32.Dot(q, s.vec(i)))
 	}
