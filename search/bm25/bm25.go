@@ -32,6 +32,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/docent-hq/docent/internal/topk"
 	"github.com/docent-hq/docent/search"
 )
 
@@ -577,7 +578,7 @@ func (x *Index) Search(q Query) []Hit {
 		}
 		return tie(a.Key, b.Key) > 0
 	}
-	h := topK{k: q.K, worse: worse}
+	h := topk.New(q.K, worse, len(s.touched))
 	for _, d := range s.touched {
 		score := float64(s.acc[d])
 		if x.p.Coverage > 0 {
@@ -585,75 +586,13 @@ func (x *Index) Search(q Query) []Hit {
 		}
 		s.acc[d], s.cov[d] = 0, 0
 		hit := Hit{Key: x.keys[d], Score: score}
-		if h.full() && !worse(h.items[0], hit) {
+		if !h.Admits(hit) {
 			continue
 		}
 		if q.Accept != nil && !q.Accept(hit.Key) {
 			continue
 		}
-		h.offer(hit)
+		h.Offer(hit)
 	}
-	return h.sorted()
-}
-
-// topK keeps the k best hits in a min-heap (worst on top).
-type topK struct {
-	k     int
-	items []Hit
-	worse func(a, b Hit) bool
-}
-
-func (t *topK) full() bool { return len(t.items) >= t.k }
-
-func (t *topK) offer(h Hit) {
-	if !t.full() {
-		t.items = append(t.items, h)
-		t.up(len(t.items) - 1)
-		return
-	}
-	t.items[0] = h
-	t.down(0)
-}
-
-func (t *topK) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !t.worse(t.items[i], t.items[p]) {
-			return
-		}
-		t.items[i], t.items[p] = t.items[p], t.items[i]
-		i = p
-	}
-}
-
-func (t *topK) down(i int) {
-	for {
-		m, l, r := i, 2*i+1, 2*i+2
-		if l < len(t.items) && t.worse(t.items[l], t.items[m]) {
-			m = l
-		}
-		if r < len(t.items) && t.worse(t.items[r], t.items[m]) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		t.items[i], t.items[m] = t.items[m], t.items[i]
-		i = m
-	}
-}
-
-// sorted returns the kept hits best first.
-func (t *topK) sorted() []Hit {
-	out := slices.Clone(t.items)
-	slices.SortFunc(out, func(a, b Hit) int {
-		switch {
-		case t.worse(b, a):
-			return -1
-		case t.worse(a, b):
-			return 1
-		}
-		return 0
-	})
-	return out
+	return h.Sorted()
 }

@@ -167,17 +167,17 @@ func (x *ivf) search(s *vectorStore, q []float32, k int, cf *compiledFilter, npr
 	})
 	t := newTopK(k, len(s.meta), s.meta)
 	for i, c := range order {
-		if i >= nprobe && len(t.items) >= k {
+		if i >= nprobe && t.Len() >= k {
 			break
 		}
 		for _, slot := range x.lists[c.slot] {
 			if !cf.match(&s.meta[slot]) {
 				continue
 			}
-			t.offer(int(slot), vek32.Dot(q, s.vec(int(slot))))
+			t.Offer(scored{int(slot), vek32.Dot(q, s.vec(int(slot)))})
 		}
 	}
-	return t.sorted()
+	return t.Sorted()
 }
 
 // parallel calls fn(i) for i in [0,n) on GOMAXPROCS goroutines.

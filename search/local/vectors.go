@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docent-hq/docent"
+	"github.com/docent-hq/docent/internal/topk"
 	"github.com/docent-hq/docent/search"
 	"github.com/viterin/vek/vek32"
 )
@@ -286,83 +287,15 @@ type scored struct {
 	score float32
 }
 
-// topK keeps the k best scored slots in a min-heap (worst on top); ties
-// prefer the smaller chunk ID, so results do not depend on slot order.
-type topK struct {
-	k     int
-	items []scored
-	meta  []slotMeta
-}
-
-// newTopK returns an empty topK of the k best of at most n slots.
-func newTopK(k, n int, meta []slotMeta) *topK {
-	return &topK{k: k, items: make([]scored, 0, max(0, min(k, n))), meta: meta}
-}
-
-// worse reports whether a ranks below b.
-func (t *topK) worse(a, b scored) bool {
-	if a.score != b.score {
-		return a.score < b.score
-	}
-	return t.meta[a.slot].id > t.meta[b.slot].id
-}
-
-func (t *topK) offer(slot int, score float32) {
-	c := scored{slot, score}
-	if len(t.items) < t.k {
-		t.items = append(t.items, c)
-		t.up(len(t.items) - 1)
-		return
-	}
-	if t.worse(t.items[0], c) {
-		t.items[0] = c
-		t.down(0)
-	}
-}
-
-// up and down restore the heap (the worst on top) after items[i] changed.
-func (t *topK) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !t.worse(t.items[i], t.items[p]) {
-			return
+// newTopK returns an empty heap of the k best of at most n scored slots;
+// ties prefer the smaller chunk ID, so results do not depend on slot order.
+func newTopK(k, n int, meta []slotMeta) *topk.Heap[scored] {
+	return topk.New(k, func(a, b scored) bool {
+		if a.score != b.score {
+			return a.score < b.score
 		}
-		t.items[i], t.items[p] = t.items[p], t.items[i]
-		i = p
-	}
-}
-
-func (t *topK) down(i int) {
-	n := len(t.items)
-	for {
-		m := 2*i + 1
-		if m >= n {
-			return
-		}
-		if r := m + 1; r < n && t.worse(t.items[r], t.items[m]) {
-			m = r
-		}
-		if !t.worse(t.items[m], t.items[i]) {
-			return
-		}
-		t.items[i], t.items[m] = t.items[m], t.items[i]
-		i = m
-	}
-}
-
-// sorted returns the kept slots best first.
-func (t *topK) sorted() []scored {
-	out := slices.Clone(t.items)
-	slices.SortFunc(out, func(a, b scored) int {
-		if t.worse(a, b) {
-			return 1
-		}
-		if t.worse(b, a) {
-			return -1
-		}
-		return 0
-	})
-	return out
+		return meta[a.slot].id > meta[b.slot].id
+	}, n)
 }
 
 // search returns the k nearest slots to q (by dot product) that pass the
@@ -401,17 +334,17 @@ func (s *vectorStore) exact(q []float32, k int, cf *compiledFilter) []scored {
 		if !cf.match(&s.meta[i]) {
 			continue
 		}
-		t.offer(i, vek32.Dot(q, s.vec(i)))
+		t.Offer(scored{i, vek32.Dot(q, s.vec(i))})
 	}
-	return t.sorted()
+	return t.Sorted()
 }
 
 func (s *vectorStore) exactSubset(q []float32, k int, slots []int) []scored {
 	t := newTopK(k, len(slots), s.meta)
 	for _, i := range slots {
-		t.offer(i, vek32.Dot(q, s.vec(i)))
+		t.Offer(scored{i, vek32.Dot(q, s.vec(i))})
 	}
-	return t.sorted()
+	return t.Sorted()
 }
 
 // normalized returns v scaled to unit length (a copy), or nil for a zero vector.
