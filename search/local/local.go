@@ -374,10 +374,10 @@ func (ix *Index) load(ctx context.Context) (*vectorStore, *bm25.Index, int64, er
 		if err := rows.Scan(&rowid, &c.ID, &c.DocID, &c.Source, &c.Space, &labels, &upd, &c.Title, &section, &c.Text, &blob, &terms); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: load vectors: %w", err)
 		}
-		if err := json.Unmarshal([]byte(labels), &c.Labels); err != nil {
+		if c.Labels, err = decodeStrings(labels); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: chunk %s labels: %w", c.ID, err)
 		}
-		if err := json.Unmarshal([]byte(section), &c.Section); err != nil {
+		if c.Section, err = decodeStrings(section); err != nil {
 			return nil, nil, 0, fmt.Errorf("local: chunk %s section: %w", c.ID, err)
 		}
 		c.UpdatedAt = fromUnixNano(upd)
@@ -594,8 +594,8 @@ func (ix *Index) Upsert(ctx context.Context, chunks []docent.Chunk) error {
 	var ids []uint32 // term IDs, reused
 	for i, c := range chunks {
 		// A copy is indexed once, under the first of its group.
-		searched := vs.add(c, rowids[i], facts[i].hash)
-		if ids, err = vs.index(vs.slotOf[c.ID], searched, facts[i], rowids[i], terms[i], ix.keyword, ids); err != nil {
+		slot, searched := vs.add(c, rowids[i], facts[i].hash)
+		if ids, err = vs.index(slot, searched, facts[i], rowids[i], terms[i], ix.keyword, ids); err != nil {
 			return fmt.Errorf("local: upsert chunk %s: %w", c.ID, err)
 		}
 	}

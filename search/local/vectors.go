@@ -90,13 +90,14 @@ func (s *vectorStore) metaOf(c docent.Chunk) slotMeta {
 }
 
 // add stores or replaces the chunk's vector, stored in chunks row rowid,
-// and reports whether the chunk is searched (the first of its fold group);
-// hash is its body's (factsInput). len(c.Vector) must equal dim.
-func (s *vectorStore) add(c docent.Chunk, rowid int64, hash [32]byte) bool {
+// and returns its slot and whether the chunk is searched (the first of its
+// fold group); hash is its body's (factsInput). len(c.Vector) must equal
+// dim.
+func (s *vectorStore) add(c docent.Chunk, rowid int64, hash [32]byte) (slot int, searched bool) {
 	if slot, ok := s.slotOf[c.ID]; ok {
 		s.remove(slot)
 	}
-	slot := len(s.meta)
+	slot = len(s.meta)
 	s.vecs = append(s.vecs, c.Vector...)
 	m := s.metaOf(c)
 	m.rowid = rowid
@@ -105,11 +106,11 @@ func (s *vectorStore) add(c docent.Chunk, rowid int64, hash [32]byte) bool {
 	s.ofRow[rowid] = slot
 	s.chunks[m.doc]++
 	key, ok := foldKey(hash, c)
-	searched := s.join(slot, key, ok)
+	searched = s.join(slot, key, ok)
 	if s.ivf != nil {
 		s.ivf.add(s, slot)
 	}
-	return searched
+	return slot, searched
 }
 
 // hasDoc reports whether any chunk of the document is stored.
